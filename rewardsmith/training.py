@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from rewardsmith.jobs import (EPISODES_FILE, HEARTBEAT_FILE, METRICS_FILE, SUMMARY_FILE, WorkerJob, append_jsonl,
-                              write_json_atomic)
+from rewardsmith.files import append_jsonl, write_json_atomic
+from rewardsmith.jobs import EPISODES_FILE, HEARTBEAT_FILE, METRICS_FILE, SUMMARY_FILE, WorkerJob
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 from rewardsmith.wrappers import ApplyReward
 

@@ -15,7 +15,8 @@ import traceback
 from pathlib import Path
 
 from rewardsmith.errors import RewardFileError, RewardsmithError
-from rewardsmith.jobs import ERROR_FILE, WorkerJob, write_json_atomic
+from rewardsmith.files import write_json_atomic
+from rewardsmith.jobs import ERROR_FILE, WorkerJob
 
 MODES = {
     "train": "rewardsmith.training:run_train_job",

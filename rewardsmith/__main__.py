@@ -1,0 +1,3 @@
+from rewardsmith.cli import main
+
+main()

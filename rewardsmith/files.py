@@ -1,0 +1,42 @@
+"""Crash-safe file helpers: atomic JSON writes, append-only JSON lines, tolerant readers."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON so that readers never see a half-written file, even after a kill -9."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON line (a single write, flushed)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record, default=str) + "\n")
+
+
+def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Records of a JSON-lines file and a list of problems (corrupt or truncated lines are skipped)."""
+    records, problems = [], []
+    if not Path(path).is_file():
+        return records, [f"{path}: missing"]
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(f"{path}:{number}: corrupt line skipped ({e.msg})")
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+        else:
+            problems.append(f"{path}:{number}: not a JSON object, skipped")
+    return records, problems

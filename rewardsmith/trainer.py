@@ -1,0 +1,107 @@
+"""Parent side of a worker job: write `job.json`, start the sandboxed worker, read back what it wrote."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from rewardsmith.files import write_json_atomic
+from rewardsmith.jobs import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, SUMMARY_FILE, WorkerJob
+from rewardsmith.sandbox.launch import WorkerResult, run_worker
+
+ProgressFn = Callable[[int, int], None]
+MAX_RESULT_BYTES = 1_000_000
+
+
+@dataclass
+class JobResult:
+    """What came back from one worker: status "ok", "rejected" (the reward's fault) or "failed"."""
+
+    status: str
+    out_dir: Path
+    summary: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    wall_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def default_timeouts(job: WorkerJob) -> tuple[float, float]:
+    """(wall, stall) limits in seconds: generous for training, tight when the worker stops making progress."""
+    steps = job.timesteps or 100_000
+    wall = float(job.options.get("timeout_s", 180 + steps / 40))
+    stall = float(job.options.get("stall_timeout_s", 120))
+    return wall, stall
+
+
+def run_job(job: WorkerJob, *, on_progress: ProgressFn | None = None) -> JobResult:
+    """Run one job in a fresh sandboxed worker and classify the outcome; never raises for candidate faults."""
+    out = Path(job.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in (ERROR_FILE, SUMMARY_FILE, HEARTBEAT_FILE):
+        (out / stale).unlink(missing_ok=True)
+    job_path = out / JOB_FILE
+    write_json_atomic(job_path, json.loads(job.model_dump_json()))
+    wall, stall = default_timeouts(job)
+    heartbeat = out / HEARTBEAT_FILE
+
+    def poll() -> None:
+        if on_progress is not None:
+            done, total = read_heartbeat(heartbeat)
+            if total:
+                on_progress(done, total)
+
+    result = run_worker(job.mode, job_path, cwd=out, log_path=out / "worker.log", timeout_s=wall,
+                        heartbeat_path=heartbeat, stall_timeout_s=stall, on_poll=poll)
+    return classify(out, result)
+
+
+def classify(out: Path, result: WorkerResult) -> JobResult:
+    """Turn a worker's exit and files into a JobResult (files from the worker are parsed defensively)."""
+    error = read_json_file(out / ERROR_FILE)
+    summary = read_json_file(out / SUMMARY_FILE) if result.returncode == 0 else None
+    if result.returncode == 0 and isinstance(summary, dict):
+        return JobResult("ok", out, summary=sanitize(summary), wall_s=result.wall_s)
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        status = "failed" if error.get("kind") == "task" else "rejected"
+        return JobResult(status, out, error=error["message"][:2000], wall_s=result.wall_s)
+    reason = result.reason or f"worker exited with code {result.returncode} without a result"
+    tail = result.output_tail.strip().splitlines()[-1:] if result.output_tail else []
+    return JobResult("rejected", out, error=reason + (f" ({tail[0][:300]})" if tail else ""), wall_s=result.wall_s)
+
+
+def read_heartbeat(path: Path) -> tuple[int, int]:
+    """(timesteps done, total) from a worker's heartbeat file; (0, 0) if unreadable."""
+    try:
+        done, total = path.read_text()[:64].split()
+        return int(done), int(total)
+    except (OSError, ValueError):
+        return 0, 0
+
+
+def read_json_file(path: Path) -> Any:
+    """A JSON file written by an untrusted worker: None if missing, oversized or not JSON."""
+    try:
+        if path.stat().st_size > MAX_RESULT_BYTES:
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def sanitize(summary: dict[str, Any]) -> dict[str, Any]:
+    """Keep numbers finite and known keys typed, so a forged or odd summary cannot break reports."""
+    clean: dict[str, Any] = {}
+    for key, value in summary.items():
+        if isinstance(value, bool) or isinstance(value, str) or value is None:
+            clean[key] = value
+        elif isinstance(value, (int, float)):
+            clean[key] = value if math.isfinite(value) else None
+        elif isinstance(value, dict):
+            clean[key] = {str(k): v for k, v in value.items() if isinstance(v, (int, float, str, bool))}
+    return clean
