@@ -15,6 +15,10 @@ class RewardFileError(RewardsmithError):
     """A reward file breaks the contract: syntax, missing `compute_reward`, signature, or results."""
 
 
+class ExtractionError(RewardFileError):
+    """An LLM reply holds no usable reward code: none at all, truncated, broken, or the function is missing."""
+
+
 class LLMError(RewardsmithError):
     """The model could not be reached or answered unusably after retries."""
 
