@@ -1,0 +1,227 @@
+"""Start a worker clean and supervise it (parent side).
+
+A worker is a fresh interpreter (`python -I`, never a fork of the parent) with an allow-listed
+environment, its own session, no stdin and a capped log. Timeouts and heartbeat stalls kill the
+whole session; afterwards every process the worker left behind is killed too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import rewardsmith
+from rewardsmith.errors import SandboxError
+from rewardsmith.sandbox.lockdown import sandbox_uid
+
+PASSTHROUGH_ENV = ("MUJOCO_GL", "PYTHONHASHSEED")
+"""The only parent variables a worker sees (when set); nothing that could hold a secret."""
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+POLL_S = 0.5
+TAIL_BYTES = 4000
+_PR_SET_DUMPABLE = 4
+
+# Runs a module with the checkout that holds this rewardsmith first on sys.path, so the worker
+# runs the same code as the parent whether or not the package is installed (-I ignores PYTHONPATH).
+_BOOTSTRAP = ("import runpy, sys; root, mod = sys.argv[1:3]; sys.argv = [mod, *sys.argv[3:]]; "
+              "sys.path.insert(0, root); runpy.run_module(mod, run_name='__main__', alter_sys=True)")
+
+
+@dataclass
+class WorkerResult:
+    """How a worker ended. `reason` is "" when it exited 0 on its own."""
+
+    returncode: int | None
+    signal: int | None
+    timed_out: bool
+    stalled: bool
+    wall_s: float
+    output_tail: str
+    reason: str
+
+    @property
+    def ok(self) -> bool:
+        return self.reason == ""
+
+
+def python_command(module: str, *args: str) -> list[str]:
+    """An isolated-interpreter command line running `module` with `args`."""
+    root = str(Path(rewardsmith.__file__).resolve().parent.parent)
+    return [sys.executable, "-I", "-c", _BOOTSTRAP, root, module, *args]
+
+
+def worker_command(mode: str, job_path: Path) -> list[str]:
+    """The command line of a worker: `python -I ... rewardsmith.worker <mode> <job.json>`."""
+    return python_command("rewardsmith.worker", mode, str(job_path))
+
+
+def worker_env(cwd: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a worker: an allow-list plus `extra_env`, never the parent's."""
+    env = {"PATH": SAFE_PATH, "HOME": str(cwd), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    env.update({name: "1" for name in THREAD_VARS})
+    env.update({name: os.environ[name] for name in PASSTHROUGH_ENV if name in os.environ})
+    env.update(extra_env or {})
+    return env
+
+
+def protect_parent() -> None:
+    """Make this process non-dumpable: processes without CAP_SYS_PTRACE (every locked-down
+    worker, even one that kept uid 0) can then not read its /proc/<pid>/environ or memory."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise SandboxError(f"prctl(PR_SET_DUMPABLE, 0) failed: {os.strerror(ctypes.get_errno())}")
+
+
+def run_worker(mode: str, job_path: Path, *, cwd: Path, log_path: Path, timeout_s: float,
+               heartbeat_path: Path | None = None, stall_timeout_s: float | None = None,
+               output_cap_bytes: int = 1_000_000, extra_env: dict[str, str] | None = None,
+               on_poll: Callable[[], None] | None = None,
+               command: list[str] | None = None) -> WorkerResult:
+    """Run one worker to completion, a timeout or a stall; safe to call from many threads.
+
+    `command` replaces `worker_command(mode, job_path)` (the probe and tests run other modules).
+    """
+    protect_parent()
+    argv = command or worker_command(mode, job_path)
+    start = time.monotonic()
+    started_wall = time.time()
+    with open(log_path, "wb") as log:
+        try:
+            proc = subprocess.Popen(argv, cwd=cwd, env=worker_env(cwd, extra_env),
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, close_fds=True,
+                                    start_new_session=True)
+        except OSError as exc:
+            raise SandboxError(f"could not start worker {argv[:3]}...: {exc}") from exc
+        copier = _CappedCopy(proc.stdout, log, output_cap_bytes)  # type: ignore[arg-type]
+        copier.start()
+        timed_out = stalled = False
+        while not _has_exited(proc.pid):
+            if on_poll is not None:
+                on_poll()
+            timed_out = time.monotonic() - start > timeout_s
+            stalled = stall_timeout_s is not None and _stalled(heartbeat_path, started_wall,
+                                                               stall_timeout_s)
+            if timed_out or stalled:
+                break
+            time.sleep(POLL_S)
+        # the worker is dead or a zombie, so its pid (= session id) cannot be reused yet
+        _kill_group(proc.pid)
+        kill_leftovers(proc.pid)
+        proc.wait()
+        copier.join(timeout=5)
+    rc = proc.returncode
+    sig = -rc if rc is not None and rc < 0 else None
+    return WorkerResult(returncode=None if sig else rc, signal=sig, timed_out=timed_out,
+                        stalled=stalled, wall_s=time.monotonic() - start,
+                        output_tail=copier.tail(),
+                        reason=_reason(rc, sig, timed_out, stalled, timeout_s, stall_timeout_s))
+
+
+def _reason(rc: int | None, sig: int | None, timed_out: bool, stalled: bool, timeout_s: float,
+            stall_timeout_s: float | None) -> str:
+    if timed_out:
+        return f"timed out after {timeout_s:g} s and was killed"
+    if stalled:
+        return f"sent no heartbeat for {stall_timeout_s:g} s and was killed"
+    if sig is not None:
+        try:
+            return f"crashed with {signal.Signals(sig).name}"
+        except ValueError:
+            return f"crashed with signal {sig}"
+    return "" if rc == 0 else f"exited with code {rc}"
+
+
+def _has_exited(pid: int) -> bool:
+    """True once `pid` has exited, without reaping it (WNOWAIT)."""
+    info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    return info is not None
+
+
+def _stalled(heartbeat: Path | None, started_wall: float, limit_s: float) -> bool:
+    try:
+        last = heartbeat.stat().st_mtime if heartbeat is not None else started_wall
+    except FileNotFoundError:
+        last = started_wall
+    return time.time() - max(last, started_wall) > limit_s
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_leftovers(worker_pid: int, rounds: int = 50) -> int:
+    """SIGKILL every process in the worker's session or running as its sandbox uid; repeat
+    until none is left (a fork bomb refills between rounds). Returns how many were killed."""
+    uid = sandbox_uid(worker_pid) if os.geteuid() == 0 else None
+    killed = 0
+    for _ in range(rounds):
+        found = [pid for pid in _all_pids() if pid != worker_pid and _belongs(pid, worker_pid, uid)]
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)
+    return killed
+
+
+def _all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _belongs(pid: int, session: int, uid: int | None) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        status = Path(f"/proc/{pid}/status").read_text() if uid is not None else ""
+    except OSError:
+        return False
+    fields = stat[stat.rindex(")") + 2:].split()
+    if fields[0] == "Z":
+        return False
+    if int(fields[3]) == session:
+        return True
+    uid_line = next((line for line in status.splitlines() if line.startswith("Uid:")), "")
+    return uid is not None and str(uid) in uid_line.split()[1:2]
+
+
+class _CappedCopy(threading.Thread):
+    """Copies the worker's output into the log up to a cap, then only notes the truncation."""
+
+    def __init__(self, source: BinaryIO, log: BinaryIO, cap: int) -> None:
+        super().__init__(daemon=True)
+        self.source, self.log, self.cap = source, log, cap
+        self.written = 0
+        self._tail = bytearray()
+
+    def run(self) -> None:
+        truncated = False
+        while chunk := self.source.read1(65536):  # type: ignore[attr-defined]
+            self._tail = (self._tail + chunk)[-TAIL_BYTES:]
+            room = self.cap - self.written
+            if room > 0:
+                self.log.write(chunk[:room])
+                self.written += min(room, len(chunk))
+            if len(chunk) > room and not truncated:
+                self.log.write(b"\n[output truncated]\n")
+                truncated = True
+        self.log.flush()
+
+    def tail(self) -> str:
+        return self._tail.decode("utf-8", "replace")

@@ -1,0 +1,166 @@
+"""Lock a worker process down before it runs generated code.
+
+Call `lock_down` once, in the worker, after heavy imports and env construction and BEFORE the
+reward module is loaded or called. Layers, in order (each one recorded "on ..." or "off: why"):
+netns (needs root) → rlimits → landlock → uid-drop (root only) → seccomp (last: it forbids the
+calls the earlier layers make).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import stat
+import sys
+import sysconfig
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from rewardsmith.sandbox import capabilities, landlock_rules, syscall_filter
+
+SANDBOX_UID_BASE = 100_000
+"""A root-started worker with pid P runs as uid/gid SANDBOX_UID_BASE + P: unique among live
+workers, so limits count per worker and the parent can find every process it left behind."""
+
+_CLONE_NEWNET = 0x40000000
+_SYSTEM_READ_ROOTS = (
+    "/usr", "/lib", "/lib64", "/lib32", "/proc", "/sys", "/dev",
+    # from /etc only what the loader, libc and time zones read (not shadow, ssh keys, ...)
+    "/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+)
+
+
+class SandboxSettings(BaseModel):
+    """Resource limits and switches for one sandboxed worker."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+    memory_mb: int = 6144
+    """RLIMIT_AS: address space in MiB; allocations beyond it raise MemoryError."""
+    cpu_s: int = 3600
+    """RLIMIT_CPU: CPU seconds (all threads) before SIGXCPU; a backstop for the wall timeout."""
+    file_mb: int = 512
+    """RLIMIT_FSIZE: largest file the worker may write, in MiB."""
+    open_files: int = 256
+    """RLIMIT_NOFILE: open file descriptors."""
+    processes: int = 64
+    """RLIMIT_NPROC for the sandbox uid (threads count; fork is also denied by seccomp).
+    Applied only after a uid drop, since an unprivileged user's limit counts all their processes."""
+    allow_network: bool = False
+    """Keep network access (no netns, sockets allowed). Only for trusted debugging."""
+    extra_read_paths: list[Path] = []
+    """Folders the worker may read after lock_down besides the interpreter, the rewardsmith
+    package and system folders (e.g. a folder of custom envs)."""
+
+
+def sandbox_uid(pid: int) -> int:
+    """The uid (and gid) a root-started worker with this pid drops to."""
+    return SANDBOX_UID_BASE + pid
+
+
+def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
+    """Apply every available layer; return layer name → "on ..." or "off: <reason>".
+
+    Writes nothing itself. Only `writable` (and /dev/null) stay writable afterwards.
+    """
+    writable = writable.resolve()
+    threads = len(os.listdir("/proc/self/task"))
+    thread_note = "" if threads == 1 else f" (this thread and later ones; {threads - 1} " \
+                                          "earlier threads keep the old setting)"
+    status = {"netns": "off: allow_network=True" if settings.allow_network
+              else _guard(_unshare_network) + thread_note}
+    status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=False))
+    status["landlock"] = _guard(lambda: landlock_rules.restrict(
+        read_roots(settings), writable, block_tcp=not settings.allow_network)) + thread_note
+    status["uid-drop"] = _guard(lambda: _drop_privileges(writable))
+    if status["uid-drop"].startswith("on") and status["rlimits"].startswith("on"):
+        status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=True))
+    status["seccomp"] = _guard(lambda: syscall_filter.install(
+        allow_network=settings.allow_network))
+    return status
+
+
+def _guard(apply: object) -> str:
+    """Run one layer; "on <detail>" when it applied, "off: <reason>" when it could not."""
+    try:
+        detail = apply()  # type: ignore[operator]
+    except (OSError, ImportError, RuntimeError, ValueError) as exc:
+        return f"off: {type(exc).__name__}: {exc}"
+    return detail if detail.startswith("off:") else f"on ({detail})"
+
+
+def _unshare_network() -> str:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(_CLONE_NEWNET) != 0:
+        err = ctypes.get_errno()
+        return f"off: unshare(CLONE_NEWNET): {os.strerror(err)}"
+    return "empty network namespace"
+
+
+def _set_rlimits(settings: SandboxSettings, *, with_nproc: bool) -> str:
+    mib = 1024 * 1024
+    limits = {
+        resource.RLIMIT_AS: settings.memory_mb * mib,
+        resource.RLIMIT_CPU: settings.cpu_s,
+        resource.RLIMIT_FSIZE: settings.file_mb * mib,
+        resource.RLIMIT_NOFILE: settings.open_files,
+        resource.RLIMIT_CORE: 0,
+    }
+    if with_nproc:
+        limits[resource.RLIMIT_NPROC] = settings.processes
+    for kind, value in limits.items():
+        _, hard = resource.getrlimit(kind)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        soft_hard = (value, value + 10) if kind == resource.RLIMIT_CPU else (value, value)
+        if hard != resource.RLIM_INFINITY:
+            soft_hard = (soft_hard[0], min(soft_hard[1], hard))
+        resource.setrlimit(kind, soft_hard)
+    return f"as={settings.memory_mb}MiB cpu={settings.cpu_s}s fsize={settings.file_mb}MiB " \
+           f"nofile={settings.open_files}" + (f" nproc={settings.processes}" if with_nproc else "")
+
+
+def _drop_privileges(writable: Path) -> str:
+    if os.geteuid() != 0:
+        return f"off: not root (runs as uid {os.geteuid()}; nothing to drop)"
+    private = _private_python_folder()
+    if private:
+        capabilities.drop_all()
+        return f"off: {private} is not readable by other users, so an unprivileged uid could " \
+               "not import the standard library (install Python in a world-readable folder); " \
+               "kept uid 0 but dropped all capabilities"
+    uid = sandbox_uid(os.getpid())
+    # only the folder itself: files the parent put there (reward.py, job.json) stay read-only
+    os.lchown(writable, uid, uid)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    return f"uid/gid {uid}, no groups"
+
+
+def _private_python_folder() -> str:
+    """The first folder on the way to the interpreter's libraries that others cannot enter."""
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = Path(sysconfig.get_paths()[key]).resolve()
+        for folder in [*reversed(path.parents), path]:
+            mode = folder.stat().st_mode
+            if not mode & stat.S_IXOTH or (folder == path and not mode & stat.S_IROTH):
+                return str(folder)
+    return ""
+
+
+def read_roots(settings: SandboxSettings) -> list[Path]:
+    """Folders readable after lock_down: system folders, the interpreter, rewardsmith itself.
+
+    The checkout holding the package is left out (it may hold a .env or other runs' files).
+    """
+    import rewardsmith
+
+    package = Path(rewardsmith.__file__).resolve().parent
+    roots = [Path(p) for p in _SYSTEM_READ_ROOTS]
+    roots += [Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path)
+              if p and Path(p).resolve() != package.parent]
+    roots += [package, *settings.extra_read_paths]
+    unique = dict.fromkeys(p.resolve() for p in roots if p.exists())
+    return list(unique)

@@ -1,0 +1,159 @@
+"""`rewardsmith doctor`: prove, in a real short-lived child, which sandbox layers hold here.
+
+The child (`--child DIR`) starts like a worker, calls `lock_down(DIR)`, then attacks itself
+(socket, fork, writes outside DIR, the parent's environ, ...) and writes probe.json into DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from rewardsmith.errors import SandboxError
+
+LAYERS = ("clean-start", "ast-gate", "rlimits", "seccomp", "landlock", "netns", "uid-drop",
+          "proc-isolation")
+DEFAULT_MINIMUM = ["clean-start", "rlimits", "seccomp", "ast-gate"]
+PROBE_MEMORY_MB = 1024
+_PROBE_TIMEOUT_S = 120.0
+
+
+@dataclass
+class LayerStatus:
+    """Whether one layer was applied and proven to hold, with what the probe saw."""
+
+    ok: bool
+    detail: str
+
+
+def probe_layers() -> dict[str, LayerStatus]:
+    """Run the probe child and return the status of every layer in LAYERS."""
+    from rewardsmith.sandbox.launch import python_command, run_worker
+
+    folder = Path(tempfile.mkdtemp(prefix="rewardsmith-probe-"))
+    try:
+        result = run_worker("probe", folder / "job.json", cwd=folder, log_path=folder / "log.txt",
+                            timeout_s=_PROBE_TIMEOUT_S,
+                            command=python_command("rewardsmith.sandbox.probe", "--child",
+                                                   str(folder)))
+        report_path = folder / "probe.json"
+        if not result.ok or not report_path.exists():
+            detail = f"probe child failed: {result.reason or 'no report'}; {result.output_tail[-500:]}"
+            status = {name: LayerStatus(False, detail) for name in LAYERS}
+        else:
+            raw = json.loads(report_path.read_text())
+            status = {name: LayerStatus(bool(ok), str(detail)) for name, (ok, detail) in raw.items()}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    status["ast-gate"] = _probe_ast_gate()
+    return {name: status.get(name, LayerStatus(False, "not probed")) for name in LAYERS}
+
+
+def require_minimum(minimum: list[str], status: dict[str, LayerStatus] | None = None) -> None:
+    """Raise SandboxError unless every layer in `minimum` holds on this machine."""
+    status = status if status is not None else probe_layers()
+    missing = [name for name in minimum
+               if not status.get(name, LayerStatus(False, "unknown layer")).ok]
+    if missing:
+        raise SandboxError(f"this machine lacks sandbox layers {', '.join(missing)} required by "
+                           f"sandbox.minimum={minimum}; run `rewardsmith doctor`")
+
+
+def doctor_rows(status: dict[str, LayerStatus] | None = None) -> list[tuple[str, bool, str]]:
+    """(layer, holds, detail) rows for the doctor table, in LAYERS order."""
+    status = status if status is not None else probe_layers()
+    return [(name, status[name].ok, status[name].detail) for name in LAYERS]
+
+
+def _probe_ast_gate() -> LayerStatus:
+    from rewardsmith.sandbox.policy import check_source
+
+    bad = "import os\ndef compute_reward(s, a, n):\n    return ().__class__, {}\n"
+    good = "import numpy as np\ndef compute_reward(s, a, n):\n    return float(np.sum(a)), {}\n"
+    codes = {f.code for f in check_source(bad)}
+    ok = codes >= {"forbidden-import", "dunder-attribute"} and not check_source(good)
+    return LayerStatus(ok, "rejects imports and dunder access" if ok else f"saw {sorted(codes)}")
+
+
+def _attempt(action: object) -> str:
+    """"" when `action` raised (the attack was blocked), else what it returned."""
+    try:
+        return repr(action())  # type: ignore[operator]
+    except (OSError, MemoryError):
+        return ""
+
+
+def _fork() -> int:
+    pid = os.fork()
+    if pid == 0:  # only if the seccomp layer failed: the copy must not run the probe
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return pid
+
+
+def _child(folder: Path) -> dict[str, tuple[bool, str]]:
+    """Lock this process down and try to break every layer; return layer -> (holds, detail)."""
+    from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS
+    from rewardsmith.sandbox.lockdown import SandboxSettings, lock_down
+
+    allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", *THREAD_VARS, *PASSTHROUGH_ENV}
+    extra = sorted(set(os.environ) - allowed)
+    clean = sys.flags.isolated == 1 and not extra
+    layers = lock_down(folder, SandboxSettings(memory_mb=PROBE_MEMORY_MB))
+    ppid = os.getppid()
+    proofs = {
+        "rlimits": _attempt(lambda: len(bytearray(2 * PROBE_MEMORY_MB * 1024 * 1024))),
+        "seccomp": _attempt(_fork) or _attempt(socket.socket),
+        "landlock": _attempt(lambda: open(f"/tmp/rewardsmith-probe-{os.getpid()}", "w").close()),
+        "netns": "" if _interfaces() == ["lo"] else f"interfaces {_interfaces()}",
+        "uid-drop": "" if os.getuid() != 0 else "still uid 0",
+        "proc-isolation": _attempt(lambda: Path(f"/proc/{ppid}/environ").read_bytes()[:8]),
+    }
+    (folder / "inside.txt").write_text("ok")  # must still work
+    threads_ok = _thread_works()
+    result = {"clean-start": (clean, "isolated interpreter, allow-listed environment" if clean
+                              else f"isolated={sys.flags.isolated}, extra variables {extra}")}
+    for name, escaped in proofs.items():
+        applied = layers.get(name, "on (parent's /proc/<pid>/environ is unreadable)")
+        holds = not escaped and applied.startswith("on") and threads_ok
+        detail = applied if not escaped or applied.startswith("off") \
+            else f"{applied}; but the attack worked: {escaped[:80]}"
+        result[name] = (holds, detail if threads_ok else f"{detail}; threads broke")
+    return result
+
+
+def _interfaces() -> list[str]:
+    lines = Path("/proc/thread-self/net/dev").read_text().splitlines()[2:]
+    return sorted(line.split(":")[0].strip() for line in lines)
+
+
+def _thread_works() -> bool:
+    out: list[int] = []
+    worker = threading.Thread(target=lambda: out.append(sum(range(1000))))
+    worker.start()
+    worker.join()
+    return out == [499500]
+
+
+def main(argv: list[str]) -> int:
+    """`python -I -m rewardsmith.sandbox.probe --child DIR`: the probe child."""
+    if len(argv) != 2 or argv[0] != "--child":
+        print("usage: python -I -m rewardsmith.sandbox.probe --child DIR", file=sys.stderr)
+        return 2
+    folder = Path(argv[1])
+    report = _child(folder)
+    (folder / "probe.json").write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,59 @@
+"""The seccomp filter: allow by default, deny with EPERM what a reward process never needs.
+
+Threads keep working: clone with CLONE_THREAD is allowed, clone3 answers ENOSYS so glibc falls
+back to clone (clone3 passes its flags in memory, which seccomp cannot inspect).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+try:  # imported now: lazy imports may be impossible once the process is locked down
+    import pyseccomp as sc
+except (ImportError, RuntimeError) as exc:  # RuntimeError: libseccomp not found
+    sc = None
+    _IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
+
+_CLONE_THREAD = 0x00010000
+_TIOCSTI = 0x5412
+
+DENIED = (
+    # new programs and processes
+    "execve", "execveat", "fork", "vfork",
+    # other processes' memory and privileges
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_open", "pidfd_getfd",
+    "pidfd_send_signal", "tkill",
+    # namespaces, mounts and the kernel
+    "mount", "umount2", "unshare", "setns", "pivot_root", "chroot", "bpf", "userfaultfd",
+    "perf_event_open", "init_module", "finit_module", "delete_module", "kexec_load",
+    "kexec_file_load", "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
+    "open_by_handle_at", "name_to_handle_at", "fanotify_init", "keyctl", "add_key", "request_key",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "mount_setattr", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
+)
+NETWORK = ("socket", "socketpair", "connect", "bind", "listen", "accept", "accept4")
+SIGNAL_OWN_PID_ONLY = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+
+
+def install(*, allow_network: bool) -> str:
+    """Load the filter on every thread of this process (TSYNC); return a short description."""
+    if sc is None:
+        return f"off: pyseccomp unusable ({_IMPORT_ERROR})"
+    deny = sc.ERRNO(errno.EPERM)
+    filt = sc.SyscallFilter(sc.ALLOW)
+    filt.set_attr(sc.Attr.CTL_TSYNC, 1)
+    unknown = []
+    for name in DENIED + (() if allow_network else NETWORK):
+        try:
+            filt.add_rule(deny, name)
+        except (OSError, ValueError):  # a syscall this libseccomp or arch does not know
+            unknown.append(name)
+    filt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    filt.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    pid = os.getpid()
+    for name in SIGNAL_OWN_PID_ONLY:
+        filt.add_rule(deny, name, sc.Arg(0, sc.NE, pid))
+    filt.add_rule(deny, "ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, _TIOCSTI))
+    filt.load()
+    return "EPERM filter" + (f" (unknown here: {', '.join(unknown)})" if unknown else "")
