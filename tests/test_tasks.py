@@ -1,0 +1,102 @@
+"""Task specs: every shipped spec loads and builds; bad specs fail with a TaskSpecError naming the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rewardsmith.errors import TaskSpecError
+from rewardsmith.task import ENVS_DIR, list_tasks, load_task, make_env, make_scorer
+
+SPECS = sorted(p.stem for p in ENVS_DIR.glob("*.toml"))
+GOOD = """
+name = "tmp-task"
+env = "HalfCheetah-v5"
+description = "Run forward as fast as possible."
+[fitness]
+scorer = "scorers:ForwardProgress"
+kwargs = { success_speed = 2.0 }
+"""
+
+
+def write(folder: Path, text: str, name: str = "tmp-task.toml") -> Path:
+    path = folder / name
+    path.write_text(text)
+    (folder / "scorers.py").write_text((ENVS_DIR / "scorers.py").read_text())
+    return path
+
+
+def test_starter_suite_has_the_promised_tasks() -> None:
+    names = {s.name for s in list_tasks()}
+    assert len(names) >= 11
+    assert {"halfcheetah-run", "hopper-backflip", "ant-spin", "walker2d-one-leg", "pusher-push"} <= names
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_every_spec_loads_builds_and_scores(name: str) -> None:
+    spec = load_task(name)
+    assert spec.name == name and spec.source == (ENVS_DIR / f"{name}.toml").resolve()
+    assert len(spec.description.strip().splitlines()) >= 2
+    env = make_env(spec)
+    env.reset(seed=0)
+    env.close()
+    assert make_scorer(spec) is not None
+
+
+def test_load_task_by_path(tmp_path: Path) -> None:
+    spec = load_task(str(write(tmp_path, GOOD)))
+    assert spec.name == "tmp-task" and spec.folder == tmp_path.resolve()
+    assert make_scorer(spec).success_speed == 2.0
+
+
+def test_unknown_task_name_lists_known_ones() -> None:
+    with pytest.raises(TaskSpecError, match="unknown task 'no-such-task'.*halfcheetah-run"):
+        load_task("no-such-task")
+
+
+def test_malformed_toml_names_file_and_line(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace('env = "HalfCheetah-v5"', 'env = "HalfCheetah-v5'))
+    with pytest.raises(TaskSpecError, match=r"tmp-task\.toml: malformed TOML: .*line 3"):
+        load_task(path)
+
+
+@pytest.mark.parametrize("drop, field", [("description =", "description"), ("[fitness]", "fitness")])
+def test_missing_field_is_named(tmp_path: Path, drop: str, field: str) -> None:
+    lines = GOOD.strip().splitlines()
+    kept = [ln for ln in lines if not ln.startswith(drop)]
+    if field == "fitness":
+        kept = [ln for ln in kept if not ln.startswith(("scorer", "kwargs"))]
+    path = write(tmp_path, "\n".join(kept))
+    with pytest.raises(TaskSpecError, match=rf"tmp-task\.toml: invalid task spec: field '{field}': missing"):
+        load_task(path)
+
+
+def test_unknown_env_id_names_the_file(tmp_path: Path) -> None:
+    spec = load_task(write(tmp_path, GOOD.replace("HalfCheetah-v5", "NoSuchEnv-v9")))
+    with pytest.raises(TaskSpecError, match=r"tmp-task\.toml: cannot make env 'NoSuchEnv-v9'"):
+        make_env(spec)
+
+
+@pytest.mark.parametrize("ref, message", [
+    ("ForwardProgress", r"tmp-task\.toml: invalid task spec: field 'fitness.scorer'"),
+    ("scorers:NoSuchScorer", r"scorers\.py: no 'NoSuchScorer'"),
+    ("nomodule:ForwardProgress", r"nomodule\.py: module 'nomodule'.*not found"),
+])
+def test_bad_scorer_ref(tmp_path: Path, ref: str, message: str) -> None:
+    path = write(tmp_path, GOOD.replace("scorers:ForwardProgress", ref))
+    with pytest.raises(TaskSpecError, match=message):
+        make_scorer(load_task(path))
+
+
+def test_bad_scorer_kwargs_name_the_file(tmp_path: Path) -> None:
+    spec = load_task(write(tmp_path, GOOD.replace("success_speed", "top_speed")))
+    with pytest.raises(TaskSpecError, match=r"tmp-task\.toml: bad fitness kwargs"):
+        make_scorer(spec)
+
+
+def test_batch_list_names_existing_specs() -> None:
+    lines = (ENVS_DIR / "locomotion.txt").read_text().splitlines()
+    names = [ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()]
+    assert len(names) >= 8
+    assert set(names) <= set(SPECS)
