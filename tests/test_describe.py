@@ -1,0 +1,97 @@
+"""The environment description: names the model, labels the observation, never leaks the env's reward."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rewardsmith.describe import describe
+from rewardsmith.state import schema_for
+from rewardsmith.task import ENVS_DIR, load_task, make_env
+
+SPECS = sorted(p.stem for p in ENVS_DIR.glob("*.toml"))
+REWARD_WORDS = ("reward_", "ctrl_cost", "contact_cost", "penalty", "forward_reward", "healthy_reward", "weight")
+
+
+@pytest.fixture(scope="module")
+def texts() -> dict[str, str]:
+    return {name: describe(load_task(name)) for name in SPECS}
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_names_every_joint_and_actuator(texts: dict[str, str], name: str) -> None:
+    env = make_env(load_task(name))
+    env.reset(seed=0)
+    schema = schema_for(env)
+    text = texts[name]
+    for joint in schema.joints:
+        assert f"- {joint}:" in text, joint
+    for actuator in schema.actuator_names:
+        assert f"-> {actuator} ->" in text, actuator
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_never_mentions_the_native_reward(texts: dict[str, str], name: str) -> None:
+    env = make_env(load_task(name))
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(env.action_space.sample())
+    text = texts[name].lower()
+    reward_keys = [k for k in info if any(w in k for w in ("reward", "cost", "penalty"))]
+    assert reward_keys, "the env should expose reward terms in info, or this test checks nothing"
+    for word in [*reward_keys, *REWARD_WORDS]:
+        assert word not in text, word
+
+
+def test_halfcheetah_observation_fully_named(texts: dict[str, str]) -> None:
+    text = texts["halfcheetah-run"]
+    assert "## Observation layout (17 of 17 dims named)" in text
+    assert "- obs[0:8] = qpos[1:9] (rootz, rooty, bthigh, bshin, bfoot, fthigh, fshin, ffoot)" in text
+    assert "- obs[8:17] = qvel[0:9] (rootx, rootz" in text
+    assert "state.body(\"torso\")" in text and "dt = 0.05 s" in text and "1000 steps" in text
+
+
+def test_ant_summarises_contact_forces_compactly(texts: dict[str, str]) -> None:
+    text = texts["ant-run"]
+    assert "## Observation layout (105 of 105 dims named)" in text
+    assert "- obs[27:105] = clip(cfrc_ext, -1, 1) (tx/ty/tz/fx/fy/fz for each of: torso," in text
+    assert len(text) < 2500 * 4  # well under 2,500 tokens
+    assert "[0.2, 1]" in text  # the termination height range
+
+
+def test_other_layouts_and_termination_rules(texts: dict[str, str]) -> None:
+    assert "- obs[8:10] = body pos fingertip - target (x, y)" in texts["reacher-reach"]
+    assert "obs[14:23] = body pos (tips_arm.x" in texts["pusher-push"]
+    assert "obs[8] = clip(qfrc_constraint, -10, 10)[0] (slider)" in texts["inverted-double-pendulum-balance"]
+    assert "qpos[2] (rooty, pitch, rad) in [-0.2, 0.2]" in texts["hopper-hop"]
+    assert "never ends early (falls do not end the episode)" in texts["hopper-backflip"]
+    assert "never ends early; episodes end at the time limit" in texts["halfcheetah-run"]
+
+
+ENV_MODULE = '''
+import gymnasium as gym
+import numpy as np
+
+class Bandit(gym.Env):
+    observation_space = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
+    action_space = gym.spaces.Box(-2.0, 2.0, (2,), np.float32)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.zeros(3, np.float32), {}
+
+    def step(self, action):
+        return np.zeros(3, np.float32), 0.0, False, False, {}
+'''
+
+
+def test_non_mujoco_env_gets_an_obs_only_description(tmp_path: Path) -> None:
+    (tmp_path / "bandit.py").write_text(ENV_MODULE)
+    (tmp_path / "bandit.toml").write_text(
+        'name = "bandit"\nenv = "bandit:Bandit"\ndescription = "Pick the best arm, every time."\n'
+        '[fitness]\nscorer = "scorers:Nope"\n')
+    text = describe(load_task(tmp_path / "bandit.toml"))
+    assert "bandit:Bandit" in text and "Observation: 3 dims" in text and "Action: 2 dims, each in [-2, 2]" in text
+    assert "read `state.obs` only" in text and "state.body" not in text
+    assert np.isfinite(len(text)) and "## Joints" not in text
