@@ -50,11 +50,26 @@ class StateSchema:
         self.sites = {n: i for i, n in enumerate(self.site_names)}
         self.body_root = np.asarray(model.body_rootid).copy()
         self.used_fields: set[str] = set()
+        self._model = model
+        self._scratch = None
         self.joints: dict[str, JointSlot] = {}
         for j, name in enumerate(names(mujoco.mjtObj.mjOBJ_JOINT, model.njnt)):
             kind = int(model.jnt_type[j])
             qa, va = int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
             self.joints[name] = JointSlot(name, JOINT_TYPE_NAMES[kind], slice(qa, qa + _QPOS_SIZE[kind]), slice(va, va + _QVEL_SIZE[kind]))
+
+    def recompute(self, qpos: np.ndarray, qvel: np.ndarray):
+        """Positions and velocities from qpos/qvel on a scratch MjData (for a field first read late)."""
+        import mujoco
+
+        if self._scratch is None:
+            self._scratch = mujoco.MjData(self._model)
+        data = self._scratch
+        data.qpos[:], data.qvel[:] = qpos, qvel
+        mujoco.mj_kinematics(self._model, data)
+        mujoco.mj_comPos(self._model, data)
+        mujoco.mj_comVel(self._model, data)
+        return data
 
     def unknown(self, what: str, name: str, known: dict) -> KeyError:
         return KeyError(f"no {what} named {name!r}; known {what}s: {', '.join(known)}")
@@ -149,9 +164,8 @@ class State:
         """A derived MuJoCo array (xpos, cvel, ...), copied from the live data the first time it is read."""
         copy = self._copies.get(field)
         if copy is None:
-            if self._live is None:
-                raise RuntimeError(f"state.{field} was not captured before the simulator moved on")
-            copy = self._copies[field] = _frozen(getattr(self._live, field))
+            source = self._live if self._live is not None else self._schema.recompute(self.qpos, self.qvel)
+            copy = self._copies[field] = _frozen(getattr(source, field))
             self._schema.used_fields.add(field)
         return copy
 

@@ -1,0 +1,74 @@
+"""Shared fixtures: tiny copies of shipped task specs, so training tests fit in CI."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from rewardsmith.task import ENVS_DIR
+
+TINY_TRAIN = {"timesteps": 1024, "final_timesteps": 1024, "eval_freq": 512, "eval_episodes": 2,
+              "hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"""' + value + '"""' if "\n" in value else f'"{value}"'
+    return repr(value)
+
+
+def write_toml(path: Path, data: dict) -> Path:
+    """Write a (nested) dict as TOML: top-level scalars first, then one table per dict."""
+    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for key, table in data.items():
+        if isinstance(table, dict):
+            lines.append(f"\n[{key}]")
+            lines += [f"{k} = {_toml_value(v)}" for k, v in table.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def make_tiny_spec(folder: Path, name: str, **train) -> Path:
+    """Copy shipped spec `name` (and its scorers) into `folder` with a CI-sized training budget."""
+    data = tomllib.loads((ENVS_DIR / f"{name}.toml").read_text())
+    data["train"] = {**{k: v for k, v in data.get("train", {}).items() if k == "algo"}, **TINY_TRAIN, **train}
+    data["search"] = {"iterations": 2, "samples": 2, "repair_rounds": 1, "final_seeds": 2}
+    for module in ENVS_DIR.glob("*.py"):
+        shutil.copy(module, folder / module.name)
+    return write_toml(folder / f"{name}.toml", data)
+
+
+@pytest.fixture
+def tiny_spec(tmp_path):
+    """Factory: `tiny_spec("halfcheetah-run", timesteps=2048)` -> path of a CI-sized spec copy."""
+    return lambda name, **train: make_tiny_spec(tmp_path, name, **train)
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """Run the `rewardsmith` entry point in-process: `code, out, err = cli("tasks")`."""
+    import sys
+
+    from rewardsmith.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["rewardsmith", *map(str, args)])
+        monkeypatch.setenv("COLUMNS", "200")
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run

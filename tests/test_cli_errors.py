@@ -1,0 +1,93 @@
+"""Bad input gets a one-line error naming the file (and line), exit code 2, and no traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+GOOD_REWARD = "def compute_reward(state, action, next_state):\n    return 1.0, {'a': 1.0}\n"
+
+
+def spec_text(**fields) -> str:
+    base = {"name": '"bad-task"', "env": '"InvertedDoublePendulum-v5"', "description": '"Balance the pendulum upright."'}
+    base.update(fields)
+    lines = [f"{k} = {v}" for k, v in base.items() if v is not None]
+    return "\n".join(lines) + '\n[fitness]\nscorer = "scorers:Balance"\nkwargs = { site = "tip" }\n'
+
+
+def check_error(code: int, err: str, *needles: str) -> None:
+    assert code == 2, err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 3  # one logical line, possibly wrapped
+    for needle in needles:
+        assert needle in err.replace("\n", ""), err
+
+
+@pytest.fixture
+def envs_copy(tiny_spec, tmp_path):
+    tiny_spec("inverted-double-pendulum-balance")  # copies the scorer modules next to the specs
+    return tmp_path
+
+
+def test_malformed_toml_names_file_and_line(cli, envs_copy):
+    path = envs_copy / "broken.toml"
+    path.write_text('name = "x"\nenv = "Hopper-v5\n')
+    code, _, err = cli("describe", path)
+    check_error(code, err, "broken.toml", "malformed TOML", "line 2")
+
+
+def test_unknown_env_id(cli, envs_copy):
+    path = envs_copy / "unknown.toml"
+    path.write_text(spec_text(env='"NoSuchEnv-v9"'))
+    code, _, err = cli("train", path, envs_copy / "nothing.py")
+    check_error(code, err, "unknown.toml", "NoSuchEnv-v9")
+
+
+def test_missing_description(cli, envs_copy):
+    path = envs_copy / "nodesc.toml"
+    path.write_text(spec_text(description=None))
+    code, _, err = cli("describe", path)
+    check_error(code, err, "nodesc.toml", "description", "missing")
+
+
+def test_missing_fitness(cli, envs_copy):
+    path = envs_copy / "nofit.toml"
+    path.write_text(spec_text().split("[fitness]")[0])
+    code, _, err = cli("describe", path)
+    check_error(code, err, "nofit.toml", "fitness", "missing")
+
+
+def test_unknown_task_name(cli):
+    code, _, err = cli("describe", "no-such-task")
+    check_error(code, err, "unknown task 'no-such-task'")
+
+
+@pytest.mark.parametrize("source,needles", [
+    ("def compute_reward(state, action, next_state)\n    return 1.0, {}\n", ["reward.py:1", "syntax"]),
+    ("def reward(state, action, next_state):\n    return 1.0, {}\n", ["compute_reward"]),
+    ("def compute_reward(state, action):\n    return 1.0, {}\n", ["reward.py:1", "3"]),
+])
+def test_static_reward_file_errors(cli, tiny_spec, tmp_path, source, needles):
+    spec = tiny_spec("inverted-double-pendulum-balance")
+    reward = tmp_path / "reward.py"
+    reward.write_text(source)
+    code, _, err = cli("train", spec, reward, "--out", tmp_path / "out")
+    check_error(code, err, *needles)
+
+
+@pytest.mark.parametrize("body,needles", [
+    ("return float('nan'), {}", ["finite"]),
+    ("return [1.0, 2.0], {}", ["total", "finite float"]),
+    ("return np.ones(3), {}", ["scalar", "(3,)"]),
+    ("return 1.0, [('a', 1.0)]", ["components", "dict"]),
+])
+def test_runtime_contract_errors_from_the_worker(cli, tiny_spec, tmp_path, body, needles):
+    spec = tiny_spec("inverted-double-pendulum-balance")
+    reward = tmp_path / "reward.py"
+    reward.write_text(f"import numpy as np\n\ndef compute_reward(state, action, next_state):\n    {body}\n")
+    code, _, err = cli("train", spec, reward, "--out", tmp_path / "out")
+    check_error(code, err, "reward.py", *needles)
+
+
+def test_missing_reward_file(cli, tiny_spec, tmp_path):
+    code, _, err = cli("train", tiny_spec("inverted-double-pendulum-balance"), tmp_path / "nope.py")
+    check_error(code, err, "nope.py", "no such reward file")

@@ -1,0 +1,75 @@
+"""Training a hand-written reward through the sandboxed worker, and the files it writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+from rewardsmith.files import read_jsonl
+from rewardsmith.task import ENVS_DIR
+from rewardsmith.wrappers import ApplyReward, RewardWrapper, is_native_reward_key
+
+EXAMPLES = ENVS_DIR / "examples"
+
+
+@pytest.mark.parametrize("task,reward", [
+    ("halfcheetah-run", "halfcheetah_run.py"),
+    ("inverted-double-pendulum-balance", "inverted_double_pendulum_balance.py"),
+])
+def test_train_writes_metrics_tensorboard_model_and_summary(cli, tiny_spec, tmp_path, task, reward):
+    spec = tiny_spec(task, timesteps=2048)
+    out = tmp_path / "out"
+    code, stdout, stderr = cli("train", spec, EXAMPLES / reward, "--seed", "3", "--out", out)
+    assert code == 0, stderr
+    assert "fitness" in stdout and "success rate" in stdout
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("fitness", "success_rate", "timesteps", "wall_s"):
+        assert key in summary
+    assert summary["timesteps"] >= 2048 and summary["seed"] == 3
+    records, problems = read_jsonl(out / "metrics.jsonl")
+    assert not problems
+    kinds = {r["kind"] for r in records}
+    assert kinds == {"train", "eval"}
+    assert all(set(r["components"]) for r in records if r["kind"] == "train")
+    assert list((out / "tb").rglob("events.out.tfevents*"))
+    assert (out / "model.zip").stat().st_size > 1000
+    episodes, _ = read_jsonl(out / "eval_episodes.jsonl")
+    assert episodes and all("state_stats" in e and "fitness" in e for e in episodes)
+
+
+def test_wrapper_replaces_and_hides_the_native_reward():
+    calls = []
+
+    def reward(state, action, next_state):
+        calls.append((state.body("torso").pos[0], next_state.body("torso").pos[0]))
+        return 0.25, {"constant": 0.25}
+
+    env = ApplyReward(gym.make("HalfCheetah-v5"), reward_fn=reward)
+    env.reset(seed=0)
+    _, r, _, _, info = env.step(env.action_space.sample())
+    assert r == 0.25
+    assert not any(is_native_reward_key(k) for k in info)
+    assert calls[0][0] != calls[0][1]  # state and next_state are different snapshots
+
+
+def test_state_arrays_are_read_only():
+    def mutate(state, action, next_state):
+        next_state.qpos[0] = 99.0
+        return 0.0, {}
+
+    env = ApplyReward(gym.make("Hopper-v5"), reward_fn=mutate)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="read-only"):
+        env.step(env.action_space.sample())
+
+
+def test_reward_wrapper_trains_a_few_steps_with_sb3():
+    from stable_baselines3 import PPO
+
+    env = RewardWrapper(gym.make("HalfCheetah-v5"), EXAMPLES / "halfcheetah_run.py")
+    model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, verbose=0)
+    model.learn(128)
+    assert model.num_timesteps >= 128
