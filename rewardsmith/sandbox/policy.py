@@ -234,3 +234,13 @@ def _module_view(module: types.ModuleType, name: str, denied: frozenset[str]) ->
         if not isinstance(value, types.ModuleType):
             setattr(view, attr, value)
     return view
+
+
+def frozen_copy(array: Any) -> numpy.ndarray:
+    """A read-only view of a private copy: `setflags(write=True)` on it fails (its base is
+    read-only too) and any mutation through `.base` changes only the copy, never the env."""
+    copy = numpy.array(array, copy=True)
+    copy.flags.writeable = False
+    view = copy.view()
+    view.flags.writeable = False
+    return view

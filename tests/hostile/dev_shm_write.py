@@ -1,0 +1,8 @@
+# attack: write into /dev/shm (world-writable tmpfs)
+# gate: reject
+# outcome: raised
+# expect: rejected by ast-gate; contained: landlock
+def compute_reward(state, action, next_state):
+    with open("/dev/shm/rewardsmith-hostile-escape", "w") as fh:
+        fh.write("pwned")
+    return 0.0, {}
