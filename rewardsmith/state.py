@@ -15,6 +15,7 @@ import numpy as np
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _QPOS_SIZE = {_FREE: 7, _BALL: 4, _SLIDE: 1, _HINGE: 1}
 _QVEL_SIZE = {_FREE: 6, _BALL: 3, _SLIDE: 1, _HINGE: 1}
+_COM_FIELDS = frozenset({"cvel", "subtree_com"})
 JOINT_TYPE_NAMES = {_FREE: "free", _BALL: "ball", _SLIDE: "slide", _HINGE: "hinge"}
 
 
@@ -58,6 +59,15 @@ class StateSchema:
             qa, va = int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
             self.joints[name] = JointSlot(name, JOINT_TYPE_NAMES[kind], slice(qa, qa + _QPOS_SIZE[kind]), slice(va, va + _QVEL_SIZE[kind]))
 
+    def sync(self, data, with_com: bool = True) -> None:
+        """Recompute positions (and com velocities) from data.qpos/qvel; MuJoCo leaves them a substep stale."""
+        import mujoco
+
+        mujoco.mj_kinematics(self._model, data)
+        if with_com:
+            mujoco.mj_comPos(self._model, data)
+            mujoco.mj_comVel(self._model, data)
+
     def recompute(self, qpos: np.ndarray, qvel: np.ndarray):
         """Positions and velocities from qpos/qvel on a scratch MjData (for a field first read late)."""
         import mujoco
@@ -66,9 +76,7 @@ class StateSchema:
             self._scratch = mujoco.MjData(self._model)
         data = self._scratch
         data.qpos[:], data.qvel[:] = qpos, qvel
-        mujoco.mj_kinematics(self._model, data)
-        mujoco.mj_comPos(self._model, data)
-        mujoco.mj_comVel(self._model, data)
+        self.sync(data)
         return data
 
     def unknown(self, what: str, name: str, known: dict) -> KeyError:
@@ -153,6 +161,7 @@ class State:
         self._schema = schema
         self._live = data
         self._copies: dict[str, np.ndarray] = {}
+        self._synced = 0  # 1: kinematics recomputed, 2: also com positions/velocities
         if data is None:
             self.qpos = self.qvel = np.zeros(0)
             self.time = 0.0
@@ -161,19 +170,32 @@ class State:
         self.qpos, self.qvel = _frozen(data.qpos), _frozen(data.qvel)
 
     def _array(self, field: str) -> np.ndarray:
-        """A derived MuJoCo array (xpos, cvel, ...), copied from the live data the first time it is read."""
+        """A derived MuJoCo array (xpos, cvel, ...), copied the first time it is read.
+
+        After `mj_step`, MuJoCo's derived arrays are one physics substep behind qpos/qvel, so they
+        are recomputed from qpos/qvel (kinematics and com velocities only) before the first copy.
+        """
         copy = self._copies.get(field)
         if copy is None:
-            source = self._live if self._live is not None else self._schema.recompute(self.qpos, self.qvel)
+            source = self._synced_live(field) if self._live is not None else self._schema.recompute(self.qpos, self.qvel)
             copy = self._copies[field] = _frozen(getattr(source, field))
             self._schema.used_fields.add(field)
         return copy
 
+    def _synced_live(self, field: str):
+        level = 2 if field in _COM_FIELDS else 1
+        if self._synced < level:
+            self._schema.sync(self._live, with_com=level == 2)
+            self._synced = level
+        return self._live
+
     def freeze(self) -> None:
         """Copy every field any reward has read so far; call before the simulator steps again."""
         if self._live is not None:
-            for field in self._schema.used_fields.difference(self._copies):
-                self._copies[field] = _frozen(getattr(self._live, field))
+            missing = self._schema.used_fields.difference(self._copies)
+            if missing:
+                for field in sorted(missing, key=lambda f: f not in _COM_FIELDS):
+                    self._copies[field] = _frozen(getattr(self._synced_live(field), field))
             self._live = None
 
     def _require_model(self, what: str) -> StateSchema:

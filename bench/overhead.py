@@ -1,0 +1,60 @@
+"""PPO training throughput on HalfCheetah: a generated-style reward file vs the env's native reward.
+
+Same PPO settings, same seed, alternating runs, in one process; prints the median ratio of env steps
+per second (goal >= 0.95). Run: `.venv/bin/python bench/overhead.py [--steps 8192] [--reps 5]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import torch
+from stable_baselines3 import PPO
+
+from rewardsmith.reward import require_static_ok
+from rewardsmith.sandbox.policy import load_reward
+from rewardsmith.wrappers import ApplyReward
+
+REWARD = Path(__file__).with_name("generated_style_reward.py")
+
+
+def make_env(with_reward: bool) -> gym.Env:
+    env = gym.make("HalfCheetah-v5")
+    if with_reward:
+        env = ApplyReward(env, reward_fn=load_reward(require_static_ok(REWARD), filename=str(REWARD)))
+    return env
+
+
+def steps_per_second(with_reward: bool, steps: int, seed: int) -> float:
+    env = make_env(with_reward)
+    model = PPO("MlpPolicy", env, n_steps=1024, batch_size=64, n_epochs=10, seed=seed, verbose=0, device="cpu")
+    started = time.perf_counter()
+    model.learn(steps)
+    return steps / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", type=int, default=8192)
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    steps_per_second(True, 1024, 0)  # warm-up: imports, allocator, MuJoCo model cache
+    ratios, native, generated = [], [], []
+    for rep in range(args.reps):
+        order = (False, True) if rep % 2 == 0 else (True, False)
+        result = {flag: steps_per_second(flag, args.steps, rep) for flag in order}
+        native.append(result[False])
+        generated.append(result[True])
+        ratios.append(result[True] / result[False])
+        print(f"rep {rep}: native {result[False]:7.1f} steps/s   reward file {result[True]:7.1f} steps/s   ratio {ratios[-1]:.3f}")
+    print(f"median native {statistics.median(native):.1f} steps/s, reward file {statistics.median(generated):.1f} steps/s")
+    print(f"median ratio (reward file / native): {statistics.median(ratios):.3f}   goal >= 0.95")
+
+
+if __name__ == "__main__":
+    main()
