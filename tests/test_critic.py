@@ -61,12 +61,22 @@ def reward(tmp_path: Path, body: str, name: str = "reward.py") -> Path:
     return path
 
 
-GOOD = "    upright = -abs(float(next_state.obs[1]))\n    effort = -0.1 * float(np.sum(np.square(action)))\n" \
+GOOD = "    upright = float(next_state.site('tip').pos[2]) - 0.1 * abs(float(next_state.body('pole2').linvel[0]))\n" \
+       "    effort = -0.3 * float(np.sum(np.square(action))) + 0.0 * float(state.body('pole').xmat[2, 2])\n" \
        "    return upright + effort, {'upright': upright, 'effort': effort}\n"
 
 
 def codes(report, severity: str | None = None) -> list[str]:
     return [f.code for f in report.findings if severity is None or f.severity == severity]
+
+
+def test_every_lazily_read_state_field_is_captured_before_the_reward_loads():
+    import re
+
+    from rewardsmith import smoke, state
+
+    read = set(re.findall(r'_array\("(\w+)"\)', Path(state.__file__).read_text()))
+    assert read and read <= set(smoke.CAPTURED_FIELDS)
 
 
 @pytest.mark.parametrize("source, code, line", [
