@@ -32,8 +32,9 @@ from rewardsmith.task import TaskSpec, make_env
 
 SMOKE_FILE = "smoke.json"
 CAPTURED_FIELDS = ("xpos", "xquat", "cvel", "subtree_com", "site_xpos")
-"""Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front, because the
-reward is loaded only after the rollouts (so it is not yet known which ones it reads)."""
+"""Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front (the reward is
+loaded only after the rollouts), so timed calls read copies as they do in training instead of paying
+for a late kinematics recomputation."""
 
 DEFAULTS: dict[str, Any] = {
     "transitions": 400,          # at least this many transitions are collected
