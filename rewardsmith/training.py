@@ -50,8 +50,8 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     eval_env = make_reward_env(spec, reward_fn, job.reward_source)
     _warm_up(train_env)
     model = _build_model(spec, train_env, job)
+    layers = enter_sandbox(job)  # before any logger thread starts: every thread is locked down
     model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
-    layers = enter_sandbox(job)
 
     callbacks = [
         HeartbeatCallback(out / HEARTBEAT_FILE, timesteps),
