@@ -1,0 +1,11 @@
+"""The LLM layer: one interface (`Model.complete`) over litellm, the built-in local model and scripts.
+
+Files: `base.py` (Model, LLMResponse, caching/logging/usage), `choose.py` (get_model), `litellm_model.py`
+(real providers, retries), `local.py` (offline Gemma 3 270M), `scripted.py` (JSONL scripts),
+`cache.py` (response cache), `log.py` (per-call JSON log).
+"""
+
+from rewardsmith.llm.base import ROLES, LLMResponse, Model
+from rewardsmith.llm.choose import default_model_name, get_model
+
+__all__ = ["ROLES", "LLMResponse", "Model", "default_model_name", "get_model"]

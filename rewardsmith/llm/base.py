@@ -1,0 +1,205 @@
+"""The model interface: `Model.complete` with caching, per-call logging and usage totals around a backend."""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rewardsmith.errors import LLMError
+from rewardsmith.llm.cache import ResponseCache, default_cache_dir, request_key
+from rewardsmith.llm.log import CallLog
+
+ROLES = ("designer", "critic", "analyzer")
+
+
+@dataclass
+class LLMResponse:
+    """One answer from a model, with what it cost."""
+
+    text: str
+    model: str
+    role: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    cached: bool
+    latency_s: float
+
+
+@dataclass
+class Completion:
+    """What a backend returns for one uncached request."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+    """Backend-specific facts worth keeping in the call log (e.g. the script line that answered)."""
+
+
+class Model(ABC):
+    """A chat model. Subclasses implement `_generate`; this class adds the cache, the log and usage.
+
+    Thread-safe: the designer calls `complete` from several threads at once.
+    """
+
+    kind: ClassVar[str]
+    """"api", "local" or "scripted"."""
+    uses_user_cache: ClassVar[bool] = True
+    """Whether answers may come from (and go to) the user-level cache shared between runs."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_base: str | None = None,
+        run_dir: Path | None = None,
+        cache_dir: Path | None = None,
+        use_cache: bool = True,
+    ) -> None:
+        self.name = name
+        self.api_base = api_base
+        self.run_dir = Path(run_dir) if run_dir is not None else None
+        cache_dirs = []
+        if self.run_dir is not None:
+            cache_dirs.append(self.run_dir / "llm" / "cache")
+        if use_cache and self.uses_user_cache:
+            cache_dirs.append(Path(cache_dir) if cache_dir is not None else default_cache_dir())
+        self._cache = ResponseCache(cache_dirs) if cache_dirs else None
+        self._log = CallLog(self.run_dir / "llm") if self.run_dir is not None else None
+        self._usage_lock = threading.Lock()
+        self._usage: dict[str, float] = {
+            "calls": 0,
+            "cached_calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cost_usd": 0.0,
+        }
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    @property
+    def usage(self) -> dict[str, float]:
+        """Running totals: calls, cached_calls, prompt_tokens, completion_tokens, cost_usd."""
+        with self._usage_lock:
+            return dict(self._usage)
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        role: str,
+        sample: int = 0,
+        temperature: float = 1.0,
+        max_tokens: int = 2048,
+    ) -> LLMResponse:
+        """Answer chat `messages` for a loop stage (`role`), from the cache when this exact request was seen.
+
+        `sample` tells apart the parallel samples of one prompt; it is part of the cache key, so asking
+        again with the same sample returns the same answer. Raises `LLMError` when the model fails.
+        """
+        if role not in ROLES:
+            raise ValueError(f"role must be one of {', '.join(ROLES)}; got {role!r}")
+        request = {
+            "model": self.name,
+            "api_base": self.api_base,
+            "role": role,
+            "messages": messages,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "sample": sample,
+        }
+        key = request_key(request)
+        start = time.perf_counter()
+        entry = self._cache.get(key) if self._cache is not None else None
+        if entry is not None:
+            response = LLMResponse(
+                text=entry["text"],
+                model=self.name,
+                role=role,
+                prompt_tokens=entry["prompt_tokens"],
+                completion_tokens=entry["completion_tokens"],
+                cost_usd=0.0,
+                cached=True,
+                latency_s=time.perf_counter() - start,
+            )
+            details: dict[str, Any] = {}
+        else:
+            try:
+                out = self._generate(
+                    messages, role=role, sample=sample, temperature=temperature, max_tokens=max_tokens
+                )
+            except LLMError as exc:
+                self._record(request, key, latency_s=time.perf_counter() - start, error=str(exc))
+                raise
+            response = LLMResponse(
+                text=out.text,
+                model=self.name,
+                role=role,
+                prompt_tokens=out.prompt_tokens,
+                completion_tokens=out.completion_tokens,
+                cost_usd=out.cost_usd,
+                cached=False,
+                latency_s=time.perf_counter() - start,
+            )
+            details = out.details
+            if self._cache is not None:
+                self._cache.put(key, {"request": request, **asdict(out)})
+        self._account(response)
+        self._record(request, key, response=response, details=details)
+        return response
+
+    @abstractmethod
+    def _generate(
+        self, messages: list[dict[str, str]], *, role: str, sample: int, temperature: float, max_tokens: int
+    ) -> Completion:
+        """Ask the backend; raise `LLMError` (or a subclass) with an actionable message on failure."""
+
+    def _account(self, response: LLMResponse) -> None:
+        with self._usage_lock:
+            self._usage["calls"] += 1
+            self._usage["cached_calls"] += int(response.cached)
+            self._usage["prompt_tokens"] += response.prompt_tokens
+            self._usage["completion_tokens"] += response.completion_tokens
+            self._usage["cost_usd"] += response.cost_usd
+
+    def _record(
+        self,
+        request: dict[str, Any],
+        key: str,
+        *,
+        latency_s: float | None = None,
+        response: LLMResponse | None = None,
+        details: dict[str, Any] | None = None,
+        error: str | None = None,
+    ) -> None:
+        if self._log is None:
+            return
+        record: dict[str, Any] = {
+            "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "kind": self.kind,
+            **request,
+            "cache_key": key,
+        }
+        if response is not None:
+            record.update(
+                response=response.text,
+                prompt_tokens=response.prompt_tokens,
+                completion_tokens=response.completion_tokens,
+                cost_usd=response.cost_usd,
+                latency_s=round(response.latency_s, 4),
+                cached=response.cached,
+                error=None,
+            )
+        else:
+            record.update(response=None, latency_s=round(latency_s or 0.0, 4), cached=False, error=error)
+        if details:
+            record["details"] = details
+        self._log.write(request["role"], record)

@@ -1,0 +1,131 @@
+"""Real models through litellm (OpenAI, Anthropic, any OpenAI-compatible server), with bounded retries."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from types import ModuleType
+
+from rewardsmith.errors import LLMError
+from rewardsmith.llm.base import Completion, Model
+
+ROLE_HEADER = "X-Rewardsmith-Role"
+_MAX_DELAY_S = 60.0
+
+
+def _env_number(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise LLMError(f"environment variable {name}={value!r} is not a number; unset it or give e.g. 2") from None
+
+
+def _import_litellm() -> ModuleType:
+    # Use the cost map bundled with litellm instead of fetching it from the internet at import time.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def _is_retryable(litellm: ModuleType, exc: Exception) -> bool:
+    transient = (
+        litellm.RateLimitError,
+        litellm.Timeout,
+        litellm.APIConnectionError,
+        litellm.ServiceUnavailableError,
+        litellm.InternalServerError,
+        litellm.BadGatewayError,
+    )
+    if isinstance(exc, transient):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status in (408, 429) or status >= 500)
+
+
+def _short(exc: Exception, limit: int = 300) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:limit]}{'...' if len(text) > limit else ''}"
+
+
+class LiteLLMModel(Model):
+    """Any model litellm knows: `gpt-4o-mini`, `anthropic/...`, or `openai/<name>` with `api_base`.
+
+    Transient failures (rate limits, timeouts, connection errors, 5xx) are retried with exponential
+    backoff: `attempts` tries in all (env `REWARDSMITH_LLM_ATTEMPTS`, default 5), waiting
+    `backoff_s * 2**i` plus jitter between them (env `REWARDSMITH_LLM_BACKOFF_S`, default 2 s).
+    Other errors (bad key, bad request, unknown model) fail at once. Each request carries the loop stage
+    in the `X-Rewardsmith-Role` header.
+    """
+
+    kind = "api"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_base: str | None = None,
+        run_dir: Path | None = None,
+        cache_dir: Path | None = None,
+        use_cache: bool = True,
+        attempts: int | None = None,
+        backoff_s: float | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        super().__init__(name, api_base=api_base, run_dir=run_dir, cache_dir=cache_dir, use_cache=use_cache)
+        self.attempts = max(1, int(attempts if attempts is not None else _env_number("REWARDSMITH_LLM_ATTEMPTS", 5)))
+        self.backoff_s = backoff_s if backoff_s is not None else _env_number("REWARDSMITH_LLM_BACKOFF_S", 2.0)
+        self.timeout_s = timeout_s if timeout_s is not None else _env_number("REWARDSMITH_LLM_TIMEOUT_S", 120.0)
+
+    def _where(self) -> str:
+        return f"{self.name} at {self.api_base}" if self.api_base else self.name
+
+    def _generate(
+        self, messages: list[dict[str, str]], *, role: str, sample: int, temperature: float, max_tokens: int
+    ) -> Completion:
+        litellm = _import_litellm()
+        for attempt in range(1, self.attempts + 1):
+            try:
+                response = litellm.completion(
+                    model=self.name,
+                    messages=messages,
+                    api_base=self.api_base,
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    timeout=self.timeout_s,
+                    extra_headers={ROLE_HEADER: role},
+                    drop_params=True,  # e.g. reasoning models that only accept temperature=1
+                    max_retries=0,  # retries are ours, with backoff and logging
+                )
+                break
+            except Exception as exc:  # litellm maps every provider error onto its exception classes
+                if not _is_retryable(litellm, exc):
+                    raise LLMError(
+                        f"provider {self._where()} rejected the request ({_short(exc)}); check the model "
+                        "name, the API key environment variable and --api-base"
+                    ) from exc
+                if attempt == self.attempts:
+                    raise LLMError(
+                        f"provider {self._where()} unreachable after {self.attempts} attempts: {_short(exc)}"
+                    ) from exc
+                delay = min(_MAX_DELAY_S, self.backoff_s * 2 ** (attempt - 1)) * random.uniform(1.0, 1.25)
+                time.sleep(delay)
+        text = response.choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        try:
+            cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+        except Exception:  # unknown model or server: litellm has no price for it
+            cost = 0.0
+        return Completion(
+            text=text,
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            cost_usd=cost,
+            details={"attempts": attempt, "finish_reason": response.choices[0].finish_reason},
+        )

@@ -1,0 +1,262 @@
+"""The LLM layer: scripted model, cache, call log, retries and litellm through the loopback server."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from rewardsmith.errors import LLMError, ScriptExhaustedError
+from rewardsmith.llm import LLMResponse, Model, default_model_name, get_model
+from rewardsmith.llm.choose import DEFAULT_MODELS, MODEL_ENV
+from rewardsmith.testing import serve_scripted
+
+REWARD = "```python\ndef compute_reward(state, action, next_state):\n    return 1.0, {'one': 1.0}\n```"
+
+
+def write_script(path: Path, lines: list[dict[str, str]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def ask(model: Model, text: str, role: str = "designer", **kwargs) -> LLMResponse:
+    return model.complete([{"role": "user", "content": text}], role=role, **kwargs)
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> Path:
+    return write_script(
+        tmp_path / "llm_script.jsonl",
+        [
+            {"role": "designer", "content": "d1"},
+            {"role": "critic", "content": "c1"},
+            {"role": "any", "content": "any1"},
+            {"role": "designer", "content": "d2"},
+        ],
+    )
+
+
+@pytest.fixture
+def api_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dummy key, fast backoff, and no proxy between litellm and 127.0.0.1."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("REWARDSMITH_LLM_BACKOFF_S", "0.01")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+
+
+# --- scripted model -------------------------------------------------------------------------------
+
+
+def test_scripted_matches_roles_then_any_then_exhausts(script: Path) -> None:
+    model = get_model(f"scripted:{script}")
+    assert model.kind == "scripted" and model.name == f"scripted:{script}"
+    assert ask(model, "a", "critic").text == "c1"
+    assert ask(model, "b").text == "d1"
+    assert ask(model, "c").text == "any1"
+    assert ask(model, "d").text == "d2"
+    with pytest.raises(ScriptExhaustedError, match=rf"{script.name} has no line left for role 'analyzer'"):
+        ask(model, "e", "analyzer")
+    usage = model.usage
+    assert usage["calls"] == 4 and usage["cost_usd"] == 0.0 and usage["completion_tokens"] == 0 + 0 + 1 + 0
+
+
+def test_scripted_counts_tokens_as_chars_over_four(tmp_path: Path) -> None:
+    model = get_model(f"scripted:{write_script(tmp_path / 's.jsonl', [{'role': 'any', 'content': 'x' * 40}])}")
+    response = ask(model, "y" * 80)
+    assert (response.prompt_tokens, response.completion_tokens, response.cost_usd) == (20, 10, 0.0)
+
+
+def test_scripted_bad_line_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"role": "designer", "content": "ok"}\n{"role": "critic", content: oops}\n')
+    with pytest.raises(LLMError, match=r"bad\.jsonl:2: not valid JSON"):
+        get_model(f"scripted:{path}")
+    path.write_text('{"role": "judge", "content": "ok"}\n')
+    with pytest.raises(LLMError, match=r"bad\.jsonl:1: role must be one of designer, critic, analyzer, any"):
+        get_model(f"scripted:{path}")
+
+
+def test_scripted_resume_replays_cache_and_continues_with_unused_lines(script: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    first = get_model(f"scripted:{script}", run_dir=run)
+    assert [ask(first, "p1").text, ask(first, "p2").text] == ["d1", "any1"]
+    state = json.loads((run / "llm" / "scripted_state.json").read_text())
+    assert state["consumed"][str(script.resolve())] == [0, 2]
+
+    resumed = get_model(f"scripted:{script}", run_dir=run)
+    again = ask(resumed, "p1")
+    assert again.text == "d1" and again.cached
+    assert ask(resumed, "p3").text == "d2"
+    assert resumed.usage["cached_calls"] == 1
+
+
+def test_scripted_is_thread_safe(tmp_path: Path) -> None:
+    path = write_script(tmp_path / "s.jsonl", [{"role": "designer", "content": f"r{i}"} for i in range(16)])
+    model = get_model(f"scripted:{path}", run_dir=tmp_path / "run")
+    with ThreadPoolExecutor(8) as pool:
+        texts = list(pool.map(lambda i: ask(model, "same prompt", sample=i).text, range(16)))
+    assert sorted(texts) == sorted(f"r{i}" for i in range(16))
+    logs = sorted(p.name for p in (tmp_path / "run" / "llm").glob("*_designer.json"))
+    assert logs == [f"{i:04d}_designer.json" for i in range(1, 17)]
+
+
+# --- cache and log --------------------------------------------------------------------------------
+
+
+def test_cache_hit_skips_provider_and_is_logged(script: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    model = get_model(f"scripted:{script}", run_dir=run)
+    fresh, cached = ask(model, "same"), ask(model, "same")
+    assert (fresh.text, fresh.cached, cached.text, cached.cached) == ("d1", False, "d1", True)
+    assert ask(model, "same", sample=1).text == "any1"  # another sample is another request
+    records = [json.loads(p.read_text()) for p in sorted((run / "llm").glob("0*.json"))]
+    assert [r["cached"] for r in records] == [False, True, False]
+    assert records[1]["response"] == "d1" and records[1]["messages"] == [{"role": "user", "content": "same"}]
+    assert records[0]["details"]["line"] == 1 and records[2]["sample"] == 1
+    assert model.usage["calls"] == 3 and model.usage["cached_calls"] == 1
+
+
+def test_log_numbering_continues_after_existing_files(script: Path, tmp_path: Path) -> None:
+    (tmp_path / "llm").mkdir()
+    (tmp_path / "llm" / "0007_critic.json").write_text("{}")
+    model = get_model(f"scripted:{script}", run_dir=tmp_path)
+    ask(model, "x")
+    assert ask(model, "y", "analyzer").text == "any1"
+    with pytest.raises(ScriptExhaustedError):
+        ask(model, "z", "analyzer")
+    names = sorted(p.name for p in (tmp_path / "llm").glob("0*.json"))
+    assert names == ["0007_critic.json", "0008_designer.json", "0009_analyzer.json", "0010_analyzer.json"]
+    failed = json.loads((tmp_path / "llm" / "0010_analyzer.json").read_text())
+    assert "no line left" in failed["error"] and failed["response"] is None
+    assert not list((tmp_path / "llm").glob(".*.tmp"))
+
+
+# --- litellm through the loopback server ----------------------------------------------------------
+
+
+def test_litellm_real_http_path_parses_tokens_and_sends_role(script: Path, tmp_path: Path, api_env: None) -> None:
+    run = tmp_path / "run"
+    with serve_scripted(script) as server:
+        model = get_model("openai/scripted", api_base=server.url, run_dir=run, cache_dir=tmp_path / "cache")
+        response = model.complete([{"role": "user", "content": "x" * 400}], role="critic", max_tokens=50)
+        assert server.roles == ["critic"]
+        assert server.requests[0]["messages"] == [{"role": "user", "content": "x" * 400}]
+        assert server.requests[0]["max_tokens"] == 50
+    assert model.kind == "api" and response.text == "c1" and not response.cached
+    assert (response.prompt_tokens, response.completion_tokens, response.cost_usd) == (100, 0, 0.0)
+    record = json.loads(next((run / "llm").glob("0001_critic.json")).read_text())
+    assert record["prompt_tokens"] == 100 and record["api_base"] == server.url and record["details"]["attempts"] == 1
+
+
+def test_user_cache_means_a_repeated_run_never_pays_twice(script: Path, tmp_path: Path, api_env: None) -> None:
+    with serve_scripted(script) as server:
+        for run in ("run1", "run2"):
+            model = get_model("openai/scripted", api_base=server.url, run_dir=tmp_path / run, cache_dir=tmp_path / "c")
+            assert ask(model, "task").text == "d1"
+        assert len(server.requests) == 1 and model.usage["cached_calls"] == 1
+        uncached = get_model("openai/scripted", api_base=server.url, cache_dir=tmp_path / "c", use_cache=False)
+        assert ask(uncached, "task").text == "any1" and len(server.requests) == 2
+
+
+def test_retries_transient_failures(script: Path, tmp_path: Path, api_env: None) -> None:
+    with serve_scripted(script, fail_first=2) as server:
+        model = get_model("openai/scripted", api_base=server.url, run_dir=tmp_path, use_cache=False)
+        assert ask(model, "x").text == "d1"
+        assert len(server.requests) == 3
+    assert json.loads((tmp_path / "llm" / "0001_designer.json").read_text())["details"]["attempts"] == 3
+
+
+def test_gives_up_after_bounded_attempts(script: Path, api_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REWARDSMITH_LLM_ATTEMPTS", "3")
+    with serve_scripted(script, fail_first=100, fail_status=503) as server:
+        model = get_model("openai/scripted", api_base=server.url, use_cache=False)
+        start = time.perf_counter()
+        with pytest.raises(LLMError, match=r"unreachable after 3 attempts: .*503|unreachable after 3 attempts"):
+            ask(model, "x")
+        assert len(server.requests) == 3 and time.perf_counter() - start < 10
+
+
+@pytest.mark.parametrize("status", [400, 401])
+def test_client_errors_fail_at_once(script: Path, api_env: None, status: int) -> None:
+    with serve_scripted(script, fail_first=1, fail_status=status) as server:
+        model = get_model("openai/scripted", api_base=server.url, use_cache=False)
+        with pytest.raises(LLMError, match="rejected the request"):
+            ask(model, "x")
+        assert len(server.requests) == 1
+
+
+def test_server_exhausted_script_is_a_clear_client_error(script: Path, api_env: None) -> None:
+    with serve_scripted(script) as server:
+        model = get_model("openai/scripted", api_base=server.url, use_cache=False)
+        assert ask(model, "x", "analyzer").text == "any1"
+        with pytest.raises(LLMError, match="no line left for role 'analyzer'"):
+            ask(model, "y", "analyzer")
+        assert len(server.requests) == 2
+
+
+def test_server_lists_models_and_defaults_role_to_any(script: Path) -> None:
+    with serve_scripted(script) as server:
+        with urllib.request.urlopen(f"{server.url}/models", timeout=5) as reply:
+            assert json.load(reply)["data"][0]["id"] == "scripted"
+        body = json.dumps({"model": "scripted", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        request = urllib.request.Request(f"{server.url}/chat/completions", data=body, method="POST")
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            answer = json.load(reply)
+    assert answer["object"] == "chat.completion" and answer["choices"][0]["message"]["content"] == "d1"
+    assert answer["choices"][0]["finish_reason"] == "stop" and set(answer["usage"]) >= {"prompt_tokens", "completion_tokens"}
+    assert server.roles == ["any"]
+
+
+# --- choosing a model -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in (MODEL_ENV, *DEFAULT_MODELS):
+        monkeypatch.delenv(var, raising=False)
+
+
+def test_default_model_is_local_with_a_warning(no_keys: None, capsys: pytest.CaptureFixture[str]) -> None:
+    model = get_model(None, use_cache=False)
+    assert (model.name, model.kind) == ("local", "local")
+    err = capsys.readouterr().err
+    assert "270M" in err and "OPENAI_API_KEY" in err
+
+
+def test_default_model_follows_env_and_keys(no_keys: None, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    assert default_model_name().startswith("anthropic/")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert default_model_name() == "gpt-4o-mini"
+    monkeypatch.setenv(MODEL_ENV, "openai/my-vllm-model")
+    assert default_model_name() == "openai/my-vllm-model"
+    assert capsys.readouterr().err == ""
+
+
+def test_unknown_role_is_a_programming_error(script: Path) -> None:
+    with pytest.raises(ValueError, match="role must be one of designer, critic, analyzer"):
+        ask(get_model(f"scripted:{script}"), "x", "judge")
+
+
+# --- the built-in local model ---------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_local_model_completes_a_designer_prompt(tmp_path: Path) -> None:
+    model = get_model("local", run_dir=tmp_path, use_cache=False)
+    messages = [
+        {"role": "system", "content": "Write a reward function. The state is a numpy array: [0] x, [1] height."},
+        {"role": "user", "content": "Task: move forward."},
+    ]
+    start = time.perf_counter()
+    response = model.complete(messages, role="designer", sample=1, max_tokens=48)
+    assert time.perf_counter() - start < 60
+    assert response.text.startswith("```python\nimport numpy as np") and "def compute_reward(" in response.text
+    assert response.completion_tokens <= 48 and response.prompt_tokens > 0 and response.cost_usd == 0.0
+    assert json.loads((tmp_path / "llm" / "0001_designer.json").read_text())["kind"] == "local"
