@@ -20,6 +20,7 @@ console = Console()
 err_console = Console(stderr=True)
 
 from rewardsmith.cli import core  # noqa: E402,F401  (registers the verbs)
+from rewardsmith.cli import run  # noqa: E402,F401  (registers `run` and `resume`)
 from rewardsmith.cli import check  # noqa: E402,F401  (registers `check`)
 
 

@@ -1,0 +1,296 @@
+"""The run folder of `rewardsmith run`: what it holds, how it is written, and how its status is read back.
+
+Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events.jsonl` is append-only):
+
+    run.json            run_id, task {name, path, spec}, model, api_base, config (RunConfig, resolved),
+                        versions {rewardsmith, python, numpy, torch, stable-baselines3, gymnasium, mujoco,
+                        litellm}, seed, started_at
+    task.toml           copy of the task spec, with the trusted modules it names (e.g. scorers.py) beside
+                        it; the run trains from this copy, so it stays reviewable and resumable
+    events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
+                        run_started, run_resumed, iteration_started, candidate_designed, critic_done,
+                        repair_requested, training_started, training_done, analysis_done,
+                        iteration_done, final_started, final_done, run_finished, run_failed
+    run.lock            pid of the process running it (present only while it runs)
+    llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
+    iter_<i>/cand_<j>/  i, j from 1:
+        attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
+        attempt_<n>.reply.md    the raw reply when it held no usable code
+        attempt_<n>.critic.json the critic's report on attempt n
+        attempts.json           [{attempt, file, accepted, findings, tokens, cost_usd}]
+        reward.py               the accepted code, with a header comment (id, iteration, parent, model)
+        candidate.json          id "i.j", iteration, index, parent "i.j" | null,
+                                status designed | rejected | trained | failed, reason, repair_rounds,
+                                tokens, cost_usd, fitness, success_rate, wall_s
+        critic.json, critic/    the last critic report and its smoke worker's files
+        job.json, metrics.jsonl, tb/, model.zip, eval_episodes.jsonl, summary.json, worker.log  (training)
+        analysis.json           the analyzer's statistics, flags and feedback text
+    best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
+    final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
+    summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
+                        tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
+                        success_rate}], fitness_mean, fitness_std, success_mean}, human_normalized, wall_s, error
+
+Status: "running" while `run.lock` names a live process, else "finished" or "failed" by the last
+run_finished / run_failed event, else "interrupted" (resume it with `rewardsmith resume DIR`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import secrets
+import shutil
+import signal
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from rewardsmith.errors import RunFolderError
+from rewardsmith.files import append_jsonl, read_jsonl, write_json_atomic
+from rewardsmith.run_config import RunConfig
+from rewardsmith.task import TaskSpec, read_task
+
+RUN_FILE, EVENTS_FILE, LOCK_FILE, TASK_FILE = "run.json", "events.jsonl", "run.lock", "task.toml"
+SUMMARY_FILE, CANDIDATE_FILE, ANALYSIS_FILE = "summary.json", "candidate.json", "analysis.json"
+VERSIONED = ("rewardsmith", "numpy", "torch", "stable-baselines3", "gymnasium", "mujoco", "litellm")
+
+
+class CandidateRecord(BaseModel):
+    """`candidate.json`: one candidate's outcome and what it cost."""
+
+    id: str
+    iteration: int
+    index: int
+    parent: str | None = None
+    status: Literal["designed", "rejected", "trained", "failed"]
+    reason: str = ""
+    repair_rounds: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    fitness: float | None = None
+    success_rate: float | None = None
+    wall_s: float = 0.0
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of Python and the packages that decide a run's results."""
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (and is not a zombie)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] != "Z"
+    except (OSError, ValueError, IndexError):
+        return True
+
+
+class RunFolder:
+    """Reads and writes one run folder (see the module docstring for its layout)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def create(cls, path: Path, config: RunConfig, spec: TaskSpec, model_name: str) -> RunFolder:
+        """Fill a fresh folder: task.toml (and its trusted modules), run.json; returns the folder."""
+        folder = cls(path)
+        if spec.source is None:
+            raise RunFolderError(f"task '{spec.name}' has no spec file to copy into the run folder")
+        shutil.copyfile(spec.source, folder.path / TASK_FILE)
+        modules = {spec.fitness.scorer.split(":")[0]} | ({spec.env.split(":")[0]} if ":" in spec.env else set())
+        for module in sorted(modules):
+            relative = module.replace(".", "/") + ".py"
+            (folder.path / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(spec.folder / relative, folder.path / relative)
+        write_json_atomic(folder.path / RUN_FILE, {
+            "run_id": f"{spec.name}-{folder.path.name}" if folder.path.name else secrets.token_hex(4),
+            "task": {"name": spec.name, "path": str(spec.source), "spec": spec.source.read_text(encoding="utf-8")},
+            "model": model_name, "api_base": config.api_base,
+            "config": json.loads(config.model_dump_json()), "versions": versions(), "seed": config.seed,
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        })
+        return folder
+
+    # -- run.json, task, events, lock --------------------------------------------------------------
+
+    def run_info(self) -> dict[str, Any]:
+        """The contents of run.json; RunFolderError if this is not a run folder."""
+        try:
+            return json.loads((self.path / RUN_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise RunFolderError(f"{self.path}: not a run folder (cannot read {RUN_FILE}: {e})") from None
+
+    def config(self) -> RunConfig:
+        """The resolved RunConfig the run was started with."""
+        return RunConfig.model_validate(self.run_info()["config"])
+
+    def spec(self) -> TaskSpec:
+        """The task spec of the run, from its own copy."""
+        return read_task(self.path / TASK_FILE)
+
+    def event(self, name: str, **fields: Any) -> None:
+        """Append one event line."""
+        append_jsonl(self.path / EVENTS_FILE, {"t": round(time.time(), 3), "event": name, **fields})
+
+    def events(self) -> list[dict[str, Any]]:
+        """All readable event lines, oldest first."""
+        return read_jsonl(self.path / EVENTS_FILE)[0]
+
+    def lock_pid(self) -> int | None:
+        """The pid in run.lock, if any."""
+        try:
+            return int((self.path / LOCK_FILE).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def acquire(self) -> None:
+        """Write run.lock with this pid; RunFolderError if a live process holds it."""
+        pid = self.lock_pid()
+        if pid is not None and pid != os.getpid() and pid_alive(pid):
+            raise RunFolderError(f"{self.path}: run is still running (pid {pid}); wait for it or stop it first")
+        write_json_atomic(self.path / LOCK_FILE, os.getpid())
+
+    def release(self) -> None:
+        """Remove run.lock if this process holds it."""
+        if self.lock_pid() == os.getpid():
+            (self.path / LOCK_FILE).unlink(missing_ok=True)
+
+    def status(self) -> str:
+        """running | finished | failed | interrupted (see the module docstring)."""
+        pid = self.lock_pid()
+        if pid is not None and pid_alive(pid):
+            return "running"
+        ends = [e["event"] for e in self.events() if e.get("event") in ("run_finished", "run_failed", "run_resumed",
+                                                                        "run_started")]
+        last = ends[-1] if ends else None
+        return {"run_finished": "finished", "run_failed": "failed"}.get(last or "", "interrupted")
+
+    def stop_orphan_workers(self) -> list[int]:
+        """SIGKILL worker processes left running by a killed run of this folder; returns their pids.
+
+        Workers run in their own session, so they outlive a parent killed with SIGKILL; a resumed run
+        must not share a candidate folder with one.
+        """
+        from rewardsmith.sandbox.launch import kill_leftovers
+
+        root = str(self.path.resolve())
+        stopped = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"rewardsmith.worker" in argv and any(a.decode(errors="replace").startswith(root + "/") for a in argv):
+                pid = int(entry.name)
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                kill_leftovers(pid)
+                stopped.append(pid)
+        return stopped
+
+    # -- candidates ----------------------------------------------------------------------------------
+
+    def cand_dir(self, iteration: int, index: int) -> Path:
+        """`iter_<i>/cand_<j>/` (not created)."""
+        return self.path / f"iter_{iteration}" / f"cand_{index}"
+
+    def candidate(self, iteration: int, index: int) -> CandidateRecord | None:
+        """The candidate's record, or None while it has none (not designed yet, or cut short)."""
+        try:
+            return CandidateRecord.model_validate_json((self.cand_dir(iteration, index) / CANDIDATE_FILE).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def save_candidate(self, record: CandidateRecord) -> None:
+        """Write candidate.json atomically."""
+        folder = self.cand_dir(record.iteration, record.index)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(folder / CANDIDATE_FILE, record.model_dump())
+
+    def candidates(self) -> list[CandidateRecord]:
+        """Every candidate with a record, in (iteration, index) order."""
+        records = []
+        for path in self.path.glob(f"iter_*/cand_*/{CANDIDATE_FILE}"):
+            try:
+                records.append(CandidateRecord.model_validate_json(path.read_text()))
+            except (OSError, ValueError):
+                continue
+        return sorted(records, key=lambda r: (r.iteration, r.index))
+
+    def analysis(self, record: CandidateRecord) -> dict[str, Any] | None:
+        """The candidate's analysis.json, if written."""
+        try:
+            return json.loads((self.cand_dir(record.iteration, record.index) / ANALYSIS_FILE).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def save_best(self, record: CandidateRecord) -> None:
+        """Copy a candidate to best/ (each file atomically, candidate.json last)."""
+        best = self.path / "best"
+        best.mkdir(exist_ok=True)
+        tmp = best / f".reward.py.{os.getpid()}.tmp"
+        shutil.copyfile(self.cand_dir(record.iteration, record.index) / "reward.py", tmp)
+        os.replace(tmp, best / "reward.py")
+        write_json_atomic(best / CANDIDATE_FILE, record.model_dump())
+
+    def best_id(self) -> str | None:
+        """The id in best/candidate.json, if any."""
+        try:
+            return json.loads((self.path / "best" / CANDIDATE_FILE).read_text())["id"]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    # -- totals and summary ----------------------------------------------------------------------------
+
+    def llm_totals(self) -> dict[str, Any]:
+        """Calls, cached calls, tokens and cost paid, from the call log (replays from the cache cost nothing)."""
+        totals: dict[str, Any] = {"llm_calls": 0, "cached_calls": 0, "tokens": 0, "cost_usd": 0.0}
+        for path in sorted((self.path / "llm").glob("[0-9]*_*.json")):
+            try:
+                call = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if call.get("response") is None:
+                continue
+            totals["llm_calls"] += 1
+            if call.get("cached"):
+                totals["cached_calls"] += 1
+                continue
+            totals["tokens"] += int(call.get("prompt_tokens") or 0) + int(call.get("completion_tokens") or 0)
+            totals["cost_usd"] += float(call.get("cost_usd") or 0.0)
+        totals["cost_usd"] = round(totals["cost_usd"], 6)
+        return totals
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        """Write summary.json atomically."""
+        write_json_atomic(self.path / SUMMARY_FILE, summary)
+
+    def summary(self) -> dict[str, Any] | None:
+        """summary.json, if written."""
+        try:
+            return json.loads((self.path / SUMMARY_FILE).read_text())
+        except (OSError, ValueError):
+            return None
