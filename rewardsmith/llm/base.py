@@ -74,7 +74,7 @@ class Model(ABC):
         self._cache = ResponseCache(cache_dirs) if cache_dirs else None
         self._log = CallLog(self.run_dir / "llm") if self.run_dir is not None else None
         self._usage_lock = threading.Lock()
-        self._usage: dict[str, float] = {
+        self._usage: dict[str, int | float] = {
             "calls": 0,
             "cached_calls": 0,
             "prompt_tokens": 0,
@@ -86,7 +86,7 @@ class Model(ABC):
         return f"{type(self).__name__}({self.name!r})"
 
     @property
-    def usage(self) -> dict[str, float]:
+    def usage(self) -> dict[str, int | float]:
         """Running totals: calls, cached_calls, prompt_tokens, completion_tokens, cost_usd."""
         with self._usage_lock:
             return dict(self._usage)

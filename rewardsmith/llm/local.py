@@ -18,7 +18,8 @@ from rewardsmith.llm.base import Completion, Model
 
 N_CTX = 4096
 MAX_TOKENS = {"designer": 384, "critic": 256, "analyzer": 256}
-"""Caps on completion length: one designer completion takes about a minute on 2 CPU cores."""
+"""Caps on completion length. A 384-token designer completion took 8-12 s on 2 idle cores (~1k-token
+prompt), up to ~90 s while other processes used the cores."""
 
 CODE_HEAD = '''import numpy as np
 

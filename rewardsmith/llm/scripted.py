@@ -102,7 +102,7 @@ class ScriptedModel(Model):
     uses_user_cache = False
 
     def __init__(self, path: Path, *, run_dir: Path | None = None) -> None:
-        super().__init__(f"scripted:{path}", run_dir=run_dir, use_cache=False)
+        super().__init__(f"scripted:{path}", run_dir=run_dir)
         state_path = self.run_dir / "llm" / "scripted_state.json" if self.run_dir is not None else None
         self.script = Script(Path(path), state_path)
 
