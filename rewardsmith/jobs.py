@@ -16,6 +16,12 @@ SUMMARY_FILE = "summary.json"
 METRICS_FILE = "metrics.jsonl"
 EPISODES_FILE = "eval_episodes.jsonl"
 HEARTBEAT_FILE = "heartbeat"
+MODE_OUTPUTS = {
+    "train": (METRICS_FILE, EPISODES_FILE, SUMMARY_FILE, "model.zip", "tb", "sandbox.json"),
+    "critic": ("smoke.json", SUMMARY_FILE, "sandbox.json"),
+    "video": ("frames.npy", "sandbox.json"),
+}
+"""What each worker mode (re)writes in its folder; every other file there is the parent's and protected."""
 
 
 class WorkerJob(BaseModel):

@@ -2,7 +2,7 @@
 
 Runs inside a sandboxed worker (`rewardsmith.worker critic JOB`). Before the reward is loaded, it
 collects transitions (state, action, next_state) from the task env with random-action and zero-action
-rollouts on fixed seeds. Then it loads the reward, makes one warm-up call, locks the process down and
+rollouts on fixed seeds. Then it locks the process down, loads the reward, makes one warm-up call and
 calls the reward on every transition, timing each call. Everything it finds goes to `smoke.json`:
 
     {"transitions", "episodes", "evaluated", "budget": {"median_ms", "max_ms"},
@@ -53,7 +53,7 @@ Transition = tuple[State, np.ndarray, State]
 
 def run_smoke_job(job: WorkerJob) -> dict[str, Any]:
     """Collect transitions, load the reward, sandbox, call it on every transition; write smoke.json."""
-    from rewardsmith.worker import enter_sandbox, load_job_reward
+    from rewardsmith.worker import enter_sandbox, load_job_reward, read_job_reward
 
     options = {**DEFAULTS, **job.options}
     spec = job.task()
@@ -64,17 +64,17 @@ def run_smoke_job(job: WorkerJob) -> dict[str, Any]:
                               "budget": {"median_ms": float(options["per_call_budget_ms"]),
                                          "max_ms": float(options["per_call_max_ms"])}}
     reward_file = str(job.reward_path)
+    source = read_job_reward(job)
+    report["sandbox"] = enter_sandbox(job)  # before any of the reward's code runs, module body included
     try:
-        reward_fn = load_job_reward(job)
+        reward_fn = load_job_reward(job, source)
     except RewardFileError:
         raise  # policy violations: the worker records them in error.json
     except Exception as e:  # noqa: BLE001 - the module body itself raised
         findings.append(_exception_finding(e, reward_file, None, "while loading the reward file"))
         reward_fn = None
     if reward_fn is not None:
-        _call_once(reward_fn, transitions[0])  # warm-up outside the sandbox; its failures repeat below
-    report["sandbox"] = enter_sandbox(job)
-    if reward_fn is not None:
+        _call_once(reward_fn, transitions[0])  # warm-up (lazy numpy paths) before the timed calls
         findings += evaluate(reward_fn, transitions, reward_file, options, report)
     report["findings"] = findings
     write_json_atomic(job.out_dir / SMOKE_FILE, report)

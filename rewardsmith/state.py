@@ -12,6 +12,8 @@ from functools import cached_property
 
 import numpy as np
 
+from rewardsmith.sandbox.policy import frozen_copy
+
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _QPOS_SIZE = {_FREE: 7, _BALL: 4, _SLIDE: 1, _HINGE: 1}
 _QVEL_SIZE = {_FREE: 6, _BALL: 3, _SLIDE: 1, _HINGE: 1}
@@ -20,9 +22,7 @@ JOINT_TYPE_NAMES = {_FREE: "free", _BALL: "ball", _SLIDE: "slide", _HINGE: "hing
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
-    copy = np.array(array, dtype=np.float64, copy=True)
-    copy.flags.writeable = False
-    return copy
+    return frozen_copy(np.asarray(array, dtype=np.float64))
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from rewardsmith.files import write_json_atomic
-from rewardsmith.jobs import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, SUMMARY_FILE, WorkerJob
+from rewardsmith.jobs import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, MODE_OUTPUTS, SUMMARY_FILE, WorkerJob
 from rewardsmith.sandbox.launch import WorkerResult, run_worker
 
 ProgressFn = Callable[[int, int], None]
@@ -43,10 +45,11 @@ def run_job(job: WorkerJob, *, on_progress: ProgressFn | None = None) -> JobResu
     """Run one job in a fresh sandboxed worker and classify the outcome; never raises for candidate faults."""
     out = Path(job.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    for stale in (ERROR_FILE, SUMMARY_FILE, HEARTBEAT_FILE):
-        (out / stale).unlink(missing_ok=True)
+    for stale in (ERROR_FILE, HEARTBEAT_FILE, *MODE_OUTPUTS[job.mode]):
+        _remove(out / stale)  # leftovers of a killed attempt must not mix with this one
     job_path = out / JOB_FILE
     write_json_atomic(job_path, json.loads(job.model_dump_json()))
+    protected = _protected_files(out, job.mode)
     wall, stall = default_timeouts(job)
     heartbeat = out / HEARTBEAT_FILE
 
@@ -58,7 +61,58 @@ def run_job(job: WorkerJob, *, on_progress: ProgressFn | None = None) -> JobResu
 
     result = run_worker(job.mode, job_path, cwd=out, log_path=out / "worker.log", timeout_s=wall,
                         heartbeat_path=heartbeat, stall_timeout_s=stall, on_poll=poll)
+    _remove_symlinks(out)
+    tampered = _restore(out, protected)
+    if tampered:
+        return JobResult("rejected", out, error=f"the worker modified files it must not touch: {', '.join(tampered)} "
+                                                "(restored)", wall_s=result.wall_s)
     return classify(out, result)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _protected_files(out: Path, mode: str) -> dict[str, bytes]:
+    """The parent's own small files in the job folder (reward.py, job.json, candidate.json, ...)."""
+    skip = {ERROR_FILE, HEARTBEAT_FILE, "worker.log", *MODE_OUTPUTS[mode]}
+    return {p.name: p.read_bytes() for p in out.iterdir()
+            if p.name not in skip and p.is_file() and not p.is_symlink() and p.stat().st_size <= MAX_RESULT_BYTES}
+
+
+def _restore(out: Path, protected: dict[str, bytes]) -> list[str]:
+    """Put back any protected file the worker changed or removed; returns their names."""
+    tampered = []
+    for name, content in protected.items():
+        path = out / name
+        try:
+            unchanged = not path.is_symlink() and path.read_bytes() == content
+        except OSError:
+            unchanged = False
+        if not unchanged:
+            tampered.append(name)
+            _remove(path)
+            write_bytes_atomic(path, content)
+    return tampered
+
+
+def _remove_symlinks(out: Path) -> None:
+    """A worker may plant symlinks to make the parent read or write elsewhere: remove them all."""
+    for root, dirs, files in os.walk(out):
+        for name in dirs + files:
+            path = Path(root) / name
+            if path.is_symlink():
+                path.unlink()
+
+
+def write_bytes_atomic(path: Path, content: bytes) -> None:
+    """Write bytes via a temporary file and rename."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(content)
+    os.replace(tmp, path)
 
 
 def classify(out: Path, result: WorkerResult) -> JobResult:
@@ -87,10 +141,16 @@ def read_heartbeat(path: Path) -> tuple[int, int]:
 def read_json_file(path: Path) -> Any:
     """A JSON file written by an untrusted worker: None if missing, oversized or not JSON."""
     try:
-        if path.stat().st_size > MAX_RESULT_BYTES:
-            return None
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_RESULT_BYTES + 1)
+    if len(data) > MAX_RESULT_BYTES:
+        return None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except ValueError:
         return None
 
 

@@ -35,7 +35,7 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from rewardsmith.worker import enter_sandbox, load_job_reward
+    from rewardsmith.worker import enter_sandbox, load_job_reward, read_job_reward
 
     started = time.perf_counter()
     torch.set_num_threads(1)
@@ -43,14 +43,17 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     out = job.out_dir
     timesteps = job.timesteps or spec.train.timesteps
     set_random_seed(job.seed)
-    reward_fn = load_job_reward(job) if job.reward_source == "candidate" else None
-    train_env = DummyVecEnv([lambda: Monitor(make_reward_env(spec, reward_fn, job.reward_source))
+    source = read_job_reward(job) if job.reward_source == "candidate" else ""
+    reward = LateReward()
+    train_env = DummyVecEnv([lambda: Monitor(make_reward_env(spec, reward, job.reward_source))
                              for _ in range(spec.train.n_envs)])
     train_env.seed(job.seed)
-    eval_env = make_reward_env(spec, reward_fn, job.reward_source)
-    _warm_up(train_env)
+    eval_env = make_reward_env(spec, reward, job.reward_source)
     model = _build_model(spec, train_env, job)
-    layers = enter_sandbox(job)  # before any logger thread starts: every thread is locked down
+    layers = enter_sandbox(job)  # before the reward's code runs and before any logger thread starts
+    if job.reward_source == "candidate":
+        reward.fn = load_job_reward(job, source)
+    _warm_up(train_env)  # checks the reward contract once before training
     model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
 
     callbacks = [
@@ -73,8 +76,17 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     return summary
 
 
+class LateReward:
+    """The candidate's reward, loaded only after the worker is locked down; until then it is unset."""
+
+    fn = None
+
+    def __call__(self, state, action, next_state):
+        return self.fn(state, action, next_state)
+
+
 def _warm_up(env) -> None:
-    """One reset and step outside the sandbox: imports settle and the reward contract is checked once."""
+    """One reset and step: the reward contract is checked once, with a clear error, before training."""
     env.reset()
     env.step(np.array([env.action_space.sample() for _ in range(env.num_envs)]))
     env.reset()

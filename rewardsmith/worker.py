@@ -27,15 +27,17 @@ EXIT_REWARD_ERROR = 3
 EXIT_ERROR = 4
 
 
-def load_job_reward(job: WorkerJob):
-    """The candidate's compute_reward, loaded in this worker through the AST gate (unless bypassed)."""
+def read_job_reward(job: WorkerJob) -> str:
+    """The candidate's source, read (not run) before lock-down, and checked by the AST gate unless bypassed."""
     from rewardsmith.reward import read_reward_source, require_static_ok
+
+    return require_static_ok(job.reward_path) if job.ast_gate else read_reward_source(job.reward_path)
+
+
+def load_job_reward(job: WorkerJob, source: str):
+    """The candidate's compute_reward; call only after `enter_sandbox`, since this runs its module body."""
     from rewardsmith.sandbox.policy import load_reward
 
-    if job.ast_gate:
-        source = require_static_ok(job.reward_path)
-    else:
-        source = read_reward_source(job.reward_path)
     return load_reward(source, filename=str(job.reward_path), gate=job.ast_gate)
 
 

@@ -73,3 +73,33 @@ def test_reward_wrapper_trains_a_few_steps_with_sb3():
     model = PPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, verbose=0)
     model.learn(128)
     assert model.num_timesteps >= 128
+
+
+def test_worker_that_rewrites_parent_files_is_rejected_and_files_restored(tiny_spec, tmp_path):
+    """With the AST gate bypassed, a reward can write into its own folder: the parent restores and rejects."""
+    import os
+
+    from rewardsmith.jobs import WorkerJob
+    from rewardsmith.trainer import run_job
+
+    spec = tiny_spec("inverted-double-pendulum-balance", timesteps=256)
+    cand = tmp_path / "cand"
+    cand.mkdir()
+    reward = cand / "reward.py"
+    reward.write_text(
+        "import os\n"
+        "def compute_reward(state, action, next_state):\n"
+        "    here = os.getcwd()\n"
+        "    open(os.path.join(here, 'reward.py'), 'w').write('# gone')\n"
+        "    open(os.path.join(here, 'candidate.json'), 'w').write('{\"fitness\": 1e9}')\n"
+        "    os.symlink('/etc/hostname', os.path.join(here, 'analysis.json'))\n"
+        "    return 1.0, {}\n")
+    original = reward.read_text()
+    (cand / "candidate.json").write_text('{"fitness": null}')
+    job = WorkerJob(task_path=spec, reward_path=reward, out_dir=cand, timesteps=256, ast_gate=False)
+    result = run_job(job)
+    assert result.status == "rejected"
+    assert "reward.py" in result.error and "candidate.json" in result.error
+    assert reward.read_text() == original
+    assert (cand / "candidate.json").read_text() == '{"fitness": null}'
+    assert not os.path.islink(cand / "analysis.json")
