@@ -43,8 +43,10 @@ def default_timeouts(job: WorkerJob) -> tuple[float, float]:
 
 def run_job(job: WorkerJob, *, on_progress: ProgressFn | None = None) -> JobResult:
     """Run one job in a fresh sandboxed worker and classify the outcome; never raises for candidate faults."""
-    out = Path(job.out_dir)
+    out = Path(job.out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    job = job.model_copy(update={"out_dir": out, "task_path": Path(job.task_path).resolve(),
+                                 "reward_path": Path(job.reward_path).resolve() if job.reward_path else None})
     for stale in (ERROR_FILE, HEARTBEAT_FILE, *MODE_OUTPUTS[job.mode]):
         _remove(out / stale)  # leftovers of a killed attempt must not mix with this one
     job_path = out / JOB_FILE
