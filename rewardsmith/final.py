@@ -15,7 +15,7 @@ import numpy as np
 from rewardsmith.baselines import load_cached, normalized_score
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.executor import Executor
-from rewardsmith.jobs import SUMMARY_FILE, WorkerJob
+from rewardsmith.jobs import EPISODES_FILE, METRICS_FILE, SUMMARY_FILE, WorkerJob
 from rewardsmith.progress import Progress
 from rewardsmith.run_config import RunConfig
 from rewardsmith.run_state import TASK_FILE, CandidateRecord, RunFolder
@@ -37,6 +37,14 @@ def finished_job(folder: Path) -> JobResult | None:
     if isinstance(summary, dict) and summary.get("status") == "ok":
         return JobResult("ok", folder, summary=sanitize(summary), wall_s=float(summary.get("wall_s") or 0.0))
     return None
+
+
+def clear_training_outputs(folder: Path) -> None:
+    """Remove what a cut-short training left in `folder` (partial metrics, episodes, TensorBoard, model), so a
+    retraining does not append to it."""
+    for name in (METRICS_FILE, EPISODES_FILE, "model.zip"):
+        (folder / name).unlink(missing_ok=True)
+    shutil.rmtree(folder / "tb", ignore_errors=True)
 
 
 def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progress: Progress) -> dict[str, Any]:
@@ -61,6 +69,7 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
         if done is not None:
             results[seed] = done
             continue
+        clear_training_outputs(out)
         job = WorkerJob(task_path=folder.path / TASK_FILE, reward_path=reward, out_dir=out,
                         timesteps=config.final_timesteps, seed=seed, device=config.device)
         progress.update(f"final s{seed}", "training", done=0, total=config.final_timesteps)

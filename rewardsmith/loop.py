@@ -23,7 +23,7 @@ from rewardsmith.designer import Best, Design, Designer, Failure, HistoryRow, is
 from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.executor import Executor, make_executor
 from rewardsmith.files import write_json_atomic
-from rewardsmith.final import best_record, finished_job, retrain_best, write_summary
+from rewardsmith.final import best_record, clear_training_outputs, finished_job, retrain_best, write_summary
 from rewardsmith.jobs import WorkerJob
 from rewardsmith.llm import Model, default_model_name, get_model
 from rewardsmith.progress import Progress, make_progress
@@ -49,18 +49,19 @@ class Search:
     best_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def run(config: RunConfig, progress: Progress | None = None) -> RunFolder:
-    """Start a new run in a fresh folder and carry it to the end; returns the folder."""
+def run(config: RunConfig, progress: Progress | None = None, executor: Executor | None = None) -> RunFolder:
+    """Start a new run in a fresh folder and carry it to the end; returns the folder. A given `executor`
+    (shared by a batch) is used and left running; otherwise the run makes its own local one."""
     spec = load_task(config.task)
     config = config.resolve(spec)
     path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
     config = config.model_copy(update={"model": config.model or default_model_name()})
     folder = RunFolder.create(path, config, spec, config.model or "")
     folder.event("run_started", task=spec.name, model=config.model, run_dir=str(path), pid=os.getpid())
-    return _execute(folder, progress)
+    return _execute(folder, progress, executor)
 
 
-def resume(run_dir: Path, progress: Progress | None = None) -> RunFolder:
+def resume(run_dir: Path, progress: Progress | None = None, executor: Executor | None = None) -> RunFolder:
     """Continue a killed, interrupted or failed run from its folder; a finished run is left as it is."""
     folder = RunFolder(Path(run_dir))
     folder.run_info()
@@ -71,14 +72,14 @@ def resume(run_dir: Path, progress: Progress | None = None) -> RunFolder:
         return folder
     stopped = folder.stop_orphan_workers()
     folder.event("run_resumed", pid=os.getpid(), previous_status=status, stopped_workers=stopped)
-    return _execute(folder, progress)
+    return _execute(folder, progress, executor)
 
 
-def _execute(folder: RunFolder, progress: Progress | None) -> RunFolder:
+def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | None = None) -> RunFolder:
     folder.acquire()
     progress = progress or make_progress()
     config, spec = folder.config(), folder.spec()
-    executor = make_executor("local", config.workers)
+    executor = shared or make_executor("local", config.workers)
     events = folder.events()
     started = events[0]["t"] if events else time.time()
     progress.start()
@@ -98,7 +99,8 @@ def _execute(folder: RunFolder, progress: Progress | None) -> RunFolder:
         raise
     finally:
         progress.stop()
-        executor.shutdown()
+        if shared is None:
+            executor.shutdown()
         folder.release()
     return folder
 
@@ -239,6 +241,7 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
     folder = s.folder.cand_dir(record.iteration, record.index)
     result = finished_job(folder)
     if result is None:
+        clear_training_outputs(folder)
         s.folder.event("training_started", candidate=record.id, timesteps=s.config.timesteps)
         s.progress.update(record.id, "training", done=0, total=s.config.timesteps)
         job = WorkerJob(task_path=s.spec.source, reward_path=folder / "reward.py", out_dir=folder,

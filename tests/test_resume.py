@@ -1,0 +1,95 @@
+"""A run killed with SIGKILL during training resumes from its folder: nothing finished is redone or re-paid."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rewardsmith.run_state import RunFolder
+
+DATA = Path(__file__).parent / "data"
+SCRIPT = DATA / "loop_e2e.jsonl"
+
+
+def events(out: Path) -> list[dict]:
+    path = out / "events.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def wait_for_mid_training(out: Path, proc: subprocess.Popen, timeout_s: float = 180) -> set[str]:
+    """Wait until one candidate finished training while another is still training; returns the finished ids."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the run ended before it could be killed"
+        seen = events(out)
+        started = {e["candidate"] for e in seen if e["event"] == "training_started"}
+        done = {e["candidate"] for e in seen if e["event"] == "training_done"}
+        if done and started - done:
+            return done
+        time.sleep(0.05)
+    raise AssertionError("no moment with a finished and a running training")
+
+
+def run_cli(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rewardsmith", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_resume_after_kill_9(tiny_spec, tmp_path):
+    spec = tiny_spec("inverted-double-pendulum-balance", timesteps=2048, eval_episodes=3)
+    out = tmp_path / "run"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(Path(__file__).parents[1])}
+    with open(tmp_path / "first.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "rewardsmith", "run", str(spec), "--model", f"scripted:{SCRIPT}",
+                                 "--iterations", "2", "--samples", "3", "--workers", "2", "--out", str(out)],
+                                cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            done = wait_for_mid_training(out, proc)
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+    folder = RunFolder(out)
+    assert folder.status() == "interrupted"
+    finished = {cid: out / f"iter_{cid.split('.')[0]}" / f"cand_{cid.split('.')[1]}" / "summary.json" for cid in done}
+    stamps = {cid: (path.stat().st_mtime_ns, path.read_bytes()) for cid, path in finished.items()}
+    paid_before = folder.llm_totals()["llm_calls"] - folder.llm_totals()["cached_calls"]
+
+    result = run_cli("resume", str(out), cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "final retraining" in result.stdout
+
+    for cid, path in finished.items():  # finished candidates were not retrained
+        assert (path.stat().st_mtime_ns, path.read_bytes()) == stamps[cid], cid
+    log = events(out)
+    assert [e["event"] for e in log].count("run_resumed") == 1 and log[-1]["event"] == "run_finished"
+    for cid in done:
+        assert sum(e["event"] == "training_started" and e["candidate"] == cid for e in log) == 1
+
+    # every script line was paid for exactly once; the resumed process replayed what it needed from the cache
+    lines = len(SCRIPT.read_text().splitlines())
+    calls = [json.loads(p.read_text()) for p in sorted((out / "llm").glob("[0-9]*_*.json"))]
+    paid = [c for c in calls if not c["cached"]]
+    assert len(paid) == lines and paid_before <= lines
+    consumed = json.loads((out / "llm" / "scripted_state.json").read_text())["consumed"]
+    assert sorted(next(iter(consumed.values()))) == list(range(lines))
+
+    summary = folder.summary()
+    assert summary["status"] == "finished" and summary["iterations"] == 2 and summary["candidates"] == 6
+    assert summary["llm_calls"] - summary["cached_calls"] == lines and summary["final"]["fitness_mean"] is not None
+    assert folder.status() == "finished" and not (out / "run.lock").exists()
+    for path in out.rglob("*.json"):  # no corrupt file anywhere
+        json.loads(path.read_text())
+    for path in out.rglob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            json.loads(line)
+    assert not folder.stop_orphan_workers(), "a worker of the run was still running after it finished"
+
+    again = run_cli("resume", str(out), cwd=tmp_path, env=env)  # resuming a finished run changes nothing
+    assert again.returncode == 0 and len(events(out)) == len(log)
