@@ -1,0 +1,82 @@
+"""Review verbs: `runs` (list runs), `review` (a run in the terminal), `report` (one HTML file), `export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from rewardsmith.cli import app, console
+
+RunDirArg = typer.Argument(..., help="A run folder (runs/<task>/<stamp>/).")
+
+
+@app.command()
+def runs(folder: Path = typer.Argument(Path("runs"), help="Folder to search for runs and batches.")) -> None:
+    """List runs: task, model, status, best fitness, iterations, cost and start time."""
+    from rewardsmith.review import RunsTable
+    from rewardsmith.run_index import list_runs
+
+    rows = list_runs(folder)
+    if not rows:
+        console.print(f"no runs under {folder} (start one with `rewardsmith run TASK`)")
+        return
+    for batch in sorted({r.batch for r in rows if r.batch}):
+        console.print(RunsTable([r for r in rows if r.batch == batch], f"batch {batch}"))
+    single = [r for r in rows if not r.batch]
+    if single:
+        console.print(RunsTable(single, f"runs in {folder}"))
+
+
+@app.command()
+def review(
+    run_dir: Path = RunDirArg,
+    candidate: Optional[str] = typer.Option(None, "--candidate", "-c", help="Show one candidate (id like 2.1)."),
+    diff: bool = typer.Option(False, "--diff", help="Diff two candidates' rewards (default: the best against its parent)."),
+    a: Optional[str] = typer.Option(None, "--a", help="With --diff: the old candidate (default: B's parent)."),
+    b: Optional[str] = typer.Option(None, "--b", help="With --diff: the new candidate (default: the best)."),
+) -> None:
+    """Review a run: every candidate by iteration, the best reward, one candidate, or a diff."""
+    from rewardsmith.review import candidate_view, diff_view, review_view
+    from rewardsmith.run_reader import read_run
+
+    view = read_run(run_dir)
+    if diff or a or b:
+        console.print(diff_view(view, a, b))
+    elif candidate:
+        console.print(candidate_view(view, candidate))
+    else:
+        console.print(review_view(view))
+
+
+@app.command()
+def report(
+    run_dir: Path = typer.Argument(..., help="A run folder, or a batch folder for a summary page across its runs."),
+    videos: bool = typer.Option(True, "--videos/--no-videos", help="Record missing videos of each iteration's best."),
+    open_: bool = typer.Option(False, "--open", help="Open the report in a browser when written."),
+) -> None:
+    """Write one self-contained HTML report (report.html, or batch_report.html for a batch)."""
+    from rewardsmith.report import write_any_report
+
+    path, warnings = write_any_report(run_dir, videos=videos)
+    for w in warnings:
+        console.print(f"[yellow]warning:[/] {w}", highlight=False)
+    console.print(f"report: {path}")
+    if open_:
+        import webbrowser
+
+        webbrowser.open(path.resolve().as_uri())
+
+
+@app.command()
+def export(
+    run_dir: Path = RunDirArg,
+    to: Path = typer.Option(..., "--to", help="Folder to write reward.py and README.md into."),
+    candidate: Optional[str] = typer.Option(None, "--candidate", "-c", help="Candidate id (default: the best)."),
+) -> None:
+    """Export a reward as a standalone module with its provenance, and a README showing how to train with it."""
+    from rewardsmith.export import export_reward
+
+    path = export_reward(run_dir, to, candidate=candidate)
+    console.print(f"exported {path} (see {path.parent / 'README.md'})")

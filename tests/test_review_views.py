@@ -1,0 +1,130 @@
+"""`rewardsmith runs` and `rewardsmith review`: run listing, terminal views at 80 columns, damaged folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from review_fixture import build_review_run
+from rich.console import Console
+
+from rewardsmith.errors import RunFolderError
+from rewardsmith.review import RunsTable, candidate_view, diff_view, review_view
+from rewardsmith.run_index import list_runs
+from rewardsmith.run_reader import read_run
+
+
+@pytest.fixture(scope="session")
+def review_run(tmp_path_factory) -> Path:
+    return build_review_run(tmp_path_factory.getbasetemp() / "review_run")
+
+
+def render(renderable, width: int = 80) -> str:
+    console = Console(width=width, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_reader_tolerates_an_interrupted_run(review_run):
+    view = read_run(review_run)
+    assert view.status == "interrupted"
+    assert [(c.id, c.status) for c in view.candidates] == [("1.1", "trained"), ("1.2", "rejected"),
+                                                           ("2.1", "trained"), ("2.2", "designed")]
+    assert view.candidate("1.2").verdict == "rejected" and view.candidate("2.1").parent == "1.1"
+    assert view.best.id == max((view.candidate("1.1"), view.candidate("2.1")), key=lambda c: c.fitness).id
+    assert len(view.candidate("1.1").evals) == 2
+    assert any("metrics.jsonl:4: corrupt line skipped" in w for w in view.warnings)
+    assert view.tokens == sum(900 + n + 200 + n for n in range(1, 5))
+
+
+def test_review_at_80_columns_shows_every_candidate_and_the_best_code(review_run):
+    view = read_run(review_run)
+    text = render(review_view(view))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for cid in ("1.1", "1.2", "2.1", "2.2"):
+        assert f"\n {cid}" in text
+    assert "interrupted" in text and "forbidden-import" in text and "accepted" in text and "rejected" in text
+    assert f"best reward: {view.best.id}" in text and "def compute_reward" in text
+    assert text.rstrip().endswith("delimiter)") and "warning(s) while reading the run" in text
+    wide = render(review_view(view), width=140)
+    assert "flags / reason" in wide and "flags / reason" not in text
+
+
+def test_candidate_view_shows_findings_and_analysis(review_run):
+    view = read_run(review_run)
+    text = render(candidate_view(view, "2.1"))
+    assert "dominant-component" in text and "warning" in text
+    assert "analyzer" in text and "final evaluation: fitness" in text
+    assert "candidate 1.2" in render(candidate_view(view, "1.2")) and "analysis: none (not trained)" in render(
+        candidate_view(view, "1.2"))
+    with pytest.raises(RunFolderError, match="no candidate '9.9'.*1.1, 1.2, 2.1, 2.2"):
+        candidate_view(view, "9.9")
+
+
+def test_diff_between_candidates_and_best_against_parent(review_run):
+    view = read_run(review_run)
+    text = render(diff_view(view, "1.1", "2.1"))
+    assert "+import math" in text and '+        "upright": 0.5 * upright,' in text
+    assert '-        "effort_penalty": -0.1 * effort,' in text and "rewardsmith candidate" not in text
+    best = view.best
+    if best.parent:
+        assert f"{best.parent} (fitness" in render(diff_view(view, None, None))
+    else:
+        with pytest.raises(RunFolderError, match="has no parent"):
+            diff_view(view, None, None)
+
+
+def test_runs_lists_statuses_and_skips_unknown_folders(review_run, tmp_path):
+    root = tmp_path / "runs"
+    shutil.copytree(review_run, root / "halfcheetah-run" / "interrupted-run")
+    finished = shutil.copytree(review_run, root / "halfcheetah-run" / "finished-run")
+    with open(finished / "events.jsonl", "a") as f:
+        f.write(json.dumps({"t": 1, "event": "run_finished", "best_candidate": "2.1"}) + "\n")
+    running = shutil.copytree(review_run, root / "halfcheetah-run" / "running-run")
+    (running / "run.lock").write_text(str(os.getpid()))
+    batch = root / "locomotion-batch"
+    shutil.copytree(review_run, batch / "halfcheetah-run" / "batch-run")
+    (batch / "batch.json").write_text(json.dumps({"name": "locomotion"}))
+    (root / "junk" / "deeper").mkdir(parents=True)
+    (root / "halfcheetah-run" / "half-written").mkdir()
+    (root / "halfcheetah-run" / "half-written" / "run.json").write_text("{not json")
+    rows = {r.name.split("/")[-1]: r for r in list_runs(root)}
+    assert rows["interrupted-run"].status == "interrupted" and rows["finished-run"].status == "finished"
+    assert rows["running-run"].status == "running" and rows["batch-run"].batch == "locomotion-batch"
+    assert rows["half-written"].task == "?" and rows["finished-run"].iterations == "1/2"
+    assert rows["finished-run"].cost_usd == pytest.approx(0.01)
+    text = render(RunsTable(list(rows.values()), "runs"))
+    assert "running" in text and "finished" in text and "halfcheetah-run" in text
+
+
+def test_cli_review_runs_and_missing_folder(review_run, cli):
+    code, out, _ = cli("review", review_run, "--diff", "--a", "1.1", "--b", "2.1")
+    assert code == 0 and "+import math" in out
+    code, out, _ = cli("review", review_run, "--candidate", "1.2")
+    assert code == 0 and "forbidden-import" in out
+    code, out, _ = cli("runs", review_run.parent.parent)
+    assert code == 0 and "interrupted" in out
+    code, _, err = cli("review", review_run.parent / "missing")
+    assert code == 2 and "no such run folder" in err
+    code, _, err = cli("runs", review_run / "nope")
+    assert code == 2 and "no such folder" in err
+
+
+def test_partial_run_folder_still_reviews(review_run, tmp_path):
+    partial = shutil.copytree(review_run, tmp_path / "partial")
+    (partial / "run.json").unlink()
+    shutil.rmtree(partial / "iter_2" / "cand_1" / "tb")
+    (partial / "iter_2" / "cand_1" / "metrics.jsonl").unlink()
+    (partial / "iter_2" / "cand_2" / "candidate.json").unlink()
+    view = read_run(partial)
+    text = render(review_view(view))
+    assert "2.2" in text and "in progress" in text
+    assert any("run.json: missing" in w for w in view.warnings)
+    assert any("iter_2/cand_1: trained but metrics.jsonl is missing" in w for w in view.warnings)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(RunFolderError, match="not a run folder"):
+        read_run(empty)
