@@ -1,0 +1,87 @@
+"""`rewardsmith report` and policy videos: one self-contained HTML file, checked in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from review_fixture import build_review_run
+
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.report import write_any_report
+from rewardsmith.video import encode_video, load_frames
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="session")
+def review_run(tmp_path_factory) -> Path:
+    return build_review_run(tmp_path_factory.getbasetemp() / "review_run")
+
+
+@pytest.fixture(scope="session")
+def report(review_run, tmp_path_factory) -> tuple[Path, list[str]]:
+    run = shutil.copytree(review_run, tmp_path_factory.mktemp("report") / "run")
+    return write_any_report(run)
+
+
+def test_report_is_self_contained_with_videos(report):
+    path, warnings = report
+    html = path.read_text()
+    assert path.name == "report.html"
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html), "the report must not load anything remote"
+    assert html.count("<svg") >= 4 and 'class="code reward"' in html
+    for video in ("iter_1/cand_1/video.mp4", "iter_2/cand_1/video.mp4"):
+        assert f'src="{video}"' in html
+        size = (path.parent / video).stat().st_size
+        assert 1_000 < size < 1_000_000
+    assert 'href="llm/0001_designer.json"' in html and (path.parent / "llm" / "0001_designer.json").is_file()
+    assert "forbidden-import" in html and "dominant-component" in html and "no-progress" in html
+    assert any("corrupt line skipped" in w for w in warnings)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (CI installs it); the DOM check needs it")
+def test_report_renders_in_headless_chromium(report, tmp_path):
+    path, _ = report
+    url = path.resolve().as_uri()
+    base = [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    shot = tmp_path / "report.png"
+    subprocess.run([*base, f"--screenshot={shot}", "--window-size=1280,2400", url], capture_output=True, timeout=120,
+                   check=True)
+    assert shot.stat().st_size > 50_000
+    dom = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert 'id="plot-progress"' in dom and 'id="plot-curves"' in dom and dom.count("<svg") >= 4
+    assert re.search(r'<table id="candidates">.*2\.2.*</table>', dom, re.S)
+    assert '<video class="policy-video"' in dom and 'class="code reward"' in dom and "diff against parent 1.1" in dom
+    shutil.copy(shot, path.parent / "report.png")  # kept beside the report for a person to look at
+
+
+def test_batch_report_links_each_run(review_run, tmp_path):
+    batch = tmp_path / "batch"
+    shutil.copytree(review_run, batch / "halfcheetah-run" / "20250101-120000-abc123", ignore=shutil.ignore_patterns(
+        "model.zip"))
+    (batch / "batch.json").write_text('{"name": "locomotion"}')
+    path, _ = write_any_report(batch, videos=False)
+    html = path.read_text()
+    assert path.name == "batch_report.html"
+    assert 'href="halfcheetah-run/20250101-120000-abc123/report.html"' in html
+    assert (batch / "halfcheetah-run" / "20250101-120000-abc123" / "report.html").is_file()
+
+
+def test_frames_from_a_worker_are_validated_and_encoded(tmp_path):
+    frames = np.random.default_rng(0).integers(0, 255, (20, 60, 80, 3), dtype=np.uint8)
+    np.save(tmp_path / "frames.npy", frames)
+    video = encode_video(load_frames(tmp_path / "frames.npy"), tmp_path, fps=10)
+    assert video.name == "video.mp4" and video.stat().st_size > 0
+    np.save(tmp_path / "bad.npy", frames.astype(np.float32))
+    with pytest.raises(RewardsmithError, match="uint8"):
+        load_frames(tmp_path / "bad.npy")
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(RewardsmithError, match="unreadable"):
+        load_frames(tmp_path / "obj.npy")
