@@ -94,6 +94,7 @@ def component_plot(c: CandidateView) -> str | None:
     shown = [n for n in names if n in final]
     bars = right.barh(shown, [final[n] for n in shown], color=[colors[n] for n in shown])
     right.bar_label(bars, fmt="%.3g", fontsize=7, padding=2)
+    right.margins(x=0.3)  # room for the labels of negative bars
     right.axvline(0, color="#999", linewidth=0.6)
     right.invert_yaxis()
     right.set_title("final evaluation (mean episode sum)", fontsize=9, loc="left")
