@@ -1,0 +1,77 @@
+"""The `batch` verb: one search per task of a list, sharing one worker pool (local or a Ray cluster).
+
+`rewardsmith resume BATCH_DIR` (in `cli/run.py`) hands batch folders to `resume_batch` here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from rewardsmith.cli import app, console, err_console
+
+
+@app.command()
+def batch(
+    tasks: str = typer.Argument(..., metavar="LIST", help="A text file of task names or spec paths, one a line "
+                                "(# comments), or a quoted glob of spec files such as 'envs/*.toml'."),
+    workers: Optional[int] = typer.Option(None, min=1, help="Training workers shared by all tasks "
+                                          "(default: the cores here, or the Ray cluster's CPUs)."),
+    executor: str = typer.Option("local", help="Where candidates train: local or ray."),
+    ray_address: Optional[str] = typer.Option(None, help="A running Ray cluster, e.g. 10.0.0.5:6379 "
+                                              "(default with --executor ray: start a local Ray)."),
+    concurrent_tasks: Optional[int] = typer.Option(None, min=1, help="Tasks searching at once (default: 2 x workers)."),
+    out: Optional[Path] = typer.Option(None, help="Batch folder (new or empty; default runs/batch/<stamp>/)."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name, 'local' or 'scripted:PATH'."),
+    api_base: Optional[str] = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
+    iterations: Optional[int] = typer.Option(None, min=1, help="Iterations per task (default: each spec's)."),
+    samples: Optional[int] = typer.Option(None, min=1, help="Candidates per iteration (default: each spec's)."),
+    timesteps: Optional[int] = typer.Option(None, min=1, help="Training steps per candidate (default: each spec's)."),
+    final_timesteps: Optional[int] = typer.Option(None, min=1, help="Steps of the final retraining (default: each spec's)."),
+    final_seeds: Optional[int] = typer.Option(None, min=1, help="Seeds of the final retraining (default: each spec's)."),
+    seed: int = typer.Option(0, help="Random seed of training."),
+    device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
+) -> None:
+    """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`)."""
+    from rewardsmith.batch import BatchConfig, start
+
+    options = dict(model=model, api_base=api_base, iterations=iterations, samples=samples, timesteps=timesteps,
+                   final_timesteps=final_timesteps, final_seeds=final_seeds, seed=seed, device=device)
+    if executor not in ("local", "ray"):
+        raise typer.BadParameter(f"{executor!r}: use local or ray", param_hint="--executor")
+    config = BatchConfig(executor=executor, workers=workers, ray_address=ray_address, concurrent_tasks=concurrent_tasks,
+                         run_options={k: v for k, v in options.items() if v is not None})
+    _interruptible(lambda: start(tasks, config, out=out))
+
+
+def resume_batch(batch_dir: Path) -> None:
+    """Continue a batch folder: finished tasks are kept, the others resume."""
+    from rewardsmith.batch import resume
+
+    _interruptible(lambda: resume(batch_dir))
+
+
+def _interruptible(work) -> None:
+    """Run a batch and print its table; Ctrl-C leaves a resumable folder and exits at once (task threads and
+    workers are not waited for)."""
+    from rewardsmith.batch import read_summary
+    from rewardsmith.batch_progress import summary_table
+
+    try:
+        path = work()
+    except KeyboardInterrupt:
+        err_console.print("interrupted; the batch folder keeps what finished (continue with `rewardsmith resume DIR`)")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    summary = read_summary(path) or {}
+    console.print(summary_table(summary))
+    console.print(f"batch folder: {path}  (summary.json, batch.json; one run folder per task)")
+    if summary.get("status") != "finished":
+        err_console.print(f"{summary.get('totals', {}).get('finished', 0)} of {len(summary.get('tasks', []))} tasks "
+                          f"finished; continue with `rewardsmith resume {path}`")
+        raise typer.Exit(1)
