@@ -48,6 +48,10 @@ def resume(run_dir: Path = typer.Argument(..., help="The run folder to continue 
     """Continue a killed or failed run from its folder, without redoing finished candidates or repaying LLM calls."""
     from rewardsmith.loop import resume as resume_search
 
+    if (run_dir / "batch.json").is_file():  # a batch folder: every unfinished task resumes
+        from rewardsmith.cli.batch import resume_batch
+
+        return resume_batch(run_dir)
     _report(resume_search(run_dir).path)
 
 
