@@ -12,6 +12,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                         repair_requested, training_started, training_done, analysis_done,
                         iteration_done, final_started, final_done, run_finished, run_failed
     run.lock            pid of the process running it (present only while it runs)
+    .owner              written by `--out` folders (rewardsmith.runstore.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
     iter_<i>/cand_<j>/  i, j from 1:
         attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
@@ -40,7 +41,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import secrets
 import shutil
 import signal
 import time
@@ -122,7 +122,7 @@ class RunFolder:
             (folder.path / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(spec.folder / relative, folder.path / relative)
         write_json_atomic(folder.path / RUN_FILE, {
-            "run_id": f"{spec.name}-{folder.path.name}" if folder.path.name else secrets.token_hex(4),
+            "run_id": f"{spec.name}-{folder.path.name}",
             "task": {"name": spec.name, "path": str(spec.source), "spec": spec.source.read_text(encoding="utf-8")},
             "model": model_name, "api_base": config.api_base,
             "config": json.loads(config.model_dump_json()), "versions": versions(), "seed": config.seed,
