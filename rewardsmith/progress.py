@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any, Protocol
 
+from rich import box
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
@@ -149,20 +150,24 @@ def _cell(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def result_tables(folder: RunFolder) -> list[Table]:
-    """The end-of-run tables: one row per candidate, then the run overall (from the folder alone)."""
+def result_tables(folder: RunFolder) -> list[Table | Text]:
+    """The end-of-run view: a table of candidates, their flags or rejection reasons, then the run overall."""
     from rewardsmith.baselines import load_cached, normalized_score
 
     spec, config, summary = folder.spec(), folder.config(), folder.summary() or {}
     search_baseline = load_cached(spec, config.timesteps)
-    per = Table("id", "from", "status", "fitness", "success", "h-norm", "fixes", "tokens", "$", "s", "flags / reason",
-                title=f"{spec.name}: candidates", pad_edge=False)
+    per = Table(title=f"{spec.name}: candidates", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    for header in ("id", "from", "status", "fitness", "success", "h-norm", "fixes", "tokens", "$", "wall s"):
+        per.add_column(header, no_wrap=True, min_width=len(header))
+    notes = Text()
     for r in folder.candidates():
         analysis = folder.analysis(r) or {}
         note = ", ".join(f.get("code", "?") for f in analysis.get("flags", [])) if r.status == "trained" else r.reason
         per.add_row(r.id, r.parent or "-", r.status, _cell(r.fitness, 3), _cell(r.success_rate, 2),
                     _cell(normalized_score(spec, r.fitness, search_baseline), 3), str(r.repair_rounds),
-                    f"{r.tokens:,}", f"{r.cost_usd:.3f}", f"{r.wall_s:.0f}", note[:80])
+                    f"{r.tokens:,}", f"{r.cost_usd:.3f}", f"{r.wall_s:.0f}")
+        if note:
+            notes.append(f"{r.id}: {' '.join(note.split())[:200]}\n", style="red" if r.status != "trained" else "")
     final = summary.get("final") or {}
     overall = Table("run", "", title=f"{spec.name}: run", show_header=False)
     rows = {
@@ -184,4 +189,4 @@ def result_tables(folder: RunFolder) -> list[Table]:
         rows["error"] = summary["error"]
     for key, value in rows.items():
         overall.add_row(key, value)
-    return [per, overall]
+    return [per, notes, overall]
