@@ -25,10 +25,11 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rewardsmith.batch_progress import BatchProgress, make_batch_progress
 from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.executor import Executor, make_executor
 from rewardsmith.files import write_json_atomic
@@ -95,7 +96,8 @@ def read_task_list(source: str) -> list[TaskSpec]:
     return specs
 
 
-def start(list_source: str, config: BatchConfig, out: Path | None = None, progress=None) -> Path:
+def start(list_source: str, config: BatchConfig, out: Path | None = None,
+          progress: BatchProgress | None = None) -> Path:
     """Create a batch folder for LIST and run it to the end; returns the folder."""
     specs = read_task_list(list_source)
     for spec in specs:
@@ -110,7 +112,7 @@ def start(list_source: str, config: BatchConfig, out: Path | None = None, progre
     return _execute(path, progress)
 
 
-def resume(batch_dir: Path, progress=None) -> Path:
+def resume(batch_dir: Path, progress: BatchProgress | None = None) -> Path:
     """Continue a batch: tasks whose run finished are kept, the others resume (or start) where they stopped."""
     return _execute(Path(batch_dir), progress)
 
@@ -134,9 +136,7 @@ def _acquire(path: Path) -> None:
     lock.write_text(f"{os.getpid()}\n")
 
 
-def _execute(path: Path, progress) -> Path:
-    from rewardsmith.batch_progress import make_batch_progress
-
+def _execute(path: Path, progress: BatchProgress | None) -> Path:
     info = manifest(path)
     config = BatchConfig.model_validate(info["config"])
     tasks = info["tasks"]
@@ -145,7 +145,7 @@ def _execute(path: Path, progress) -> Path:
     before = float((read_summary(path) or {}).get("wall_s") or 0.0)  # earlier sessions of this batch
     started = time.time()
     lock = threading.Lock()
-    status, executor, pool = "interrupted", None, None
+    status, executor, pool = "failed", None, None
 
     def save(state: str) -> None:
         with lock:
@@ -161,6 +161,7 @@ def _execute(path: Path, progress) -> Path:
         outcomes = list(pool.map(lambda t: _run_task(path, t, config, executor, progress, save), tasks))
         status = "finished" if all(o == "finished" for o in outcomes) else "failed"
     except KeyboardInterrupt:
+        status = "interrupted"
         for task in tasks:  # workers run in their own sessions: stop them, the run folders stay resumable
             RunFolder(path / task["run_dir"]).stop_orphan_workers()
         raise
@@ -175,8 +176,8 @@ def _execute(path: Path, progress) -> Path:
     return path
 
 
-def _run_task(path: Path, task: dict[str, Any], config: BatchConfig, executor: Executor, progress,
-              done) -> str:
+def _run_task(path: Path, task: dict[str, Any], config: BatchConfig, executor: Executor, progress: BatchProgress,
+              done: Callable[[str], None]) -> str:
     """Run or resume one task's search; returns its final status. Never raises for the task's own failure."""
     from rewardsmith.loop import resume as resume_run, run as run_search
 

@@ -106,8 +106,7 @@ def unpack_outputs(data: bytes, dest: Path, mode: str) -> list[str]:
 
 def reap_orphans(base: Path) -> list[int]:
     """Kill sandboxed workers left by Ray workers that died on this node, and remove their temp folders."""
-    from rewardsmith.run_state import pid_alive
-    from rewardsmith.sandbox.launch import kill_leftovers
+    from rewardsmith.run_state import RunFolder, pid_alive
 
     killed = []
     for folder in base.glob(f"{TEMP_PREFIX}*"):
@@ -117,20 +116,7 @@ def reap_orphans(base: Path) -> list[int]:
             continue
         if pid_alive(owner):
             continue
-        root = str(folder.resolve())
-        for entry in Path("/proc").iterdir():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
-            except OSError:
-                continue
-            if b"rewardsmith.worker" in argv and any(a.decode(errors="replace").startswith(root + "/") for a in argv):
-                pid = int(entry.name)
-                try:
-                    os.killpg(pid, 9)
-                except (ProcessLookupError, PermissionError):
-                    pass
-                kill_leftovers(pid)
-                killed.append(pid)
+        killed += RunFolder(folder).stop_orphan_workers()  # workers whose job files lie in that folder
         shutil.rmtree(folder, ignore_errors=True)
     return killed
 
@@ -191,11 +177,16 @@ class RayExecutor:
         if self._owns_ray:
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
             quiet = dict(logging_level=logging.WARNING, log_to_driver=False)
-            if ray_address:
-                ray.init(address=ray_address, **quiet)
-            else:
-                ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
-                         _node_ip_address="127.0.0.1", **quiet)
+            try:
+                if ray_address:
+                    ray.init(address=ray_address, **quiet)
+                else:
+                    ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+                             _node_ip_address="127.0.0.1", **quiet)
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                raise RewardsmithError(f"cannot {'connect to Ray at ' + ray_address if ray_address else 'start Ray'}: "
+                                       f"{str(e).strip().splitlines()[-1][:300]} (start the cluster with "
+                                       "`ray start --head`, check --ray-address and the cluster's auth token)") from e
         cluster_cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, workers or cluster_cpus)
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="rewardsmith-ray")
