@@ -79,9 +79,11 @@ def main() -> None:
         spec, rewards = write_spec(folder, args.timesteps), write_rewards(folder, args.candidates)
         walls = {}
         for workers in (1, args.workers):
+            cpu = os.times().children_user + os.times().children_system
             walls[workers], jobs = train_all(spec, rewards, folder, workers, args.timesteps)
-            print(f"workers={workers}: {walls[workers]:6.1f} s wall  (per job: "
-                  + ", ".join(f"{w:.1f}" for w in jobs) + " s)")
+            cpu = os.times().children_user + os.times().children_system - cpu
+            print(f"workers={workers}: {walls[workers]:6.1f} s wall, {cpu:6.1f} s worker CPU, load average "
+                  f"{os.getloadavg()[0]:.2f}  (per job: " + ", ".join(f"{w:.1f}" for w in jobs) + " s)")
     print(f"speedup with {args.workers} workers: {walls[1] / walls[args.workers]:.2f}x "
           f"(goal >= {0.9 * args.workers:.1f}x)")
 
