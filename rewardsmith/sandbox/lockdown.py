@@ -24,6 +24,7 @@ SANDBOX_UID_BASE = 100_000
 """A root-started worker with pid P runs as uid/gid SANDBOX_UID_BASE + P: unique among live
 workers, so limits count per worker and the parent can find every process it left behind."""
 
+LOCKDOWN_LAYERS = ("netns", "rlimits", "landlock", "uid-drop", "seccomp")
 _CLONE_NEWNET = 0x40000000
 _SYSTEM_READ_ROOTS = (
     "/usr", "/lib", "/lib64", "/lib32", "/proc", "/sys", "/dev",
@@ -53,6 +54,9 @@ class SandboxSettings(BaseModel):
     extra_read_paths: list[Path] = []
     """Folders the worker may read after lock_down besides the interpreter, the rewardsmith
     package and system folders (e.g. a folder of custom envs)."""
+    enabled: bool = True
+    """Benchmark-only: False makes `lock_down` apply no layer at all, so `bench/sandbox.py` can measure
+    what the sandbox costs. Never set it for candidate code."""
 
 
 def sandbox_uid(pid: int) -> int:
@@ -65,6 +69,8 @@ def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
 
     Writes nothing itself. Only `writable` (and /dev/null) stay writable afterwards.
     """
+    if not settings.enabled:
+        return {name: "off: disabled (benchmark only)" for name in LOCKDOWN_LAYERS}
     writable = writable.resolve()
     threads = len(os.listdir("/proc/self/task"))
     thread_note = "" if threads == 1 else f" (this thread and later ones; {threads - 1} " \
