@@ -53,6 +53,8 @@ class Model(ABC):
     """"api", "local" or "scripted"."""
     uses_user_cache: ClassVar[bool] = True
     """Whether answers may come from (and go to) the user-level cache shared between runs."""
+    variant: ClassVar[str] = ""
+    """Part of the cache key; changes whenever the same request would get another answer (a new local prompt)."""
 
     def __init__(
         self,
@@ -116,6 +118,8 @@ class Model(ABC):
             "max_tokens": max_tokens,
             "sample": sample,
         }
+        if self.variant:
+            request["variant"] = self.variant
         key = request_key(request)
         start = time.perf_counter()
         entry = self._cache.get(key) if self._cache is not None else None

@@ -8,6 +8,8 @@ sees a whole function. Good for trying the tool offline; its rewards are weak.
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import os
 import threading
 from pathlib import Path
@@ -27,21 +29,32 @@ CODE_HEAD = '''import numpy as np
 def compute_reward(state, action, next_state):
     """Return the total reward and a dict of its named reward components."""
     components = {}
+    components["'''
+CODE_TAIL = '''
+    total = float(sum(components.values()))
+    return total, components
 '''
+"""The completion fills in component lines between CODE_HEAD and CODE_TAIL (a base model rarely ends
+a function well on its own); lines after the last one that still parses are dropped."""
+
 EXAMPLE = '''# Reward functions for reinforcement learning
 
-A reward function reads the documented state and returns the total reward and its named components.
-For example, for a pendulum that must stay upright:
+A reward function reads the documented state through `state.body(name).pos`, `state.joint(name).qpos`,
+`state.joint(name).qvel`, `state.site(name).pos`, `state.obs` and `action`, and adds named components.
+For example, for a cart-pole whose pole must stay upright near the centre:
 
 ```python
 import numpy as np
 
 
-def pendulum_reward(state, action, next_state):
-    """Pendulum: stay upright, move little."""
-    upright = float(np.cos(next_state[0]))
-    effort = -0.001 * float(np.sum(action ** 2))
-    return upright + effort, {"upright": upright, "effort": effort}
+def compute_reward(state, action, next_state):
+    """Return the total reward and a dict of its named reward components."""
+    components = {}
+    components["upright"] = float(np.cos(next_state.joint("hinge").qpos))
+    components["centre"] = -0.1 * abs(float(next_state.joint("slider").qpos))
+    components["effort"] = -0.001 * float(np.sum(np.square(action)))
+    total = float(sum(components.values()))
+    return total, components
 ```
 '''
 """Opens every designer document: a base model copies the shape of a short complete function."""
@@ -49,7 +62,7 @@ def pendulum_reward(state, action, next_state):
 _HEADINGS = {"designer": None, "critic": "## Review\n\n", "analyzer": "## Analysis\n\n"}
 _STOP = {
     # the function has ended once a line starts at column 0
-    "designer": ["```", "\n\n\n", "\nif ", "\ndef ", "\n#", "\nprint", "\nclass "],
+    "designer": ["```", "\n\n", "\n    total", "\n    return", "\nif ", "\ndef ", "\n#", "\nprint", "\nclass "],
     "critic": ["```", "\n\n\n\n", "\n## "],
     "analyzer": ["```", "\n\n\n\n", "\n## "],
 }
@@ -116,6 +129,7 @@ class LocalModel(Model):
     """`local`: Gemma 3 270M through llama-cpp-python, loaded once per process, generations serialized."""
 
     kind = "local"
+    variant = hashlib.sha256(f"{EXAMPLE}{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()).hexdigest()[:12]
 
     def __init__(
         self, *, run_dir: Path | None = None, cache_dir: Path | None = None, use_cache: bool = True
@@ -146,10 +160,24 @@ class LocalModel(Model):
             except (RuntimeError, ValueError) as exc:
                 raise LLMError(f"the built-in local model failed on a {role} prompt: {exc}") from exc
         completion = result["choices"][0]["text"]
-        text = f"```python\n{CODE_HEAD}{completion.rstrip()}\n```\n" if heading is None else completion.strip()
+        text = f"```python\n{close_function(completion)}```\n" if heading is None else completion.strip()
         return Completion(
             text=text,
             prompt_tokens=int(result["usage"]["prompt_tokens"]),
             completion_tokens=int(result["usage"]["completion_tokens"]),
             details={"finish_reason": result["choices"][0].get("finish_reason"), "prompt_tail": tail},
         )
+
+
+def close_function(completion: str) -> str:
+    """CODE_HEAD + the longest prefix of the completed lines that parses + CODE_TAIL."""
+    lines = completion.rstrip().splitlines()
+    for keep in range(len(lines), -1, -1):
+        body = "\n".join(lines[:keep]) if keep else "effort\"] = 0.0"
+        code = f"{CODE_HEAD}{body}{CODE_TAIL}"
+        try:
+            ast.parse(code)
+            return code
+        except SyntaxError:
+            continue
+    raise AssertionError("unreachable: the empty body always parses")
