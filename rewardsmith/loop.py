@@ -30,6 +30,7 @@ from rewardsmith.progress import Progress, make_progress
 from rewardsmith.run_config import RunConfig
 from rewardsmith.run_state import CandidateRecord, RunFolder
 from rewardsmith.runstore import claim_dir, new_run_dir
+from rewardsmith.settings import require_sandbox
 from rewardsmith.task import TaskSpec, load_task
 
 HEADER = "# rewardsmith candidate"
@@ -54,6 +55,7 @@ def run(config: RunConfig, progress: Progress | None = None, executor: Executor 
     (shared by a batch) is used and left running; otherwise the run makes its own local one."""
     spec = load_task(config.task)
     config = config.resolve(spec)
+    require_sandbox(config.sandbox_minimum)  # refuse before anything is created
     path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
     config = config.model_copy(update={"model": config.model or default_model_name()})
     folder = RunFolder.create(path, config, spec, config.model or "")
@@ -70,6 +72,7 @@ def resume(run_dir: Path, progress: Progress | None = None, executor: Executor |
         raise RunFolderError(f"{run_dir}: run is still running (pid {folder.lock_pid()})")
     if status == "finished":
         return folder
+    require_sandbox(folder.config().sandbox_minimum)
     stopped = folder.stop_orphan_workers()
     folder.event("run_resumed", pid=os.getpid(), previous_status=status, stopped_workers=stopped)
     return _execute(folder, progress, executor)
@@ -91,6 +94,7 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
         for iteration in range(1, (config.iterations or 1) + 1):
             run_iteration(search, iteration)
         final = retrain_best(folder, config, executor, progress)
+        record_videos(search)
         summary = write_summary(folder, config, spec, "finished", started=started, final=final)
         folder.event("run_finished", best_candidate=summary["best_candidate"], best_fitness=summary["best_fitness"])
     except RewardsmithError as e:
@@ -103,6 +107,23 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
             executor.shutdown()
         folder.release()
     return folder
+
+
+def record_videos(s: Search) -> None:
+    """Policy videos: always of the overall best candidate; with `videos`, of each iteration's best too."""
+    from rewardsmith.video import find_video, record_video
+
+    records = s.folder.candidates()
+    targets = [best_record(records)]
+    if s.config.videos:
+        targets += [best_record([r for r in records if r.iteration == i]) for i in sorted({r.iteration for r in records})]
+    for record in {r.id: r for r in targets if r is not None}.values():
+        cand = s.folder.cand_dir(record.iteration, record.index)
+        if find_video(cand) is None:
+            s.progress.update(record.id, "video")
+            video = record_video(s.spec, cand, executor=s.executor, seed=s.config.seed)
+            s.progress.update(record.id, "video recorded" if video else "no video",
+                              reason="" if video else "rendering failed (see video/worker.log)")
 
 
 # -- one iteration ---------------------------------------------------------------------------------------

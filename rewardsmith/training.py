@@ -56,10 +56,11 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     _warm_up(train_env)  # checks the reward contract once before training
     model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
 
+    eval_freq = min(spec.train.eval_freq, max(timesteps // 4, 1))  # a short budget still gets a learning curve
     callbacks = [
         HeartbeatCallback(out / HEARTBEAT_FILE, timesteps),
-        ComponentLogCallback(out / METRICS_FILE, every=max(spec.train.eval_freq // 2, 500), started=started),
-        FitnessEvalCallback(eval_env, out / METRICS_FILE, spec.train.eval_freq, spec.train.eval_episodes,
+        ComponentLogCallback(out / METRICS_FILE, every=max(eval_freq // 2, 256), started=started),
+        FitnessEvalCallback(eval_env, out / METRICS_FILE, eval_freq, spec.train.eval_episodes,
                             seed=job.seed + 10_000, started=started),
     ]
     model.learn(total_timesteps=timesteps, callback=callbacks)
@@ -69,9 +70,12 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
                         seed=job.seed + 20_000, record_states=True)
     for episode in episodes:
         append_jsonl(out / EPISODES_FILE, episode)
-    summary = {"status": "ok", **aggregate(episodes), "timesteps": int(model.num_timesteps),
-               "wall_s": round(time.perf_counter() - started, 3), "algo": spec.train.algo, "seed": job.seed,
-               "device": job.device, "reward_source": job.reward_source, "task": spec.name, "sandbox": layers}
+    final = aggregate(episodes)
+    wall_s = round(time.perf_counter() - started, 3)
+    append_jsonl(out / METRICS_FILE, {"kind": "eval", "timesteps": int(model.num_timesteps), "wall_s": wall_s,
+                                      "final": True, **final})
+    summary = {"status": "ok", **final, "timesteps": int(model.num_timesteps), "wall_s": wall_s,
+               "algo": spec.train.algo, "seed": job.seed, "device": job.device, "reward_source": job.reward_source, "task": spec.name, "sandbox": layers}
     write_json_atomic(out / SUMMARY_FILE, summary)
     return summary
 

@@ -29,6 +29,9 @@ def run(
     semantic: Optional[bool] = typer.Option(None, "--semantic/--no-semantic",
                                             help="LLM review in the critic (default: on for API models only)."),
     llm_summary: bool = typer.Option(False, "--llm-summary", help="Ask the LLM to summarise each trained policy's behaviour."),
+    videos: bool = typer.Option(False, "--videos", help="Record a policy video of every iteration's best (the best always gets one)."),
+    sandbox_minimum: Optional[str] = typer.Option(None, help="Comma-separated sandbox layers that must hold, else refuse "
+                                                  "(default: settings file [sandbox] minimum, else clean-start,rlimits,seccomp,ast-gate)."),
     out: Optional[Path] = typer.Option(None, help="Run folder (new or empty; default runs/<task>/<stamp>/)."),
 ) -> None:
     """Search for a reward function for TASK: design, critique, train, analyse, refine; then retrain the best."""
@@ -38,7 +41,8 @@ def run(
     options = dict(model=model, api_base=api_base, iterations=iterations, samples=samples, timesteps=timesteps,
                    final_timesteps=final_timesteps, final_seeds=final_seeds, repair_rounds=repair_rounds,
                    workers=workers, semantic=semantic, out=out)
-    config = RunConfig(task=task, seed=seed, device=device, llm_summary=llm_summary,
+    config = RunConfig(task=task, seed=seed, device=device, llm_summary=llm_summary, videos=videos,
+                       sandbox_minimum=sandbox_minimum.split(",") if sandbox_minimum else None,
                        **{k: v for k, v in options.items() if v is not None or k == "semantic"})
     _report(run_search(config).path)
 
