@@ -1,43 +1,66 @@
-"""The hostile corpus: every program in tests/hostile/ against the gate and against the OS layers.
+"""The hostile corpus: every program in tests/hostile/ through the real critic and training paths.
 
-Each program states its attack and expected outcome in its header (`# gate:`, `# outcome:`).
-The OS-layer run loads it with the gate OFF, so the layers must hold on their own. A "runner"
-takes (program, work folder, environment) and returns a RunOutcome; the lead can add runners for
-the real critic and training paths to RUNNERS.
+Each program states its attack and expected verdicts in its header: `# gate:` (the AST policy's verdict),
+`# critic:` and `# train:` (the verdict of that path when the program's code runs: gate off, or a program
+the gate passes). With the gate on, a program the gate rejects must be rejected statically on both paths.
+
+Every (program, path, gate on/off) run happens in its own run folder, while the parent (this pytest
+process) holds a planted API key in its real environment and a listener on 127.0.0.1. Each run must be
+rejected or contained, with its reason recorded: no file created outside the candidate folder, no
+connection, no secret in any file or reason, no process left behind, the parent alive, the run folder
+intact. Runs go through a small thread pool (the workers are processes) to fit the CI budget.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import glob
+import hashlib
 import json
 import os
+import re
 import socket
-import subprocess
-import sys
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from rewardsmith.critic import WORKER_DIR, critique, dynamic_findings
+from rewardsmith.jobs import JOB_FILE, WorkerJob
+from rewardsmith.sandbox.lockdown import SANDBOX_UID_BASE, SandboxSettings
 from rewardsmith.sandbox.policy import check_source
+from rewardsmith.task import TaskSpec, read_task
+from rewardsmith.trainer import run_job
 
-ROOT = Path(__file__).resolve().parent.parent
-CHILD = Path(__file__).with_name("sandbox_child.py")
+from conftest import make_tiny_spec
+
 CORPUS = sorted(Path(__file__).with_name("hostile").glob("*.py"))
-ESCAPE_GLOBS = ("/tmp/rewardsmith-hostile-*", "/dev/shm/rewardsmith-hostile-*",
-                "/etc/rewardsmith-hostile-*")
+TASK = "inverted-double-pendulum-balance"
+ESCAPE_GLOBS = ("/tmp/rewardsmith-hostile-*", "/dev/shm/rewardsmith-hostile-*", "/etc/rewardsmith-hostile-*")
 OUTPUT_CAP = 1_000_000
+PARALLEL = 3
+CRITIC_TIMEOUT_S = 10
+CRITIC_OPTIONS = {"transitions": 20, "episode_steps": 20, "eval_time_limit_s": 2.0}
+TRAIN_OPTIONS = {"timeout_s": 60, "stall_timeout_s": 60, "final_eval_episodes": 1}
+TRAIN_SANDBOX = SandboxSettings(cpu_s=12)
+"""CPU seconds, not wall: a busy loop dies after the same work however loaded the CI machine is."""
+KILLED = re.compile(r"timed out after|crashed with|sent no heartbeat")
+GATES = {"gate-on": True, "gate-off": False}
+
+
+def _expected(program: Path, runner: str, gate: bool) -> str:
+    return "static" if gate and header(program, "gate") == "reject" else header(program, runner)
 
 
 @dataclasses.dataclass
-class RunOutcome:
-    """What a runner observed: the worker result, the child's report (None if it died)."""
+class Outcome:
+    """What a runner saw: a verdict word, the recorded reason, and the folder its worker wrote to."""
 
-    worker: dict
-    report: dict | None
-    log_bytes: int
+    verdict: str
+    reason: str
+    worker_dir: Path
 
 
 def header(program: Path, key: str) -> str:
@@ -47,23 +70,39 @@ def header(program: Path, key: str) -> str:
     raise AssertionError(f"{program.name} lacks a '# {key}:' header line")
 
 
-def run_locked_child(program: Path, work: Path, env: dict[str, str]) -> RunOutcome:
-    """Gate off: a supervisor (holding the planted key in its real environment) runs
-    sandbox_child.py, which locks down, loads the program and calls it on read-only states."""
-    out = work / "out"
-    result_path = work / "worker.json"
-    argv = [sys.executable, "-I", str(CHILD), str(ROOT), "reward", str(out), str(work / "reward.py")]
-    subprocess.run([sys.executable, "-I", str(CHILD), str(ROOT), "supervise", str(result_path),
-                    *argv], env=env, check=True, timeout=120)
-    report_path = out / "result.json"
-    report = json.loads(report_path.read_text()) if report_path.exists() else None
-    return RunOutcome(json.loads(result_path.read_text()), report,
-                      result_path.with_suffix(".log").stat().st_size)
+def run_critic(spec: TaskSpec, cand: Path, gate: bool) -> Outcome:
+    """The critic: `critique` with the gate on; with it off, the critic's own dynamic stage (critique
+    always runs the static stage, its `ast_gate` only reaches the worker). Verdict: "accepted",
+    "static", "killed" or the first error's code (exception, contract, too-slow, worker)."""
+    reward = cand / "reward.py"
+    if gate:
+        errors = critique(spec, reward, cand, timeout_s=CRITIC_TIMEOUT_S, options=CRITIC_OPTIONS).errors
+    else:
+        findings, _ = dynamic_findings(spec, reward, cand / WORKER_DIR, ast_gate=False, timeout_s=CRITIC_TIMEOUT_S,
+                                       options=CRITIC_OPTIONS)
+        errors = [f for f in findings if f.severity == "error"]
+    if not errors:
+        return Outcome("accepted", "", cand / WORKER_DIR)
+    first = errors[0]
+    verdict = "static" if first.stage == "static" else "killed" if KILLED.search(first.message) else first.code
+    return Outcome(verdict, "\n".join(map(str, errors)), cand / WORKER_DIR)
 
 
-RUNNERS: dict[str, Callable[[Path, Path, dict[str, str]], RunOutcome]] = {
-    "locked-child": run_locked_child,
-}
+def run_train(spec: TaskSpec, cand: Path, gate: bool) -> Outcome:
+    """The trainer: `run_job` in train mode. Verdict: "accepted" (status ok), "static" (the worker's gate),
+    "killed", else "rejected"/"failed" as the JobResult says."""
+    reward = cand / "reward.py"
+    job = WorkerJob(mode="train", task_path=spec.source, reward_path=reward, out_dir=cand, timesteps=256,
+                    ast_gate=gate, sandbox=TRAIN_SANDBOX, options=TRAIN_OPTIONS)
+    result = run_job(job)
+    if result.ok:
+        return Outcome("accepted", "", cand)
+    verdict = "killed" if KILLED.search(result.error) else \
+        "static" if result.error.startswith(f"{reward.resolve()}:") else result.status
+    return Outcome(verdict, result.error, cand)
+
+
+RUNNERS: dict[str, Callable[[TaskSpec, Path, bool], Outcome]] = {"critic": run_critic, "train": run_train}
 
 
 @pytest.mark.parametrize("program", CORPUS, ids=lambda p: p.stem)
@@ -74,73 +113,135 @@ def test_gate_verdict_matches_header(program: Path) -> None:
     assert bool(findings) == (expected == "reject"), [str(f) for f in findings]
 
 
-@pytest.fixture
-def listener():
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.setblocking(False)
-    yield server
-    server.close()
+def _escapes() -> list[str]:
+    return [path for pattern in ESCAPE_GLOBS for path in glob.glob(pattern)]
 
 
-def _cleanup_escapes() -> None:
-    for pattern in ESCAPE_GLOBS:
-        for path in glob.glob(pattern):
-            os.remove(path)
+def _tree(folder: Path, skip: Path | None = None) -> dict[str, str]:
+    """Relative path -> content hash of every file under `folder` (except under `skip` and bytecode caches)."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(folder.rglob("*"))
+            if "__pycache__" not in p.parts and (skip is None or not p.is_relative_to(skip))}
 
 
-def _processes_mentioning(text: str) -> list[int]:
+def _leftovers(worker_dir: Path, cand: Path) -> list[int]:
+    """Live processes of this run: its sandbox uid (the worker chowns its folder to it) or naming its folder."""
+    owner = worker_dir.stat().st_uid if worker_dir.exists() else 0
     pids = []
     for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
         try:
-            if name.isdigit() and text.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
-                pids.append(int(name))
+            stat = Path(f"/proc/{name}/stat").read_text()
+            uid = Path(f"/proc/{name}").stat().st_uid
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
         except OSError:
             continue
+        alive = stat[stat.rindex(")") + 2] != "Z"
+        if alive and ((owner >= SANDBOX_UID_BASE and uid == owner) or str(cand.resolve()).encode() in cmdline):
+            pids.append(int(name))
     return pids
 
 
+@dataclasses.dataclass
+class Run:
+    """One (program, path, gate) run and everything checked after it."""
+
+    program: Path
+    runner: str
+    gate: bool
+    outcome: Outcome | None = None
+    escaped: list[str] = dataclasses.field(default_factory=list)
+    connected: bool = False
+    leaked: list[str] = dataclasses.field(default_factory=list)
+    leftovers: list[int] = dataclasses.field(default_factory=list)
+    damaged: list[str] = dataclasses.field(default_factory=list)
+    log_bytes: int = 0
+
+
+def execute(run: Run, spec: TaskSpec, base: Path, secret: str) -> Run:
+    """Lay out a run folder, run the candidate through its path, then check the folder and the machine."""
+    run_dir = base / f"{run.runner}-{'on' if run.gate else 'off'}-{run.program.stem}"
+    cand = run_dir / "iter_0" / "cand_0"
+    (run_dir / "iter_0" / "cand_1").mkdir(parents=True)
+    (run_dir / "iter_0" / "cand_1" / "canary.txt").write_text("canary")
+    (run_dir / "run.json").write_text(json.dumps({"task": spec.name}))
+    cand.mkdir()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listener.setblocking(False)
+        source = run.program.read_text().replace("PORT = 0", f"PORT = {listener.getsockname()[1]}")
+        (cand / "reward.py").write_text(source)
+        (cand / "candidate.json").write_text(json.dumps({"program": run.program.stem}))
+        outside, spec_files = _tree(run_dir, skip=cand), _tree(spec.source.parent)
+        run.outcome = RUNNERS[run.runner](spec, cand, run.gate)
+        run.escaped = _escapes()
+        try:
+            listener.accept()[0].close()
+            run.connected = True
+        except BlockingIOError:
+            pass
+    run.leftovers = _leftovers(run.outcome.worker_dir, cand)
+    run.leaked = [str(p) for p in cand.rglob("*") if p.is_file() and not p.is_symlink()
+                  and secret.encode() in p.read_bytes()]
+    if secret in run.outcome.reason:
+        run.leaked.append("the recorded reason")
+    job_path = run.outcome.worker_dir / JOB_FILE
+    intact = {"files outside the candidate folder": _tree(run_dir, skip=cand) == outside,
+              "the spec folder": _tree(spec.source.parent) == spec_files,
+              "reward.py": (cand / "reward.py").read_text() == source,
+              "candidate.json": json.loads((cand / "candidate.json").read_text()) == {"program": run.program.stem},
+              "job.json": not job_path.exists() or _job_matches(job_path, cand / "reward.py", run.gate)}
+    run.damaged = [name for name, ok in intact.items() if not ok]
+    log = run.outcome.worker_dir / "worker.log"
+    run.log_bytes = log.stat().st_size if log.exists() else 0
+    return run
+
+
+def _job_matches(job_path: Path, reward: Path, gate: bool) -> bool:
+    job = WorkerJob.model_validate_json(job_path.read_text())
+    return job.reward_path == reward.resolve() and job.ast_gate == gate and job.sandbox.enabled
+
+
+def _selected(items: list[pytest.Item]) -> list[tuple[str, str, str]]:
+    return [(item.callspec.params["program"].stem, item.callspec.params["runner"], item.callspec.params["gate"])
+            for item in items if item.originalname == "test_hostile_run_contained"]
+
+
+@pytest.fixture(scope="module")
+def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Every selected run, done once up front (in parallel, slow CPU-limited training runs first), with a planted
+    key in this process's environment."""
+    secret = f"sk-planted-{uuid.uuid4().hex}"
+    base = tmp_path_factory.mktemp("hostile")
+    (base / "spec").mkdir()
+    spec = read_task(make_tiny_spec(base / "spec", TASK, timesteps=256, eval_freq=100_000, eval_episodes=1,
+                                    hyperparams={"n_steps": 128, "batch_size": 64, "n_epochs": 1}))
+    by_stem = {p.stem: p for p in CORPUS}
+    todo = [Run(by_stem[stem], runner, GATES[gate]) for stem, runner, gate in _selected(request.session.items)]
+    todo.sort(key=lambda run: run.runner != "train" or _expected(run.program, run.runner, run.gate) != "killed")
+    for path in _escapes():
+        os.remove(path)
+    with pytest.MonkeyPatch.context() as mp, ThreadPoolExecutor(PARALLEL) as pool:
+        mp.setenv("OPENAI_API_KEY", secret)
+        done = list(pool.map(lambda run: execute(run, spec, base, secret), todo))
+    for path in _escapes():
+        os.remove(path)
+    return {(run.program.stem, run.runner, "gate-on" if run.gate else "gate-off"): run for run in done}
+
+
+@pytest.mark.parametrize("gate", sorted(GATES))
 @pytest.mark.parametrize("runner", sorted(RUNNERS))
 @pytest.mark.parametrize("program", CORPUS, ids=lambda p: p.stem)
-def test_os_layers_contain(program: Path, runner: str, tmp_path: Path, listener) -> None:
-    _cleanup_escapes()
-    secret = f"sk-planted-{uuid.uuid4().hex}"
-    work = tmp_path / "cand"
-    (work / "out").mkdir(parents=True)
-    source = program.read_text()
-    (work / "reward.py").write_text(source)
-    env = {"PATH": os.environ.get("PATH", ""), "OPENAI_API_KEY": secret,
-           "HOSTILE_PORT": str(listener.getsockname()[1]), "SANDBOX_TEST_FOLDER": str(work / "out"),
-           "SANDBOX_TEST_TIMEOUT": "10"}
-    try:
-        outcome = RUNNERS[runner](program, work, env)
-        escaped = [p for pattern in ESCAPE_GLOBS for p in glob.glob(pattern)]
-    finally:
-        _cleanup_escapes()
-    assert not escaped, f"files written outside the folder: {escaped}"
-    with pytest.raises(BlockingIOError):
-        listener.accept()  # nothing connected to 127.0.0.1
-    leaked = [p for p in work.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
-    assert not leaked, f"planted secret found in {leaked}"
-    assert secret not in json.dumps(outcome.report)
-    assert not _processes_mentioning(str(work)), "a process of the worker survived"
-    assert (work / "reward.py").read_text() == source, "the reward file was modified"
-    assert outcome.log_bytes <= OUTPUT_CAP + 100
-    _assert_outcome(header(program, "outcome"), outcome)
-
-
-def _assert_outcome(expected: str, outcome: RunOutcome) -> None:
-    worker = outcome.worker
-    if expected == "killed":
-        assert worker["reason"] and (worker["timed_out"] or worker["signal"]), worker
-        return
-    assert worker["reason"] == "", worker
-    assert outcome.report is not None
-    assert outcome.report["layers"]["seccomp"].startswith("on")
-    calls = outcome.report["outcomes"]
-    if expected == "ok":
-        assert all("returned" in call for call in calls), calls
-    else:
-        assert expected == "raised"
-        assert any("raised" in call for call in calls), calls
+def test_hostile_run_contained(program: Path, runner: str, gate: str, runs: dict) -> None:
+    run = runs[(program.stem, runner, gate)]
+    assert not run.escaped, f"files written outside the candidate folder: {run.escaped}"
+    assert not run.connected, "a connection reached the listener on 127.0.0.1"
+    assert not run.leaked, f"the planted secret was found in {run.leaked}"
+    assert not run.leftovers, f"processes of the worker survived: {run.leftovers}"
+    assert not run.damaged, f"the run folder was damaged: {run.damaged}"
+    assert run.log_bytes <= OUTPUT_CAP + 100
+    outcome = run.outcome
+    assert outcome.verdict == _expected(program, runner, GATES[gate]), outcome.reason
+    assert (outcome.verdict == "accepted") != bool(outcome.reason), "a rejection must record its reason"

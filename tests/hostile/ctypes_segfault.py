@@ -1,6 +1,7 @@
 # attack: dereference an unmapped address through ctypes
 # gate: reject
-# outcome: killed
+# critic: killed
+# train: killed
 # expect: rejected by ast-gate; contained: the worker dies alone, reported 'crashed with SIGSEGV'
 import ctypes
 

@@ -1,6 +1,7 @@
 # attack: call libc system() through ctypes
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: seccomp
 import ctypes
 

@@ -1,6 +1,7 @@
 # attack: import os through __import__ with a built string
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate (__import__); contained: seccomp
 def compute_reward(state, action, next_state):
     mod = __import__("o" + "s")

@@ -1,6 +1,7 @@
 # attack: hide an os import inside exec()
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate (exec); contained: seccomp
 def compute_reward(state, action, next_state):
     exec("import os\nimport subprocess\nsubprocess.run(['touch', '/tmp/rewardsmith-hostile-escape'], check=True)")

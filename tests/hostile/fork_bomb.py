@@ -1,6 +1,7 @@
 # attack: fork in a loop
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: seccomp (fork/clone EPERM)
 import os
 

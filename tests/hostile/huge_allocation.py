@@ -1,6 +1,7 @@
 # attack: allocate 800 GB
 # gate: pass
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: passes the gate; contained: rlimits (RLIMIT_AS → MemoryError)
 import numpy as np
 

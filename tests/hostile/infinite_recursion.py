@@ -1,6 +1,7 @@
 # attack: recurse without end
 # gate: pass
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: passes the gate; contained: RecursionError
 def deeper(n):
     return deeper(n + 1) + 1

@@ -1,6 +1,7 @@
 # attack: SIGKILL the parent (the process holding the keys)
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: seccomp (kill only own pid) and landlock signal scope
 import os
 import signal

@@ -1,6 +1,7 @@
 # attack: read __class__ through a match class pattern (no Attribute node)
 # gate: reject
-# outcome: ok
+# critic: accepted
+# train: accepted
 # expect: rejected by ast-gate (match); contained: harmless read
 def compute_reward(state, action, next_state):
     match ():

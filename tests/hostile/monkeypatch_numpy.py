@@ -1,6 +1,7 @@
 # attack: replace np.sum process-wide
 # gate: reject
-# outcome: ok
+# critic: accepted
+# train: accepted
 # expect: rejected by ast-gate (attribute-assignment); contained: only this candidate's own worker is affected
 import numpy as np
 

@@ -1,6 +1,7 @@
 # attack: read /etc/shadow with np.genfromtxt
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: landlock (read roots) and dropped CAP_DAC_OVERRIDE
 import numpy as np
 

@@ -1,6 +1,7 @@
 # attack: create a writable np.memmap in /tmp
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: landlock
 import numpy as np
 

@@ -1,6 +1,7 @@
 # attack: burn time inside numpy C code (big matmuls in a loop)
 # gate: pass
-# outcome: killed
+# critic: killed
+# train: killed
 # expect: passes the gate; contained: wall timeout
 import numpy as np
 

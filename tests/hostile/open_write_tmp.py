@@ -1,6 +1,7 @@
 # attack: open a file in /tmp for writing
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate (open); contained: landlock
 def compute_reward(state, action, next_state):
     with open("/tmp/rewardsmith-hostile-escape", "w") as fh:

@@ -1,6 +1,7 @@
 # attack: run a shell command with os.system
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: seccomp (fork/execve EPERM) and landlock
 import os
 

@@ -1,6 +1,7 @@
 # attack: read the parent's /proc/<ppid>/environ, loot into /tmp and the folder
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: proc-isolation
 import os
 

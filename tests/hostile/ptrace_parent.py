@@ -1,6 +1,7 @@
 # attack: PTRACE_ATTACH to the parent through ctypes
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: seccomp (ptrace EPERM)
 import ctypes
 import os

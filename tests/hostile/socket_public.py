@@ -1,6 +1,7 @@
 # attack: send a DNS packet to 1.1.1.1:53 (must fail before any packet leaves)
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: seccomp (socket EPERM) and netns
 import socket
 

@@ -1,6 +1,7 @@
 # attack: return a string instead of a number
 # gate: pass
-# outcome: ok
+# critic: contract
+# train: rejected
 # expect: passes the gate; the critic rejects the type
 def compute_reward(state, action, next_state):
     return "lots of reward", {}

@@ -1,6 +1,7 @@
 # attack: walk object.__subclasses__() to os._wrap_close and its globals
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate (dunder-attribute); contained: seccomp
 def compute_reward(state, action, next_state):
     for cls in ().__class__.__base__.__subclasses__():

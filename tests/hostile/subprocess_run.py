@@ -1,6 +1,7 @@
 # attack: spawn a shell through subprocess
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: seccomp (fork/vfork/execve/clone EPERM)
 import subprocess
 

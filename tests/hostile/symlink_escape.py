@@ -1,6 +1,7 @@
 # attack: plant a symlink in the folder pointing to /tmp, write through it
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: landlock checks the resolved path
 import os
 

@@ -1,6 +1,7 @@
 # attack: start threads until something breaks
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: rlimits (RLIMIT_AS/NPROC stop thread creation) and the wall timeout
 import threading
 

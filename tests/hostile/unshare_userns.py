@@ -1,6 +1,7 @@
 # attack: unshare a user namespace to regain capabilities
 # gate: reject
-# outcome: raised
+# critic: exception
+# train: rejected
 # expect: rejected by ast-gate; contained: seccomp (unshare EPERM)
 import ctypes
 

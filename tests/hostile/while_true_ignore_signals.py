@@ -1,6 +1,7 @@
 # attack: busy loop that swallows BaseException and ignores SIGALRM/SIGTERM
 # gate: reject
-# outcome: killed
+# critic: killed
+# train: killed
 # expect: rejected by ast-gate; contained: SIGKILL on wall timeout (cannot be caught)
 import signal
 
