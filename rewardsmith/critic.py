@@ -96,7 +96,8 @@ def critique(spec: TaskSpec, reward_path: Path, out_dir: Path, *, model=None, se
     reward_path, out_dir = Path(reward_path).resolve(), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     source = read_reward_source(reward_path)
-    report = CriticReport(accepted=False, findings=static_findings(source) if ast_gate else [], stats={"stages": ["static"]})
+    findings = static_findings(source) if ast_gate else []  # ast_gate=False: test-only, the OS layers alone
+    report = CriticReport(accepted=False, findings=findings, stats={"stages": ["static"]})
     if not report.errors:
         report.stats["stages"].append("dynamic")
         findings, report.stats["dynamic"] = dynamic_findings(spec, reward_path, out_dir / WORKER_DIR, ast_gate=ast_gate,
