@@ -22,7 +22,6 @@ err_console = Console(stderr=True)
 from rewardsmith.cli import core  # noqa: E402,F401  (registers the verbs)
 from rewardsmith.cli import run  # noqa: E402,F401  (registers `run` and `resume`)
 from rewardsmith.cli import check  # noqa: E402,F401  (registers `check`)
-from rewardsmith.cli import batch  # noqa: E402,F401  (registers `batch`)
 from rewardsmith.cli import review  # noqa: E402,F401  (registers `runs`, `review`, `report`, `export`)
 from rewardsmith.cli import batch  # noqa: E402,F401  (registers `batch`)
 
