@@ -87,11 +87,13 @@ class CriticReport:
 
 
 def critique(spec: TaskSpec, reward_path: Path, out_dir: Path, *, model=None, semantic: bool | None = None,
-             ast_gate: bool = True, timeout_s: float = 120, options: dict[str, Any] | None = None) -> CriticReport:
+             ast_gate: bool = True, timeout_s: float = 120, options: dict[str, Any] | None = None,
+             executor=None) -> CriticReport:
     """Run the static, dynamic and semantic stages (each only if the previous passed); write critic.json.
 
     `semantic=None` reviews with the LLM only for real API models (`model.kind == "api"`); `options` go to
-    the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.smoke.DEFAULTS`).
+    the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.smoke.DEFAULTS`). The smoke worker runs
+    through `executor` when given (a run's or batch's shared pool, local or Ray), else directly.
     """
     reward_path, out_dir = Path(reward_path).resolve(), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -101,7 +103,8 @@ def critique(spec: TaskSpec, reward_path: Path, out_dir: Path, *, model=None, se
     if not report.errors:
         report.stats["stages"].append("dynamic")
         findings, report.stats["dynamic"] = dynamic_findings(spec, reward_path, out_dir / WORKER_DIR, ast_gate=ast_gate,
-                                                             timeout_s=timeout_s, options=options or {})
+                                                             timeout_s=timeout_s, options=options or {},
+                                                             executor=executor)
         report.findings += findings
     review = semantic if semantic is not None else getattr(model, "kind", None) == "api"
     if review and not report.errors:
@@ -121,7 +124,8 @@ def static_findings(source: str) -> list[CriticFinding]:
 
 
 def dynamic_findings(spec: TaskSpec, reward_path: Path, work_dir: Path, *, ast_gate: bool = True,
-                     timeout_s: float = 120, options: dict[str, Any] | None = None) -> tuple[list[CriticFinding], dict]:
+                     timeout_s: float = 120, options: dict[str, Any] | None = None,
+                     executor=None) -> tuple[list[CriticFinding], dict]:
     """Smoke-run the reward in a sandboxed worker; a crash, kill or timeout is an error finding."""
     from rewardsmith.smoke import SMOKE_FILE
     from rewardsmith.trainer import read_json_file, run_job
@@ -130,7 +134,7 @@ def dynamic_findings(spec: TaskSpec, reward_path: Path, work_dir: Path, *, ast_g
         raise TaskSpecError(f"task '{spec.name}' has no spec file; the critic worker re-reads the spec from disk")
     job = WorkerJob(mode="critic", task_path=spec.source, reward_path=reward_path, out_dir=work_dir.resolve(),
                     ast_gate=ast_gate, options={**(options or {}), "timeout_s": timeout_s, "stall_timeout_s": timeout_s})
-    result = run_job(job)
+    result = executor.submit(job).result() if executor is not None else run_job(job)
     if result.status == "failed":
         raise RewardsmithError(f"the critic worker could not check {reward_path.name}: {result.error} "
                                f"(log: {work_dir / 'worker.log'})")

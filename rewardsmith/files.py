@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON so that readers never see a half-written file, even after a kill -9."""
+def write_bytes_atomic(path: Path, content: bytes) -> None:
+    """Write a file through a unique temporary file and `os.replace`: readers never see it half-written,
+    even after a kill -9, and concurrent writers (threads or processes) never share a temporary file."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
-    os.replace(tmp, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON atomically (see `write_bytes_atomic`)."""
+    write_bytes_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n").encode("utf-8"))
 
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:

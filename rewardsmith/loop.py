@@ -209,6 +209,7 @@ def design_candidate(s: Search, iteration: int, index: int, design: Design, dupl
     record = CandidateRecord(id=cid, iteration=iteration, index=index, parent=parent, status="rejected",
                              tokens=design.tokens, cost_usd=design.cost_usd)
     attempts: list[dict] = []
+    problems = ""  # the findings of the last attempt, sent back with the next repair request
     for n in range(s.config.repair_rounds + 1 if duplicate_of is None else 1):
         if n:
             record.repair_rounds = n
@@ -229,7 +230,8 @@ def design_candidate(s: Search, iteration: int, index: int, design: Design, dupl
         else:
             (folder / f"attempt_{n}.py").write_text(design.code, encoding="utf-8")
             s.progress.update(cid, "critic")
-            report = critique(s.spec, folder / f"attempt_{n}.py", folder, model=s.model, semantic=s.config.semantic)
+            report = critique(s.spec, folder / f"attempt_{n}.py", folder, model=s.model, semantic=s.config.semantic,
+                              executor=s.executor)
             (folder / f"attempt_{n}.critic.json").write_bytes((folder / "critic.json").read_bytes())
             record.tokens += report.tokens
             record.cost_usd += report.cost_usd

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from rewardsmith.files import write_json_atomic
+from rewardsmith.files import write_bytes_atomic, write_json_atomic
 from rewardsmith.jobs import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, MODE_OUTPUTS, SUMMARY_FILE, WorkerJob
 from rewardsmith.sandbox.launch import WorkerResult, run_worker
 
@@ -108,13 +108,6 @@ def _remove_symlinks(out: Path) -> None:
             path = Path(root) / name
             if path.is_symlink():
                 path.unlink()
-
-
-def write_bytes_atomic(path: Path, content: bytes) -> None:
-    """Write bytes via a temporary file and rename."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(content)
-    os.replace(tmp, path)
 
 
 def classify(out: Path, result: WorkerResult) -> JobResult:

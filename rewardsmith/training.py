@@ -75,7 +75,8 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     append_jsonl(out / METRICS_FILE, {"kind": "eval", "timesteps": int(model.num_timesteps), "wall_s": wall_s,
                                       "final": True, **final})
     summary = {"status": "ok", **final, "timesteps": int(model.num_timesteps), "wall_s": wall_s,
-               "algo": spec.train.algo, "seed": job.seed, "device": job.device, "reward_source": job.reward_source, "task": spec.name, "sandbox": layers}
+               "algo": spec.train.algo, "seed": job.seed, "device": str(model.device), "device_requested": job.device,
+               "reward_source": job.reward_source, "task": spec.name, "sandbox": layers}
     write_json_atomic(out / SUMMARY_FILE, summary)
     return summary
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -103,3 +102,14 @@ def test_worker_that_rewrites_parent_files_is_rejected_and_files_restored(tiny_s
     assert reward.read_text() == original
     assert (cand / "candidate.json").read_text() == '{"fitness": null}'
     assert not os.path.islink(cand / "analysis.json")
+
+
+def test_sac_trains_from_the_spec(cli, tiny_spec, tmp_path):
+    spec = tiny_spec("inverted-double-pendulum-balance", algo="SAC", timesteps=300, eval_freq=150,
+                     hyperparams={"learning_starts": 100, "buffer_size": 2000, "batch_size": 32, "train_freq": 4})
+    out = tmp_path / "sac"
+    code, _, err = cli("train", spec, EXAMPLES / "inverted_double_pendulum_balance.py", "--out", out)
+    assert code == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["algo"] == "SAC" and summary["timesteps"] >= 300
+    assert summary["device"] == "cpu"

@@ -35,12 +35,19 @@ def batch(
     final_seeds: Optional[int] = typer.Option(None, min=1, help="Seeds of the final retraining (default: each spec's)."),
     seed: int = typer.Option(0, help="Random seed of training."),
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
+    videos: bool = typer.Option(False, "--videos", help="Record a policy video of every iteration's best in each run."),
+    sandbox_minimum: Optional[str] = typer.Option(None, help="Comma-separated sandbox layers that must hold, else refuse "
+                                                  "(default: settings file [sandbox] minimum, else the stock minimum)."),
 ) -> None:
     """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`)."""
     from rewardsmith.batch import BatchConfig, start
+    from rewardsmith.settings import require_sandbox
 
+    minimum = sandbox_minimum.split(",") if sandbox_minimum else None
+    require_sandbox(minimum)  # refuse before the batch folder is made
     options = dict(model=model, api_base=api_base, iterations=iterations, samples=samples, timesteps=timesteps,
-                   final_timesteps=final_timesteps, final_seeds=final_seeds, seed=seed, device=device)
+                   final_timesteps=final_timesteps, final_seeds=final_seeds, seed=seed, device=device,
+                   videos=videos or None, sandbox_minimum=minimum)
     if executor not in ("local", "ray"):
         raise typer.BadParameter(f"{executor!r}: use local or ray", param_hint="--executor")
     config = BatchConfig(executor=executor, workers=workers, ray_address=ray_address, concurrent_tasks=concurrent_tasks,

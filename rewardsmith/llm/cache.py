@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.llm.log import write_json_atomic
+from rewardsmith.files import write_json_atomic
 
 
 def default_cache_dir() -> Path:

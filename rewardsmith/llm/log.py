@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from rewardsmith.files import write_json_atomic
+
 _NUMBERED = re.compile(r"^(\d+)_[A-Za-z0-9_-]+\.json$")
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write `data` as JSON to `path` through a temporary file and `os.replace` (never half-written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class CallLog:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rewardsmith.errors import LLMError, ScriptExhaustedError
 from rewardsmith.llm.base import ROLES, Completion, Model
-from rewardsmith.llm.log import write_json_atomic
+from rewardsmith.files import write_json_atomic
 
 SCRIPT_ROLES = (*ROLES, "any")
 
