@@ -16,6 +16,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from rewardsmith.formatting import cell
 from rewardsmith.progress import PlainProgress, Progress, describe_state, describe_status
 
 
@@ -141,14 +142,6 @@ def make_batch_progress(names: list[str], console: Console | None = None) -> Bat
     return BatchLive(names, console) if console.is_terminal else BatchPlain(console)
 
 
-def _cell(value: Any, digits: int = 4) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}g}"
-    return str(value)
-
-
 def summary_table(summary: dict[str, Any]) -> Table:
     """The batch table of summary.json: one row per task, then the totals."""
     table = Table("task", "status", "best", "fitness", "final fitness", "success", "human-norm", "tokens", "cost $",
@@ -158,11 +151,11 @@ def summary_table(summary: dict[str, Any]) -> Table:
             f"{r['final_fitness_mean']:.4g} ± {r.get('final_fitness_std') or 0.0:.2g}"
         success = r.get("final_success_mean") if r.get("final_success_mean") is not None else r.get("best_success_rate")
         note = r.get("run_dir") if r.get("status") == "finished" else (r.get("error") or r.get("run_dir") or "")
-        table.add_row(r["task"], r["status"], _cell(r.get("best_candidate")), _cell(r.get("best_fitness")), final,
-                      _cell(success), _cell(r.get("human_normalized")), f"{r.get('tokens') or 0:,}",
-                      f"{r.get('cost_usd') or 0.0:.4f}", _cell(r.get("wall_s")), str(note)[:70])
+        table.add_row(r["task"], r["status"], cell(r.get("best_candidate")), cell(r.get("best_fitness")), final,
+                      cell(success), cell(r.get("human_normalized")), f"{r.get('tokens') or 0:,}",
+                      f"{r.get('cost_usd') or 0.0:.4f}", cell(r.get("wall_s")), str(note)[:70])
     totals = summary.get("totals", {})
     table.add_section()
     table.add_row("all", f"{totals.get('finished', 0)}/{totals.get('tasks', 0)} finished", "", "", "", "", "",
-                  f"{totals.get('tokens', 0):,}", f"{totals.get('cost_usd', 0.0):.4f}", _cell(summary.get("wall_s")), "")
+                  f"{totals.get('tokens', 0):,}", f"{totals.get('cost_usd', 0.0):.4f}", cell(summary.get("wall_s")), "")
     return table

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.review import fmt
+from rewardsmith.formatting import cell
 from rewardsmith.run_reader import read_run
 
 README = """# Reward for {task}
@@ -50,7 +50,7 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> P
         f"model: {view.model}",
         f"run: {view.run_id} ({view.path})",
         f"candidate: {c.id} (iteration {c.iteration}, parent {c.parent or 'none'}, status {c.status})",
-        f"fitness: {fmt(c.fitness)}; success rate: {fmt(c.success_rate)}",
+        f"fitness: {cell(c.fitness)}; success rate: {cell(c.success_rate)}",
         f"exported: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
         "",
         "compute_reward(state, action, next_state) -> (float, dict[str, float]); numpy and math only.",
@@ -62,8 +62,8 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> P
     path.write_text("\n".join(header) + "\n\n" + strip_header(c.code) + "\n", encoding="utf-8")
     spec = view.spec
     (to / "README.md").write_text(README.format(
-        task=view.task, model=view.model, run_id=view.run_id, cid=c.id, fitness=fmt(c.fitness),
-        success=fmt(c.success_rate), algo=spec.train.algo if spec else "PPO",
+        task=view.task, model=view.model, run_id=view.run_id, cid=c.id, fitness=cell(c.fitness),
+        success=cell(c.success_rate), algo=spec.train.algo if spec else "PPO",
         env_id=spec.env if spec and ":" not in spec.env else "<your env id>",
         timesteps=spec.train.timesteps if spec else 100_000), encoding="utf-8")
     return path

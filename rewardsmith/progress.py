@@ -21,6 +21,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from rewardsmith.formatting import cell
 from rewardsmith.run_state import RunFolder
 
 
@@ -142,14 +143,6 @@ def make_progress(console: Console | None = None) -> Progress:
     return LiveProgress(console) if console.is_terminal else PlainProgress(console)
 
 
-def _cell(value: Any, digits: int = 4) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}g}"
-    return str(value)
-
-
 def result_tables(folder: RunFolder) -> list[Table | Text]:
     """The end-of-run view: a table of candidates, their flags or rejection reasons, then the run overall."""
     from rewardsmith.baselines import load_cached, normalized_score
@@ -163,8 +156,8 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     for r in folder.candidates():
         analysis = folder.analysis(r) or {}
         note = ", ".join(f.get("code", "?") for f in analysis.get("flags", [])) if r.status == "trained" else r.reason
-        per.add_row(r.id, r.parent or "-", r.status, _cell(r.fitness, 3), _cell(r.success_rate, 2),
-                    _cell(normalized_score(spec, r.fitness, search_baseline), 3), str(r.repair_rounds),
+        per.add_row(r.id, r.parent or "-", r.status, cell(r.fitness, 3), cell(r.success_rate, 2),
+                    cell(normalized_score(spec, r.fitness, search_baseline), 3), str(r.repair_rounds),
                     f"{r.tokens:,}", f"{r.cost_usd:.3f}", f"{r.wall_s:.0f}")
         if note:
             notes.append(f"{r.id}: {' '.join(note.split())[:200]}\n", style="red" if r.status != "trained" else "")
@@ -172,12 +165,12 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     overall = Table("run", "", title=f"{spec.name}: run", show_header=False)
     rows = {
         "status": summary.get("status", folder.status()),
-        "best candidate": f"{_cell(summary.get('best_candidate'))}: fitness {_cell(summary.get('best_fitness'))}, "
-                          f"success {_cell(summary.get('best_success_rate'))}",
+        "best candidate": f"{cell(summary.get('best_candidate'))}: fitness {cell(summary.get('best_fitness'))}, "
+                          f"success {cell(summary.get('best_success_rate'))}",
         "final retraining": f"fitness {final['fitness_mean']:.4g} ± {final['fitness_std']:.2g} over "
                             f"{len(final['seeds'])} seeds ({final['timesteps']:,} steps), success "
-                            f"{_cell(final.get('success_mean'))}" if final else "-",
-        "human-normalised": _cell(summary.get("human_normalized")),
+                            f"{cell(final.get('success_mean'))}" if final else "-",
+        "human-normalised": cell(summary.get("human_normalized")),
         "candidates": f"{summary.get('candidates', 0)} in {summary.get('iterations', 0)} iterations: "
                       f"{summary.get('trained', 0)} trained, {summary.get('rejected', 0)} rejected, "
                       f"{summary.get('failed', 0)} failed, {summary.get('repair_requests', 0)} repair requests",

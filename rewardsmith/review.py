@@ -14,23 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.errors import RunFolderError
+from rewardsmith.formatting import cell
 from rewardsmith.run_index import RunRow
 from rewardsmith.run_reader import CandidateView, RunView
 
 STATUS_STYLE = {"finished": "green", "running": "cyan", "failed": "red", "interrupted": "yellow",
                 "trained": "green", "rejected": "red", "designed": "yellow", "in progress": "cyan",
                 "accepted": "green"}
-
-
-def fmt(value: object, digits: int = 4) -> str:
-    """A table cell: '-' for missing values, short numbers."""
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}g}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
 
 
 def styled(word: str) -> Text:
@@ -64,7 +54,7 @@ class RunsTable:
         for name in ("status", "best", "iter", "cost $", *(["started"] if wide else [])):
             table.add_column(name, no_wrap=True)
         for row in self.rows:
-            best = f"{fmt(row.best_fitness, 3)} ({row.best_candidate})" if row.best_candidate else "-"
+            best = f"{cell(row.best_fitness, 3)} ({row.best_candidate})" if row.best_candidate else "-"
             first = Text(row.name) if wide else Text(row.name + "\n").append(
                 f"{row.task} · {row.model} · {when(row.started)}", style="dim")
             cells = [first, *([row.task, row.model] if wide else []), styled(row.status), best, row.iterations,
@@ -84,8 +74,8 @@ def run_header(view: RunView) -> Panel:
                  f"candidates {len(view.candidates)}   LLM calls {len(view.transcripts)}   "
                  f"tokens {view.tokens:,}   cost ${view.cost_usd:.4f}\n")
     if best:
-        lines.append(f"best {best.id}: fitness {fmt(best.fitness)}, success {fmt(best.success_rate)}, "
-                     f"human-normalised {fmt(view.human_normalized(best.fitness))}")
+        lines.append(f"best {best.id}: fitness {cell(best.fitness)}, success {cell(best.success_rate)}, "
+                     f"human-normalised {cell(view.human_normalized(best.fitness))}")
     else:
         lines.append("no trained candidate yet")
     final = (view.summary or {}).get("final")
@@ -120,8 +110,8 @@ class CandidatesTable:
             for c in group:
                 is_best = best is not None and c.id == best.id
                 cells = [Text(c.id + ("*" if is_best else ""), style="bold" if is_best else ""), c.parent or "-",
-                         styled(c.status), styled(c.verdict), fmt(c.fitness, 3), fmt(c.success_rate, 2),
-                         fmt(view.human_normalized(c.fitness), 3), fmt(c.record.tokens if c.record else None)]
+                         styled(c.status), styled(c.verdict), cell(c.fitness, 3), cell(c.success_rate, 2),
+                         cell(view.human_normalized(c.fitness), 3), cell(c.record.tokens if c.record else None)]
                 table.add_row(*cells, *([Text(c.note or "-")] if wide else []))
                 if not wide and c.note:
                     notes.append(f"{c.id}: ", style="bold").append(f"{c.note}\n")
@@ -167,11 +157,11 @@ def candidate_view(view: RunView, cid: str) -> Group:
     facts.add_column(style="bold")
     facts.add_column()
     for label, value in (("status", styled(c.status)), ("parent", c.parent or "-"), ("critic", styled(c.verdict)),
-                         ("fitness", fmt(c.fitness)), ("success", fmt(c.success_rate)),
-                         ("human-normalised", fmt(view.human_normalized(c.fitness))),
-                         ("tokens", fmt(c.record.tokens if c.record else None)),
+                         ("fitness", cell(c.fitness)), ("success", cell(c.success_rate)),
+                         ("human-normalised", cell(view.human_normalized(c.fitness))),
+                         ("tokens", cell(c.record.tokens if c.record else None)),
                          ("cost $", f"{c.record.cost_usd:.4f}" if c.record else "-"),
-                         ("repairs", fmt(c.record.repair_rounds if c.record else None)),
+                         ("repairs", cell(c.record.repair_rounds if c.record else None)),
                          ("video", str(c.video.relative_to(view.path)) if c.video else "-")):
         facts.add_row(label, value)
     if c.record and c.record.reason:
@@ -181,7 +171,7 @@ def candidate_view(view: RunView, cid: str) -> Group:
     for f in c.findings:
         severity = str(f.get("severity", "?"))
         findings.add_row(str(f.get("stage", "?")), Text(severity, style="red" if severity == "error" else "yellow"),
-                         str(f.get("code", "?")), fmt(f.get("line")), Text(str(f.get("message", "")), overflow="fold"))
+                         str(f.get("code", "?")), cell(f.get("line")), Text(str(f.get("message", "")), overflow="fold"))
     parts.append(findings if c.findings else Text("critic findings: none" if c.critic else "critic: no report",
                                                   style="dim"))
     parts.append(analysis_view(c))
@@ -239,5 +229,5 @@ def diff_view(view: RunView, a: str | None, b: str | None) -> Group:
         style = ("bold" if line.startswith(("+++", "---")) else "green" if line.startswith("+")
                  else "red" if line.startswith("-") else "cyan" if line.startswith("@@") else "")
         text.append(line, style=style)
-    title = (f"{old.id} (fitness {fmt(old.fitness)}) → {new.id} (fitness {fmt(new.fitness)})")
+    title = (f"{old.id} (fitness {cell(old.fitness)}) → {new.id} (fitness {cell(new.fitness)})")
     return Group(Panel(text, title=title, title_align="left"), warnings_view(view.warnings))

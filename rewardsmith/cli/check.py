@@ -11,7 +11,8 @@ import typer
 from rich.table import Table
 
 from rewardsmith.cli import app, console
-from rewardsmith.cli.core import TaskArg, fmt
+from rewardsmith.cli.core import TaskArg
+from rewardsmith.formatting import cell
 
 
 @app.command()
@@ -43,16 +44,16 @@ def check(
         table = Table("severity", "stage", "code", "line", "message", title=f"{reward}: findings")
         for f in report.findings:
             color = "red" if f.severity == "error" else "yellow"
-            table.add_row(f"[{color}]{f.severity}[/]", f.stage, f.code, fmt(f.line), f.message)
+            table.add_row(f"[{color}]{f.severity}[/]", f.stage, f.code, cell(f.line), f.message)
         console.print(table)
     dynamic = report.stats.get("dynamic") or {}
     if dynamic.get("components"):
         table = Table("component", "min", "mean", "max", title=f"components on {dynamic.get('evaluated')} sampled transitions")
         for name, s in {"(total)": dynamic.get("total") or {}, **dynamic["components"]}.items():
-            table.add_row(name, fmt(s.get("min")), fmt(s.get("mean")), fmt(s.get("max")))
+            table.add_row(name, cell(s.get("min")), cell(s.get("mean")), cell(s.get("max")))
         console.print(table)
         t = dynamic.get("time_ms") or {}
-        console.print(f"time per call: median {fmt(t.get('median'))} ms, max {fmt(t.get('max'))} ms")
+        console.print(f"time per call: median {cell(t.get('median'))} ms, max {cell(t.get('max'))} ms")
     verdict = "[green]accepted[/]" if report.accepted else "[red]rejected[/]"
     console.print(f"{verdict} ({len(report.errors)} error(s), {len(report.warnings)} warning(s)); details in {folder}")
     raise typer.Exit(0 if report.accepted else 1)

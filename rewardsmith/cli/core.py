@@ -12,6 +12,7 @@ from rich.table import Table
 
 from rewardsmith.cli import app, console
 from rewardsmith.errors import RewardFileError, RewardsmithError
+from rewardsmith.formatting import cell
 
 TaskArg = typer.Argument(..., help="A task spec name (see `rewardsmith tasks`) or a path to a .toml file.")
 
@@ -20,15 +21,6 @@ def training_progress() -> Progress:
     """The progress bar used while a worker trains."""
     return Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f} steps"),
                     TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
-
-
-def fmt(value, digits: int = 3) -> str:
-    """A number for a table cell ('-' when missing)."""
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}g}" if abs(value) < 1e4 else f"{value:,.0f}"
-    return str(value)
 
 
 @app.command()
@@ -90,8 +82,8 @@ def train(
     baseline = load_cached(spec, steps)
     table = Table("fitness", "success rate", "human-normalised", "episode length", "timesteps", "wall s",
                   title=f"{spec.name}: {reward.name}")
-    table.add_row(fmt(s.get("fitness")), fmt(s.get("success_rate")), fmt(normalized_score(spec, s.get("fitness"), baseline)),
-                  fmt(s.get("ep_len")), fmt(s.get("timesteps")), fmt(s.get("wall_s")))
+    table.add_row(cell(s.get("fitness")), cell(s.get("success_rate")), cell(normalized_score(spec, s.get("fitness"), baseline)),
+                  cell(s.get("ep_len")), cell(s.get("timesteps")), cell(s.get("wall_s")))
     console.print(table)
     if spec.human_baseline and baseline is None:
         console.print(f"[dim]no cached baseline for {steps:,} steps: run `rewardsmith baseline {spec.name} --timesteps {steps}` "
@@ -120,8 +112,8 @@ def baseline(
     table = Table("baseline", "fitness", "success rate", title=f"{spec.name} baselines ({steps:,} steps, seed {seed})"
                   + (" (cached)" if record.get("cached") else ""))
     if spec.human_baseline:
-        table.add_row("human (env reward)", fmt(record["human"]), fmt(record["human_success"]))
-    table.add_row("sparse (success only)", fmt(record["sparse"]), fmt(record["sparse_success"]))
+        table.add_row("human (env reward)", cell(record["human"]), cell(record["human_success"]))
+    table.add_row("sparse (success only)", cell(record["sparse"]), cell(record["sparse_success"]))
     console.print(table)
     if not spec.human_baseline:
         console.print("[dim]this task has no human reward in its env: only the sparse baseline applies[/]")

@@ -13,7 +13,8 @@ from pygments.lexers import DiffLexer, PythonLexer
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.report import plots
-from rewardsmith.review import fmt, unified_diff
+from rewardsmith.formatting import cell
+from rewardsmith.review import unified_diff
 from rewardsmith.run_reader import CandidateView, RunView
 
 FORMATTER = HtmlFormatter(cssclass="code", linenos=False)
@@ -22,7 +23,7 @@ FORMATTER = HtmlFormatter(cssclass="code", linenos=False)
 def _env() -> Environment:
     env = Environment(loader=PackageLoader("rewardsmith.report", "templates"), autoescape=select_autoescape(["j2"]),
                       trim_blocks=True, lstrip_blocks=True)
-    env.filters["num"] = fmt
+    env.filters["num"] = cell
     return env
 
 
