@@ -24,12 +24,13 @@ from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.executor import Executor, make_executor
 from rewardsmith.files import write_json_atomic
 from rewardsmith.final import best_record, clear_training_outputs, finished_job, retrain_best, write_summary
-from rewardsmith.jobs import WorkerJob
+from rewardsmith.jobs import TRAJECTORIES_FILE, WorkerJob
 from rewardsmith.llm import Model, default_model_name, get_model
 from rewardsmith.progress import Progress, make_progress
 from rewardsmith.run_config import RunConfig
 from rewardsmith.run_state import CandidateRecord, RunFolder
 from rewardsmith.runstore import claim_dir, new_run_dir
+from rewardsmith.screen import SCREEN_FILE, ScreenReport, screen
 from rewardsmith.settings import require_sandbox
 from rewardsmith.task import TaskSpec, load_task
 
@@ -130,7 +131,11 @@ def record_videos(s: Search) -> None:
 
 
 def run_iteration(s: Search, iteration: int) -> None:
-    """Design, check, train and analyse one iteration's candidates; retry the round if none could be trained."""
+    """Design, check, train and analyse one iteration's candidates; retry the round if none could be trained.
+
+    After the bounded retries, a first iteration without any trained candidate stops the run with the errors;
+    a later one is recorded as unproductive and the search goes on with the best so far.
+    """
     if any(e.get("event") == "iteration_done" and e.get("iteration") == iteration for e in s.folder.events()):
         return
     k = s.config.samples or 1
@@ -145,7 +150,7 @@ def run_iteration(s: Search, iteration: int) -> None:
         pending = [j for j in indices if s.folder.candidate(iteration, j) is None]
         for j in pending:
             s.progress.update(f"{iteration}.{j}", "designing")
-        designs = dict(zip(pending, s.designer.sample(messages, [j - 1 for j in pending])))
+        designs = dict(zip(pending, s.designer.sample(messages, [sample_number(iteration, j) for j in pending])))
         duplicates = find_duplicates(s.folder, iteration, designs)
         with ThreadPoolExecutor(max_workers=k, thread_name_prefix="candidate") as pool:
             records = list(pool.map(lambda j: candidate_pipeline(s, iteration, j, designs.get(j), duplicates.get(j),
@@ -153,6 +158,12 @@ def run_iteration(s: Search, iteration: int) -> None:
         if any(r.status == "trained" for r in records):
             break
         failures = [Failure(r.id, r.reason) for r in records]
+        if attempt == s.config.iteration_retries and best is not None:
+            s.progress.log(f"iteration {iteration}: no new candidate could be trained after {attempt} "
+                           f"retr{'y' if attempt == 1 else 'ies'}; keeping the best so far ({best.id})")
+            s.folder.event("iteration_unproductive", iteration=iteration,
+                           errors=[f"{f.id}: {f.reason[:200]}" for f in failures])
+            break
         if attempt == s.config.iteration_retries:
             raise RewardsmithError(
                 f"iteration {iteration}: none of the {len(records) * (attempt + 1)} candidates could be trained "
@@ -163,6 +174,11 @@ def run_iteration(s: Search, iteration: int) -> None:
     top = best_record(s.folder.candidates(), before=iteration + 1)
     s.folder.event("iteration_done", iteration=iteration, best_candidate=top.id if top else None,
                    best_fitness=top.fitness if top else None)
+
+
+def sample_number(iteration: int, index: int) -> int:
+    """A run-unique sample number per candidate: seeds the local model and keeps cache keys apart."""
+    return iteration * 1000 + index - 1
 
 
 def find_duplicates(folder: RunFolder, iteration: int, designs: dict[int, Design]) -> dict[int, str]:
@@ -215,7 +231,7 @@ def design_candidate(s: Search, iteration: int, index: int, design: Design, dupl
             record.repair_rounds = n
             s.folder.event("repair_requested", candidate=cid, attempt=n, findings=attempts[-1]["findings"])
             s.progress.update(cid, f"repair {n}")
-            design = s.designer.repair(design, problems, sample=index - 1)
+            design = s.designer.repair(design, problems, sample=sample_number(iteration, index))
             record.tokens += design.tokens
             record.cost_usd += design.cost_usd
         entry = {"attempt": n, "file": None, "accepted": False, "findings": [], "tokens": design.tokens,
@@ -240,6 +256,10 @@ def design_candidate(s: Search, iteration: int, index: int, design: Design, dupl
             problems = report.repair_text()
             s.folder.event("critic_done", candidate=cid, attempt=n, accepted=report.accepted,
                            findings=[str(f) for f in report.errors])
+            verdict = screen_candidate(s, iteration, folder, n, cid) if report.accepted and s.config.screen else None
+            if verdict is not None and not verdict.passed:
+                entry.update(accepted=False, findings=[verdict.finding(), *entry["findings"]])
+                problems = verdict.repair_text() + ("\n\n" + problems if report.findings else "")
         attempts.append(entry)
         write_json_atomic(folder / "attempts.json", attempts)
         if entry["accepted"]:
@@ -257,6 +277,21 @@ def design_candidate(s: Search, iteration: int, index: int, design: Design, dupl
                    repair_rounds=record.repair_rounds, tokens=record.tokens)
     s.progress.status(**usage(s))
     return record
+
+
+def screen_candidate(s: Search, iteration: int, folder: Path, attempt: int, cid: str) -> ScreenReport | None:
+    """From iteration 2 on, screen a critic-accepted attempt on the earlier iterations' archived trajectories
+    (`rewardsmith.screen`); its verdict is kept as `attempt_<n>.screen.json`. None in iteration 1."""
+    if iteration < 2:
+        return None
+    archives = {r.id: path for r in s.folder.candidates() if r.iteration < iteration and r.status == "trained"
+                and (path := s.folder.cand_dir(r.iteration, r.index) / TRAJECTORIES_FILE).is_file()}
+    s.progress.update(cid, "screen")
+    verdict = screen(s.spec, folder / f"attempt_{attempt}.py", folder, archives, executor=s.executor)
+    (folder / f"attempt_{attempt}.screen.json").write_bytes((folder / SCREEN_FILE).read_bytes())
+    s.folder.event("screen_done", candidate=cid, attempt=attempt, passed=verdict.passed, accuracy=verdict.accuracy,
+                   spearman=verdict.spearman, episodes=verdict.episodes, message=verdict.message)
+    return verdict
 
 
 def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:

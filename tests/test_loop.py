@@ -117,7 +117,7 @@ def check_second_prompt(out: Path, summary: dict) -> None:
     first = [c for c in designer_calls(out) if "# Best reward so far" not in c["messages"][1]["content"]
              and len(c["messages"]) == 2]
     assert len(first) == 3, "iteration 1 has three plain samples"
-    assert {c["sample"] for c in first} == {0, 1, 2}
+    assert {c["sample"] for c in first} == {1000, 1001, 1002}  # run-unique sample numbers: iteration * 1000 + index - 1
 
 
 def test_scripted_run_end_to_end(spec_path, tmp_path):
@@ -220,3 +220,17 @@ def test_local_model_run_completes(spec_path, tmp_path):
     assert folder.status() in ("finished", "failed") and folder.summary() is not None
     assert folder.llm_totals()["llm_calls"] >= 1
     all_json_valid(out)
+
+
+def test_unproductive_later_iteration_keeps_the_best(spec_path, tmp_path):
+    """Iteration 2 yields nothing trainable even after retries: the run keeps 1.1 and still finishes."""
+    out = tmp_path / "run"
+    config = RunConfig(task=str(spec_path), model=f"scripted:{DATA / 'loop_unproductive.jsonl'}", iterations=2,
+                       samples=1, repair_rounds=0, iteration_retries=2, workers=1, final_seeds=1, out=out)
+    folder = run_search(config)
+    summary = folder.summary()
+    assert summary["status"] == "finished" and summary["best_candidate"] == "1.1"
+    unproductive = [e for e in folder.events() if e["event"] == "iteration_unproductive"]
+    assert len(unproductive) == 1 and unproductive[0]["iteration"] == 2
+    assert all("no Python code" in error for error in unproductive[0]["errors"])
+    assert [r.status for r in folder.candidates()] == ["trained", "rejected", "rejected", "rejected"]
