@@ -40,7 +40,7 @@ from rewardsmith.task import TaskSpec, load_task
 
 BATCH_FILE, SUMMARY_FILE, LOCK_FILE = "batch.json", "summary.json", "batch.lock"
 RUN_OPTIONS = ("model", "api_base", "iterations", "samples", "timesteps", "final_timesteps", "final_seeds",
-               "seed", "device", "videos", "sandbox_minimum")
+               "seed", "device", "videos", "screen", "sandbox_minimum")
 """The RunConfig fields a batch passes to every task's run."""
 ROW_KEYS = ("task", "run_dir", "status", "best_candidate", "best_fitness", "best_success_rate", "final_fitness_mean",
             "final_fitness_std", "final_success_mean", "human_normalized", "tokens", "cost_usd", "llm_calls", "wall_s",

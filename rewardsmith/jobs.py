@@ -16,9 +16,11 @@ SUMMARY_FILE = "summary.json"
 METRICS_FILE = "metrics.jsonl"
 EPISODES_FILE = "eval_episodes.jsonl"
 HEARTBEAT_FILE = "heartbeat"
+TRAJECTORIES_FILE = "trajectories.npz"
 MODE_OUTPUTS = {
-    "train": (METRICS_FILE, EPISODES_FILE, SUMMARY_FILE, "model.zip", "tb", "sandbox.json"),
+    "train": (METRICS_FILE, EPISODES_FILE, SUMMARY_FILE, "model.zip", "tb", "sandbox.json", TRAJECTORIES_FILE),
     "critic": ("smoke.json", SUMMARY_FILE, "sandbox.json"),
+    "screen": ("screen.json", SUMMARY_FILE, "sandbox.json"),
     "video": ("frames.npy", "sandbox.json"),
 }
 """What each worker mode (re)writes in its folder; every other file there is the parent's and protected."""
@@ -27,7 +29,7 @@ MODE_OUTPUTS = {
 class WorkerJob(BaseModel):
     """Everything a worker needs; serialised to `job.json` in the folder it may write to."""
 
-    mode: Literal["train", "critic", "video"] = "train"
+    mode: Literal["train", "critic", "screen", "video"] = "train"
     task_path: Path = Field(description="The task spec file (the worker re-reads and re-validates it).")
     reward_path: Path | None = Field(None, description="The reward file; None for the native/sparse baselines.")
     reward_source: Literal["candidate", "native", "sparse"] = "candidate"

@@ -50,7 +50,8 @@ class UnsafeArchive(RewardsmithError):
 
 
 def job_inputs(job: WorkerJob) -> dict[str, bytes]:
-    """The files a job reads, by relative name: `task/<spec>.toml`, its trusted modules, `reward.py`."""
+    """The files a job reads, by relative name: `task/<spec>.toml`, its trusted modules, `reward.py`, and a
+    screen job's archived trajectories as `trajectories/<i>.npz`."""
     spec = read_task(job.task_path)
     files = {f"task/{job.task_path.name}": job.task_path.read_bytes()}
     modules = {spec.fitness.scorer.split(":")[0]} | ({spec.env.split(":")[0]} if ":" in spec.env else set())
@@ -60,6 +61,8 @@ def job_inputs(job: WorkerJob) -> dict[str, bytes]:
             files[f"task/{relative}"] = (spec.folder / relative).read_bytes()
     if job.reward_path is not None:
         files["reward.py"] = Path(job.reward_path).read_bytes()
+    for i, path in enumerate(job.options.get("trajectories", {}).values()):  # screen jobs: the archives
+        files[f"trajectories/{i}.npz"] = Path(path).read_bytes()
     return files
 
 
@@ -134,6 +137,9 @@ def run_on_node(job_json: str, inputs: dict[str, bytes], cap: int = MAX_OUTPUT_B
         job = WorkerJob.model_validate_json(job_json)
         job = job.model_copy(update={"task_path": root / "task" / job.task_path.name, "out_dir": root / "out",
                                      "reward_path": root / "reward.py" if job.reward_path is not None else None})
+        if "trajectories" in job.options:
+            job.options["trajectories"] = {label: str(root / "trajectories" / f"{i}.npz")
+                                           for i, label in enumerate(job.options["trajectories"])}
         result = run_job(job)
         reply = {"status": result.status, "summary": result.summary, "error": result.error, "wall_s": result.wall_s,
                  "files": b"", "node": _node_id(), "pid": os.getpid(), "reaped": reaped}

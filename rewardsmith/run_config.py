@@ -32,6 +32,8 @@ class RunConfig(BaseModel):
     temperature: float = Field(1.0, ge=0.0, description="Sampling temperature of the designer.")
     max_tokens: int = Field(2048, ge=64, description="Completion token cap of each designer request.")
     use_cache: bool = Field(True, description="Also use the user-level LLM cache shared between runs (the run's own cache is always on).")
+    screen: bool = Field(False, description="From iteration 2 on, screen critic-accepted candidates on the archived "
+                         "trajectories of earlier candidates (CARD's preference check) before training.")
     videos: bool = Field(False, description="Record a policy video of every iteration's best candidate (the overall best always gets one).")
     sandbox_minimum: list[str] | None = Field(None, description="Sandbox layers that must hold, else the run refuses to start; None: settings file or default.")
     out: Path | None = Field(None, description="Explicit run folder (must be new or empty); default runs/<task>/<stamp>/.")

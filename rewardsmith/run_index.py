@@ -17,7 +17,7 @@ from rewardsmith.run_state import RUN_FILE, RunFolder
 
 BATCH_FILE = "batch.json"
 MAX_DEPTH = 4
-SKIP = {"baselines", "llm", "final", "best", "tb", "critic", "video"}
+SKIP = {"baselines", "llm", "final", "best", "tb", "critic", "screen", "video"}
 
 
 @dataclass

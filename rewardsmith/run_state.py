@@ -10,7 +10,8 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
     events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
                         run_started, run_resumed, iteration_started, candidate_designed, critic_done,
                         repair_requested, training_started, training_done, analysis_done,
-                        iteration_done, final_started, final_done, run_finished, run_failed
+                        iteration_done, final_started, final_done, run_finished, run_failed;
+                        with --screen also screen_done
     run.lock            pid of the process running it (present only while it runs)
     .owner              written by `--out` folders (rewardsmith.runstore.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
@@ -18,13 +19,16 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
         attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
         attempt_<n>.reply.md    the raw reply when it held no usable code
         attempt_<n>.critic.json the critic's report on attempt n
+        attempt_<n>.screen.json with --screen, from iteration 2: the trajectory screen's verdict on attempt n
         attempts.json           [{attempt, file, accepted, findings, tokens, cost_usd}]
         reward.py               the accepted code, with a header comment (id, iteration, parent, model)
         candidate.json          id "i.j", iteration, index, parent "i.j" | null,
                                 status designed | rejected | trained | failed, reason, repair_rounds,
                                 tokens, cost_usd, fitness, success_rate, wall_s
         critic.json, critic/    the last critic report and its smoke worker's files
-        job.json, metrics.jsonl, tb/, model.zip, eval_episodes.jsonl, summary.json, worker.log  (training)
+        screen.json, screen/    the last screen verdict and its worker's files (with --screen)
+        job.json, metrics.jsonl, tb/, model.zip, eval_episodes.jsonl, trajectories.npz, summary.json,
+        worker.log              (training; trajectories.npz: the final evaluation's episodes)
         analysis.json           the analyzer's statistics, flags and feedback text
     best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
     final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed

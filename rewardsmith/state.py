@@ -169,6 +169,15 @@ class State:
         self.time = float(data.time)
         self.qpos, self.qvel = _frozen(data.qpos), _frozen(data.qvel)
 
+    @classmethod
+    def from_arrays(cls, obs: np.ndarray, qpos: np.ndarray, qvel: np.ndarray, dt: float, schema: StateSchema | None,
+                    time: float = 0.0) -> State:
+        """A snapshot rebuilt from recorded arrays (an archived trajectory); body and site fields are
+        recomputed from qpos/qvel through `schema.recompute` when first read."""
+        state = cls(obs, dt, schema)
+        state.qpos, state.qvel, state.time = _frozen(qpos), _frozen(qvel), float(time)
+        return state
+
     def _array(self, field: str) -> np.ndarray:
         """A derived MuJoCo array (xpos, cvel, ...), copied the first time it is read.
 

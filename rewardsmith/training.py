@@ -3,7 +3,8 @@
 Runs inside a sandboxed worker process (`rewardsmith.worker train JOB`). Writes into the job's folder:
 `metrics.jsonl` (kind "train": per-component episode sums during training; kind "eval": periodic
 fitness on a separate env), TensorBoard logs under `tb/`, `model.zip`, `eval_episodes.jsonl` (the final
-evaluation, one line per episode with state statistics) and `summary.json`.
+evaluation, one line per episode with state statistics), `trajectories.npz` (the final evaluation's
+states and actions, see `rewardsmith.trajectories`) and `summary.json`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from rewardsmith.files import append_jsonl, write_json_atomic
-from rewardsmith.jobs import EPISODES_FILE, HEARTBEAT_FILE, METRICS_FILE, SUMMARY_FILE, WorkerJob
+from rewardsmith.jobs import EPISODES_FILE, HEARTBEAT_FILE, METRICS_FILE, SUMMARY_FILE, TRAJECTORIES_FILE, WorkerJob
 from rewardsmith.task import TaskSpec, make_env, make_scorer
+from rewardsmith.trajectories import TrajectoryRecorder
 from rewardsmith.wrappers import ApplyReward
 
 
@@ -66,10 +68,12 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     model.learn(total_timesteps=timesteps, callback=callbacks)
     model.save(out / "model.zip")
 
+    recorder = TrajectoryRecorder()
     episodes = evaluate(model, eval_env, int(job.options.get("final_eval_episodes", spec.train.eval_episodes)),
-                        seed=job.seed + 20_000, record_states=True)
+                        seed=job.seed + 20_000, record_states=True, recorder=recorder)
     for episode in episodes:
         append_jsonl(out / EPISODES_FILE, episode)
+    recorder.save(out / TRAJECTORIES_FILE)
     final = aggregate(episodes)
     wall_s = round(time.perf_counter() - started, 3)
     append_jsonl(out / METRICS_FILE, {"kind": "eval", "timesteps": int(model.num_timesteps), "wall_s": wall_s,
@@ -106,21 +110,29 @@ def _build_model(spec: TaskSpec, env, job: WorkerJob):
                 policy_kwargs=spec.train.policy_kwargs or None, **hyperparams)
 
 
-def evaluate(model, env: ApplyReward, episodes: int, *, seed: int, record_states: bool = False) -> list[dict]:
-    """Deterministic episodes of the policy; one stats dict per episode (with state statistics if asked)."""
+def evaluate(model, env: ApplyReward, episodes: int, *, seed: int, record_states: bool = False,
+             recorder: TrajectoryRecorder | None = None) -> list[dict]:
+    """Deterministic episodes of the policy; one stats dict per episode (with state statistics if asked);
+    a `recorder` also keeps every episode's states and actions."""
     results = []
     for i in range(episodes):
         obs, _ = env.reset(seed=seed + i)
         tracker = StateStats(env) if record_states else None
+        if recorder:
+            recorder.start(env.state)
         while True:
             action, _ = model.predict(obs, deterministic=True)
             obs, _, terminated, truncated, info = env.step(action)
             if tracker:
                 tracker.add(env.state)
+            if recorder:
+                recorder.step(action, env.state)
             if terminated or truncated:
                 stats = info["episode_stats"]
                 if tracker:
                     stats["state_stats"] = tracker.summary()
+                if recorder:
+                    recorder.finish(stats["fitness"])
                 results.append({"episode": i, **stats})
                 break
     return results

@@ -21,6 +21,7 @@ from rewardsmith.jobs import ERROR_FILE, WorkerJob
 MODES = {
     "train": "rewardsmith.training:run_train_job",
     "critic": "rewardsmith.smoke:run_smoke_job",
+    "screen": "rewardsmith.screen:run_screen_job",
     "video": "rewardsmith.video:run_video_job",
 }
 EXIT_REWARD_ERROR = 3

@@ -36,6 +36,8 @@ def batch(
     seed: int = typer.Option(0, help="Random seed of training."),
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
     videos: bool = typer.Option(False, "--videos", help="Record a policy video of every iteration's best in each run."),
+    screen: bool = typer.Option(False, "--screen", help="Screen candidates on earlier policies' recorded episodes "
+                                "before training (from iteration 2; see `rewardsmith run --help`)."),
     sandbox_minimum: Optional[str] = typer.Option(None, help="Comma-separated sandbox layers that must hold, else refuse "
                                                   "(default: settings file [sandbox] minimum, else the stock minimum)."),
 ) -> None:
@@ -47,7 +49,7 @@ def batch(
     require_sandbox(minimum)  # refuse before the batch folder is made
     options = dict(model=model, api_base=api_base, iterations=iterations, samples=samples, timesteps=timesteps,
                    final_timesteps=final_timesteps, final_seeds=final_seeds, seed=seed, device=device,
-                   videos=videos or None, sandbox_minimum=minimum)
+                   videos=videos or None, screen=screen or None, sandbox_minimum=minimum)
     if executor not in ("local", "ray"):
         raise typer.BadParameter(f"{executor!r}: use local or ray", param_hint="--executor")
     config = BatchConfig(executor=executor, workers=workers, ray_address=ray_address, concurrent_tasks=concurrent_tasks,

@@ -30,6 +30,8 @@ def run(
                                             help="LLM review in the critic (default: on for API models only)."),
     llm_summary: bool = typer.Option(False, "--llm-summary", help="Ask the LLM to summarise each trained policy's behaviour."),
     videos: bool = typer.Option(False, "--videos", help="Record a policy video of every iteration's best (the best always gets one)."),
+    screen: bool = typer.Option(False, "--screen", help="From iteration 2, screen candidates on earlier policies' "
+                                "recorded episodes: a reward that ranks them against fitness goes back for repair."),
     sandbox_minimum: Optional[str] = typer.Option(None, help="Comma-separated sandbox layers that must hold, else refuse "
                                                   "(default: settings file [sandbox] minimum, else clean-start,rlimits,seccomp,ast-gate)."),
     out: Optional[Path] = typer.Option(None, help="Run folder (new or empty; default runs/<task>/<stamp>/)."),
@@ -41,7 +43,7 @@ def run(
     options = dict(model=model, api_base=api_base, iterations=iterations, samples=samples, timesteps=timesteps,
                    final_timesteps=final_timesteps, final_seeds=final_seeds, repair_rounds=repair_rounds,
                    workers=workers, semantic=semantic, out=out)
-    config = RunConfig(task=task, seed=seed, device=device, llm_summary=llm_summary, videos=videos,
+    config = RunConfig(task=task, seed=seed, device=device, llm_summary=llm_summary, videos=videos, screen=screen,
                        sandbox_minimum=sandbox_minimum.split(",") if sandbox_minimum else None,
                        **{k: v for k, v in options.items() if v is not None or k == "semantic"})
     _report(run_search(config).path)

@@ -1,0 +1,188 @@
+"""Trajectory preference screening: rebuilt states, the sandboxed screen worker, the statistics, the loop's --screen."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from rewardsmith.cli import app
+from rewardsmith.screen import SCREEN_FILE, WORKER_DIR, judge, ranks, screen, spearman
+from rewardsmith.state import State, schema_for, snapshot
+from rewardsmith.task import load_task, make_env, read_task
+from rewardsmith.trajectories import Episode, load_episodes, save_episodes
+
+DATA = Path(__file__).parent / "data"
+HOSTILE = Path(__file__).parent / "hostile"
+SPEEDS = (-2.0, -1.0, -0.5, 0.5, 1.0, 2.0)
+HEADER = "import numpy as np\n\n\ndef compute_reward(state, action, next_state):\n"
+
+
+@pytest.fixture(scope="module")
+def cheetah(tmp_path_factory):
+    """A HalfCheetah spec and archives of synthetic runs at fixed speeds (fitness = speed), two files."""
+    from tests.conftest import make_tiny_spec
+
+    folder = tmp_path_factory.mktemp("cheetah")
+    spec = read_task(make_tiny_spec(folder, "halfcheetah-run"))
+    env = make_env(spec)
+    env.reset(seed=0)
+    base, dt = env.unwrapped, env.unwrapped.dt
+    episodes = []
+    for speed in SPEEDS:
+        rows = []
+        for t in range(21):
+            qpos, qvel = base.init_qpos.copy(), np.zeros(base.model.nv)
+            qpos[0], qvel[0] = speed * t * dt, speed
+            base.set_state(qpos, qvel)
+            rows.append((base._get_obs(), qpos, qvel))
+        obs, qpos, qvel = (np.array(c) for c in zip(*rows))
+        episodes.append(Episode(obs, qpos, qvel, np.zeros((20, 6)), speed))
+    env.close()
+    files = {"1.1": folder / "a.npz", "1.2": folder / "b.npz"}
+    save_episodes(files["1.1"], episodes[::2])
+    save_episodes(files["1.2"], episodes[1::2])
+    return spec, files
+
+
+def reward_file(folder: Path, body: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "reward.py").write_text(HEADER + body)
+    return folder / "reward.py"
+
+
+def test_state_from_arrays_matches_a_live_snapshot():
+    env = make_env(load_task("halfcheetah-run"))
+    schema = schema_for(env)
+    obs, _ = env.reset(seed=3)
+    env.action_space.seed(3)
+    for _ in range(15):
+        obs, *_ = env.step(env.action_space.sample())
+    live = snapshot(env, obs, schema)
+    rebuilt = State.from_arrays(live.obs, live.qpos, live.qvel, live.dt, schema, time=live.time)
+    for name in ("torso", "bfoot", "ffoot"):
+        np.testing.assert_allclose(rebuilt.body(name).pos, live.body(name).pos, atol=1e-12)
+        np.testing.assert_allclose(rebuilt.body(name).linvel, live.body(name).linvel, atol=1e-9)
+    assert rebuilt.joint("bthigh").qvel == live.joint("bthigh").qvel and rebuilt.time == live.time
+    archived = State.from_arrays(live.obs.astype(np.float32), live.qpos.astype(np.float32),
+                                 live.qvel.astype(np.float32), live.dt, schema)
+    np.testing.assert_allclose(archived.body("torso").pos, live.body("torso").pos, atol=1e-5)
+    assert not rebuilt.qpos.flags.writeable
+    env.close()
+
+
+def test_aligned_reward_passes_and_anti_aligned_fails_with_an_example(cheetah, tmp_path):
+    spec, files = cheetah
+    aligned = reward_file(tmp_path / "up", "    v = float(next_state.body('torso').linvel[0])\n    return v, {'v': v}\n")
+    report = screen(spec, aligned, tmp_path / "up", files)
+    assert report.passed and report.accuracy == 1.0 and report.spearman == pytest.approx(1.0)
+    assert report.episodes == 6 and report.pairs == 15
+    assert {d["label"] for d in report.details} == {"1.1", "1.2"}
+    assert json.loads((tmp_path / "up" / SCREEN_FILE).read_text())["passed"] is True
+
+    anti = reward_file(tmp_path / "down", "    v = float(next_state.body('torso').linvel[0])\n    return -v, {'v': -v}\n")
+    report = screen(spec, anti, tmp_path / "down", files)
+    assert not report.passed and report.accuracy == 0.0 and report.spearman == pytest.approx(-1.0)
+    assert report.message.startswith("your reward prefers the trajectories with lower fitness: accuracy 0.00 on 15")
+    assert "e.g. episode of 1.2 (fitness 2) got return -40" in report.message
+    assert "fitness -2) got 40" in report.message and "Mean fitness" in report.repair_text()
+    worker = json.loads((tmp_path / "down" / WORKER_DIR / SCREEN_FILE).read_text())
+    assert [row["steps"] for row in worker["episodes"]] == [20] * 6 and worker["sandbox"]
+
+
+def test_reward_errors_and_hostile_code_fail_the_screen(cheetah, tmp_path):
+    spec, files = cheetah
+    broken = reward_file(tmp_path / "broken", "    return 1.0 / float(action[0]), {}\n")
+    report = screen(spec, broken, tmp_path / "broken", files)
+    assert not report.passed and report.message.endswith("ZeroDivisionError: float division by zero (on episode 0 "
+                                                         "of candidate 1.1, step 0)")
+    nan = reward_file(tmp_path / "nan", "    return float('nan'), {}\n")
+    assert "must be finite, got nan (on episode 0 of candidate 1.1, step 0)" in screen(spec, nan, tmp_path / "nan",
+                                                                                        files).message
+
+    hostile = tmp_path / "hostile"
+    hostile.mkdir()
+    shutil.copy(HOSTILE / "os_system.py", hostile / "reward.py")
+    report = screen(spec, hostile / "reward.py", hostile, files)
+    assert not report.passed and report.accuracy is None
+    assert f"{(hostile / 'reward.py').resolve()}:" in report.message and "os" in report.message
+    assert not Path("/tmp/rewardsmith-hostile-escape").exists() and not (hostile / WORKER_DIR / SCREEN_FILE).exists()
+
+
+def test_too_few_episodes_pass_without_a_worker_and_bad_archives_are_skipped(cheetah, tmp_path):
+    spec, files = cheetah
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    save_episodes(tmp_path / "two.npz", load_episodes(files["1.1"])[:2])
+    report = screen(spec, reward_file(tmp_path / "c", "    return 0.0, {}\n"), tmp_path / "c",
+                    {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"})
+    assert report.passed and report.message.startswith("not enough trajectories to judge (2 episodes")
+    assert "skipped unreadable archives" in report.message and not (tmp_path / "c" / WORKER_DIR).exists()
+
+
+def test_statistics():
+    np.testing.assert_array_equal(ranks(np.array([3.0, 1.0, 2.0, 2.0])), [3.0, 0.0, 1.5, 1.5])
+    assert spearman(np.array([1.0, 2.0, 3.0]), np.array([10.0, 30.0, 20.0])) == pytest.approx(0.5)
+    assert spearman(np.ones(3), np.arange(3.0)) is None
+    rows = [{"label": "a", "episode": i, "fitness": f, "return": r}
+            for i, (f, r) in enumerate([(0.0, 1.0), (0.5, 1.0), (1.0, 3.0), (1.0, 0.0)])]
+    report = judge(rows)  # pairs with distinct fitness: 5; agree: (0,2) (1,2); tie (0,1) half; (0,3) (1,3) wrong
+    assert report.pairs == 5 and report.accuracy == pytest.approx(0.5) and not report.passed
+    assert report.message.startswith("your reward barely tells better trajectories from worse ones")
+
+
+def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=1024, eval_episodes=4)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", str(spec_path), "--model", f"scripted:{DATA / 'loop_screen.jsonl'}",
+                                      "--iterations", "2", "--samples", "2", "--workers", "2", "--final-seeds", "1",
+                                      "--screen", "--out", str(out)])
+    assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
+    assert json.loads((out / "run.json").read_text())["config"]["screen"] is True
+    for j in (1, 2):
+        cand = out / "iter_1" / f"cand_{j}"
+        episodes = [json.loads(line) for line in (cand / "eval_episodes.jsonl").read_text().splitlines()]
+        archived = load_episodes(cand / "trajectories.npz")
+        assert [e.fitness for e in archived] == [e["fitness"] for e in episodes]
+        assert [e.steps for e in archived] == [min(e["length"], 1000) for e in episodes]
+    anti = next(p.parent for p in out.glob("iter_2/cand_*/attempt_0.py") if "low_tip" in p.read_text())
+    attempts = json.loads((anti / "attempts.json").read_text())
+    assert [a["accepted"] for a in attempts] == [False, True]
+    assert attempts[0]["findings"][0].startswith("[screen] preference: your reward prefers the trajectories with lower")
+    assert json.loads((anti / "attempt_0.screen.json").read_text())["passed"] is False
+    assert json.loads((anti / "attempt_1.screen.json").read_text())["passed"] is True
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    screens = [e for e in events if e["event"] == "screen_done"]
+    assert len(screens) == 3 and all(e["episodes"] == 8 for e in screens)
+    assert not any(e["event"] == "screen_done" and e["candidate"].startswith("1.") for e in events)
+    calls = [json.loads(p.read_text()) for p in sorted((out / "llm").glob("*_designer.json"))]
+    repair = next(c for c in calls if len(c["messages"]) == 4)["messages"][3]["content"]
+    assert "trajectory screen rejected" in repair and "e.g. episode of 1." in repair
+    assert json.loads((anti / "candidate.json").read_text())["status"] == "trained"
+
+
+def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
+    """A Ray node may not share the run folder: the archives travel with the job and come back as returns."""
+    import io
+    import tarfile
+
+    from rewardsmith.jobs import WorkerJob
+    from rewardsmith.ray_executor import job_inputs, run_on_node
+
+    spec, files = cheetah
+    reward = reward_file(tmp_path / "cand", "    v = float(next_state.qvel[0])\n    return v, {'v': v}\n")
+    job = WorkerJob(mode="screen", task_path=spec.source, reward_path=reward, out_dir=tmp_path / "cand" / WORKER_DIR,
+                    options={"trajectories": {k: str(v) for k, v in files.items()}})
+    inputs = job_inputs(job)
+    assert {"trajectories/0.npz", "trajectories/1.npz"} <= set(inputs)
+    reply = run_on_node(job.model_dump_json(), inputs)
+    assert reply["status"] == "ok", reply["error"]
+    with tarfile.open(fileobj=io.BytesIO(reply["files"])) as tar:
+        rows = json.load(tar.extractfile(SCREEN_FILE))["episodes"]
+    assert [(r["label"], r["return"]) for r in rows] == [("1.1", -40.0), ("1.1", -10.0), ("1.1", 20.0),
+                                                          ("1.2", -20.0), ("1.2", 10.0), ("1.2", 40.0)]
