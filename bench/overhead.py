@@ -1,7 +1,9 @@
 """PPO training throughput on HalfCheetah: a generated-style reward file vs the env's native reward.
 
 Same PPO settings, same seed, alternating runs, in one process; prints the median ratio of env steps
-per second (goal >= 0.95). Run: `.venv/bin/python bench/overhead.py [--steps 8192] [--reps 5]`.
+per second (goal >= 0.95), by wall clock and by this process's CPU time (training is single-threaded
+here, so CPU time is the figure that other load on a shared machine disturbs least).
+Run: `.venv/bin/python bench/overhead.py [--steps 8192] [--reps 5]`.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ def make_env(with_reward: bool) -> gym.Env:
     return env
 
 
-def steps_per_second(with_reward: bool, steps: int, seed: int) -> float:
+def steps_per_second(with_reward: bool, steps: int, seed: int) -> tuple[float, float]:
+    """(steps per wall second, steps per CPU second) of one PPO training run."""
     env = make_env(with_reward)
     model = PPO("MlpPolicy", env, n_steps=1024, batch_size=64, n_epochs=10, seed=seed, verbose=0, device="cpu")
-    started = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     model.learn(steps)
-    return steps / (time.perf_counter() - started)
+    return steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu)
 
 
 def main() -> None:
@@ -44,17 +47,19 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     steps_per_second(True, 1024, 0)  # warm-up: imports, allocator, MuJoCo model cache
-    ratios, native, generated = [], [], []
+    wall_ratios, cpu_ratios, native, generated = [], [], [], []
     for rep in range(args.reps):
         order = (False, True) if rep % 2 == 0 else (True, False)
         result = {flag: steps_per_second(flag, args.steps, rep) for flag in order}
-        native.append(result[False])
-        generated.append(result[True])
-        ratios.append(result[True] / result[False])
-        print(f"rep {rep}: native {result[False]:7.1f} steps/s   reward file {result[True]:7.1f} steps/s   ratio {ratios[-1]:.3f}")
+        native.append(result[False][0])
+        generated.append(result[True][0])
+        wall_ratios.append(result[True][0] / result[False][0])
+        cpu_ratios.append(result[True][1] / result[False][1])
+        print(f"rep {rep}: native {result[False][0]:7.1f} steps/s   reward file {result[True][0]:7.1f} steps/s   "
+              f"wall ratio {wall_ratios[-1]:.3f}   cpu ratio {cpu_ratios[-1]:.3f}")
     print(f"median native {statistics.median(native):.1f} steps/s, reward file {statistics.median(generated):.1f} steps/s")
-    print(f"median ratio (reward file / native): {statistics.median(ratios):.3f}   goal >= 0.95")
-
+    print(f"median ratio (reward file / native): wall {statistics.median(wall_ratios):.3f}, "
+          f"cpu {statistics.median(cpu_ratios):.3f}   goal >= 0.95")
 
 if __name__ == "__main__":
     main()

@@ -31,7 +31,7 @@ from rewardsmith.state import State, schema_for, snapshot
 from rewardsmith.task import TaskSpec, make_env
 
 SMOKE_FILE = "smoke.json"
-CAPTURED_FIELDS = ("xpos", "xquat", "cvel", "subtree_com", "site_xpos")
+CAPTURED_FIELDS = ("xpos", "xquat", "xmat", "cvel", "subtree_com", "site_xpos")
 """Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front (the reward is
 loaded only after the rollouts), so timed calls read copies as they do in training instead of paying
 for a late kinematics recomputation."""

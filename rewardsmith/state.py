@@ -22,6 +22,12 @@ JOINT_TYPE_NAMES = {_FREE: "free", _BALL: "ball", _SLIDE: "slide", _HINGE: "hing
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
+    if type(array) is np.ndarray and array.dtype == np.float64:  # the hot path: MuJoCo and env arrays
+        copy = array.copy()
+        copy.flags.writeable = False
+        view = copy.view()  # as policy.frozen_copy: setflags(write=True) on the view fails
+        view.flags.writeable = False
+        return view
     return frozen_copy(np.asarray(array, dtype=np.float64))
 
 
@@ -104,12 +110,7 @@ class Body:
     @property
     def xmat(self) -> np.ndarray:
         """World rotation matrix (3x3); column 2 is the body's up axis in the world."""
-        w, x, y, z = self.quat
-        return np.array([
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ])
+        return self._state._array("xmat")[self._id].reshape(3, 3)
 
     @property
     def angvel(self) -> np.ndarray:
@@ -156,18 +157,26 @@ class State:
     """
 
     def __init__(self, obs: np.ndarray, dt: float, schema: StateSchema | None = None, data=None) -> None:
-        self.obs = _frozen(obs)
         self.dt = float(dt)
         self._schema = schema
         self._live = data
         self._copies: dict[str, np.ndarray] = {}
         self._synced = 0  # 1: kinematics recomputed, 2: also com positions/velocities
         if data is None:
+            self.obs = _frozen(obs)
             self.qpos = self.qvel = np.zeros(0)
             self.time = 0.0
             return
         self.time = float(data.time)
-        self.qpos, self.qvel = _frozen(data.qpos), _frozen(data.qvel)
+        qpos, qvel = data.qpos, data.qvel
+        if type(obs) is np.ndarray and obs.ndim == 1 and obs.dtype == np.float64:
+            # one copy for the three arrays read every step; slices of a read-only buffer stay read-only
+            buffer = np.concatenate((obs, qpos, qvel))
+            buffer.flags.writeable = False
+            n, nq = obs.shape[0], qpos.shape[0]
+            self.obs, self.qpos, self.qvel = buffer[:n], buffer[n:n + nq], buffer[n + nq:]
+        else:
+            self.obs, self.qpos, self.qvel = _frozen(obs), _frozen(qpos), _frozen(qvel)
 
     @classmethod
     def from_arrays(cls, obs: np.ndarray, qpos: np.ndarray, qvel: np.ndarray, dt: float, schema: StateSchema | None,
@@ -245,6 +254,19 @@ def snapshot(env, obs: np.ndarray, schema: StateSchema | None) -> State:
     base = env.unwrapped
     data = getattr(base, "data", None) if schema is not None else None
     return State(obs, getattr(base, "dt", 0.0), schema, data)
+
+
+class Snapshotter:
+    """`snapshot` for one env, with its (constant) model, data and control step looked up once."""
+
+    def __init__(self, env) -> None:
+        base = env.unwrapped
+        self.schema = schema_for(env)
+        self.dt = float(getattr(base, "dt", 0.0))
+        self.data = getattr(base, "data", None) if self.schema is not None else None
+
+    def __call__(self, obs: np.ndarray) -> State:
+        return State(obs, self.dt, self.schema, self.data)
 
 
 def schema_for(env) -> StateSchema | None:

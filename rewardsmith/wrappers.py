@@ -11,7 +11,7 @@ import numpy as np
 
 from rewardsmith.fitness import EpisodeScorer
 from rewardsmith.reward import RewardFn, to_scalar, validate_result
-from rewardsmith.state import State, schema_for, snapshot
+from rewardsmith.state import Snapshotter, State
 
 RewardSource = Literal["candidate", "native", "sparse"]
 NATIVE_REWARD_KEY_PREFIXES = ("reward_", "forward_reward", "ctrl_cost", "contact_cost", "healthy_reward")
@@ -39,7 +39,10 @@ class ApplyReward(gym.Wrapper):
         if source == "sparse" and scorer is None:
             raise ValueError("source='sparse' needs a scorer")
         self.reward_fn, self.scorer, self.source = reward_fn, scorer, source
-        self._schema = schema_for(env)
+        self._snapshot = Snapshotter(env)
+        self._info_keys: set[str] = set()
+        self._native_keys: list[str] = []
+        self._schema = self._snapshot.schema
         self._state: State | None = None
         self._sums: dict[str, float] = {}
         self._return = self._native_return = 0.0
@@ -57,17 +60,17 @@ class ApplyReward(gym.Wrapper):
 
     def reset(self, **kwargs: Any):
         obs, info = self.env.reset(**kwargs)
-        self._state = snapshot(self.env, obs, self._schema)
+        self._state = self._snapshot(obs)
         if self.scorer is not None:
             self.scorer.reset(self._state)
         self._sums, self._return, self._native_return, self._length = {}, 0.0, 0.0, 0
-        return obs, _strip_native(info)
+        return obs, self._strip_native(info)
 
     def step(self, action):
         state = self._state
         state.freeze()
         obs, native, terminated, truncated, info = self.env.step(action)
-        next_state = snapshot(self.env, obs, self._schema)
+        next_state = self._snapshot(obs)
         frozen_action = np.array(action, dtype=np.float64)
         frozen_action.flags.writeable = False
         reward = self._reward(state, frozen_action, next_state, float(native))
@@ -77,7 +80,7 @@ class ApplyReward(gym.Wrapper):
         self._return += reward
         self._native_return += float(native)
         self._length += 1
-        info = _strip_native(info)
+        info = self._strip_native(info)
         if terminated or truncated:
             info["episode_stats"] = self.episode_stats(terminated)
         return obs, reward, terminated, truncated, info
@@ -94,10 +97,19 @@ class ApplyReward(gym.Wrapper):
         total = total if type(total) is float and math.isfinite(total) else to_scalar(total, "the total")
         sums = self._sums
         for name, value in components.items():
-            if type(value) is not float:
+            if type(value) is not float or not math.isfinite(value):
                 value = to_scalar(value, f"component {name!r}")
             sums[name] = sums.get(name, 0.0) + value
         return total
+
+    def _strip_native(self, info: dict) -> dict:
+        """Drop the env's reward terms from `info` (the env's key set is classified once, not every step)."""
+        if info.keys() != self._info_keys:
+            self._info_keys = set(info)
+            self._native_keys = [k for k in info if is_native_reward_key(k)]
+        for key in self._native_keys:
+            del info[key]
+        return info
 
     def episode_stats(self, terminated: bool) -> dict[str, Any]:
         """Statistics of the episode so far."""
@@ -109,12 +121,6 @@ class ApplyReward(gym.Wrapper):
             fitness, success = self.scorer.result()
             stats["fitness"], stats["success"] = float(fitness), bool(success)
         return stats
-
-
-def _strip_native(info: dict) -> dict:
-    if any(is_native_reward_key(k) for k in info):
-        return {k: v for k, v in info.items() if not is_native_reward_key(k)}
-    return info
 
 
 class RewardWrapper(ApplyReward):
