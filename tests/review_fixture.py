@@ -25,24 +25,13 @@ from rewardsmith.jobs import WorkerJob
 from rewardsmith.loop import HEADER
 from rewardsmith.run_config import RunConfig
 from rewardsmith.run_state import CandidateRecord, RunFolder
-from rewardsmith.task import read_task
+from rewardsmith.task import ENVS_DIR, read_task
 from rewardsmith.trainer import run_job
 
 TASK = "halfcheetah-run"
 SMALL = {"hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}
 
-REWARD_1 = '''import numpy as np
-
-
-def compute_reward(state, action, next_state):
-    forward_velocity = (next_state.body("torso").pos[0] - state.body("torso").pos[0]) / next_state.dt
-    effort = float(np.sum(np.square(action)))
-    components = {
-        "forward_velocity": float(forward_velocity),
-        "effort_penalty": -0.1 * effort,
-    }
-    return sum(components.values()), components
-'''
+REWARD_1 = (ENVS_DIR / "examples" / "halfcheetah_run.py").read_text()  # the shipped example reward
 
 REWARD_BROKEN = '''import os
 
