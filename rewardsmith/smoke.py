@@ -27,7 +27,7 @@ from rewardsmith.errors import RewardFileError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.jobs import SUMMARY_FILE, WorkerJob
 from rewardsmith.reward import validate_result
-from rewardsmith.state import State, schema_for, snapshot
+from rewardsmith.state import Snapshotter, State
 from rewardsmith.task import TaskSpec, make_env
 
 SMOKE_FILE = "smoke.json"
@@ -88,22 +88,22 @@ def run_smoke_job(job: WorkerJob) -> dict[str, Any]:
 def collect_transitions(spec: TaskSpec, count: int, episode_steps: int, seed: int) -> tuple[list[Transition], int]:
     """At least `count` real transitions from alternating random-action and zero-action rollouts."""
     env = make_env(spec)
-    schema = schema_for(env)
-    if schema is not None:
-        schema.used_fields.update(CAPTURED_FIELDS)
+    snap = Snapshotter(env)
+    if snap.schema is not None:
+        snap.schema.used_fields.update(CAPTURED_FIELDS)
     zero = np.zeros(env.action_space.shape, dtype=np.float64)
     transitions: list[Transition] = []
     episode = 0
     while len(transitions) < count:
         obs, _ = env.reset(seed=seed + episode)
         env.action_space.seed(seed + episode)
-        state = snapshot(env, obs, schema)
+        state = snap(obs)
         for _ in range(episode_steps):
             action = np.asarray(env.action_space.sample() if episode % 2 == 0 else zero, dtype=np.float64)
             action.flags.writeable = False
             state.freeze()
             obs, _, terminated, truncated, _ = env.step(action)
-            next_state = snapshot(env, obs, schema)
+            next_state = snap(obs)
             transitions.append((state, action, next_state))
             state = next_state
             if terminated or truncated:

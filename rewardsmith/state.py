@@ -250,18 +250,16 @@ class State:
 
 
 def snapshot(env, obs: np.ndarray, schema: StateSchema | None) -> State:
-    """Snapshot the unwrapped env after reset/step."""
-    base = env.unwrapped
-    data = getattr(base, "data", None) if schema is not None else None
-    return State(obs, getattr(base, "dt", 0.0), schema, data)
+    """Snapshot the unwrapped env after reset/step (one-off; `Snapshotter` for every step of an env)."""
+    return Snapshotter(env, schema)(obs)
 
 
 class Snapshotter:
     """`snapshot` for one env, with its (constant) model, data and control step looked up once."""
 
-    def __init__(self, env) -> None:
+    def __init__(self, env, schema: StateSchema | None = None) -> None:
         base = env.unwrapped
-        self.schema = schema_for(env)
+        self.schema = schema if schema is not None else schema_for(env)
         self.dt = float(getattr(base, "dt", 0.0))
         self.data = getattr(base, "data", None) if self.schema is not None else None
 
