@@ -17,9 +17,9 @@ import gymnasium as gym
 import torch
 from stable_baselines3 import PPO
 
-from rewardsmith.reward import require_static_ok
+from rewardsmith.reward.contract import require_static_ok
+from rewardsmith.reward.wrappers import ApplyReward
 from rewardsmith.sandbox.policy import load_reward
-from rewardsmith.wrappers import ApplyReward
 
 REWARD = Path(__file__).with_name("generated_style_reward.py")
 

@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rewardsmith.executor import LocalExecutor
-from rewardsmith.jobs import WorkerJob
 from rewardsmith.task import ENVS_DIR
+from rewardsmith.workers.executor import LocalExecutor
+from rewardsmith.workers.job import WorkerJob
 
 EXAMPLE = ENVS_DIR / "examples" / "halfcheetah_run.py"
 

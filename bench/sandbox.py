@@ -33,8 +33,8 @@ PASSES = 20
 
 def prepared_transitions():
     """The critic's real transitions on HalfCheetah, read once by the reward so every lazy copy is cached."""
-    from rewardsmith.smoke import collect_transitions
     from rewardsmith.task import read_task
+    from rewardsmith.workers.smoke import collect_transitions
 
     transitions, _ = collect_transitions(read_task(TASK), TRANSITIONS, 200, seed=0)
     return transitions
@@ -56,7 +56,7 @@ def per_call_us(reward_fn, transitions) -> float:
 
 def child(folder: Path) -> None:
     """In the clean child: prepare states, read the reward, lock down, then load and time it; write result.json."""
-    from rewardsmith.reward import require_static_ok
+    from rewardsmith.reward.contract import require_static_ok
     from rewardsmith.sandbox.policy import load_reward
 
     transitions = prepared_transitions()
@@ -78,7 +78,7 @@ def locked_call_us(folder: Path) -> tuple[float, dict[str, str]]:
 
 
 def bench_calls(reps: int, work: Path) -> None:
-    from rewardsmith.reward import require_static_ok
+    from rewardsmith.reward.contract import require_static_ok
     from rewardsmith.sandbox.policy import load_reward
 
     transitions = prepared_transitions()
@@ -102,8 +102,8 @@ def bench_calls(reps: int, work: Path) -> None:
 
 
 def train_steps_per_s(sandboxed: bool, steps: int, folder: Path) -> float:
-    from rewardsmith.jobs import WorkerJob
-    from rewardsmith.trainer import run_job
+    from rewardsmith.workers.job import WorkerJob
+    from rewardsmith.workers.run import run_job
 
     job = WorkerJob(mode="train", task_path=TASK, reward_path=REWARD, out_dir=folder, timesteps=steps,
                     sandbox=SandboxSettings(enabled=sandboxed), options={"final_eval_episodes": 1})

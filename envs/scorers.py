@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rewardsmith.fitness import EpisodeScorer
-from rewardsmith.state import State
+from rewardsmith.reward.fitness import EpisodeScorer
+from rewardsmith.reward.state import State
 
 TURN = 2.0 * math.pi
 

@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     """Lazy public API, so `import rewardsmith` stays light: `rewardsmith.RewardWrapper`."""
     if name == "RewardWrapper":
-        from rewardsmith.wrappers import RewardWrapper
+        from rewardsmith.reward.wrappers import RewardWrapper
 
         return RewardWrapper
     raise AttributeError(f"module 'rewardsmith' has no attribute {name!r}")

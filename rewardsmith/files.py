@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -53,3 +54,57 @@ def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         else:
             problems.append(f"{path}:{number}: not a JSON object, skipped")
     return records, problems
+
+
+MAX_READ_BYTES = 1_000_000
+MAX_JSON_DEPTH = 64
+
+
+def read_capped(path: Path, max_bytes: int = MAX_READ_BYTES) -> bytes | None:
+    """The bytes of a file another process may have planted: None unless it is a regular file (no symlink
+    followed, a FIFO or device never blocks) of at most `max_bytes`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        chunks, size = [], 0
+        while chunk := os.read(fd, min(1 << 20, max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:
+                return None
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_json(path: Path, max_bytes: int = MAX_READ_BYTES, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """A JSON file read as hostile input (see `read_capped`): None if missing, oversized, nested deeper than
+    `max_depth`, or not JSON. Every parse error is caught."""
+    data = read_capped(path, max_bytes)
+    if data is None or json_depth(data) > max_depth:
+        return None
+    try:
+        return json.loads(data.decode("utf-8"))
+    except Exception:  # noqa: BLE001 - malformed input of any kind is "unreadable"
+        return None
+
+
+def json_depth(data: bytes) -> int:
+    """The deepest bracket nesting of a JSON text (brackets inside strings are not counted)."""
+    import re
+
+    import numpy as np
+
+    stripped = re.sub(rb'"(?:[^"\\]|\\.)*"', b"", data)
+    codes = np.frombuffer(stripped, dtype=np.uint8)
+    opens = (codes == ord("[")) | (codes == ord("{"))
+    closes = (codes == ord("]")) | (codes == ord("}"))
+    depth = np.cumsum(opens.astype(np.int64) - closes.astype(np.int64))
+    return int(depth.max()) if depth.size else 0

@@ -12,7 +12,7 @@ def cell(value: Any, digits: int = 4) -> str:
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
-        return f"{value:,.0f}" if abs(value) >= 10 ** digits else f"{value:.{digits}g}"
+        return f"{value:,.0f}" if abs(value) >= 10**digits else f"{value:.{digits}g}"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)

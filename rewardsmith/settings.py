@@ -31,8 +31,10 @@ class SandboxConfig(BaseModel):
     """`[sandbox]`: what the machine must offer before generated code may run."""
 
     model_config = ConfigDict(extra="forbid")
-    minimum: list[str] = Field(default_factory=lambda: list(DEFAULT_MINIMUM),
-                               description="Layers that must hold (see `rewardsmith doctor`), else runs refuse to start.")
+    minimum: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_MINIMUM),
+        description="Layers that must hold (see `rewardsmith doctor`), else runs refuse to start.",
+    )
 
     @field_validator("minimum")
     @classmethod

@@ -16,14 +16,27 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from rewardsmith.errors import TaskSpecError
 
-ENVS_DIR = Path(__file__).resolve().parent.parent / "envs"
+
+def _shipped_envs() -> Path:
+    """The shipped task specs: `envs/` of a source checkout, or the `rewardsmith_envs` package of a wheel."""
+    checkout = Path(__file__).resolve().parent.parent / "envs"
+    if checkout.is_dir():
+        return checkout
+    found = importlib.util.find_spec("rewardsmith_envs")
+    locations = list(found.submodule_search_locations or []) if found else []
+    return Path(locations[0]) if locations else checkout
+
+
+ENVS_DIR = _shipped_envs()
 
 
 class ScorerRef(BaseModel):
     """A trusted episode scorer: `module:Class` in the spec's folder, plus keyword arguments."""
 
     model_config = ConfigDict(extra="forbid")
-    scorer: str = Field(description="`module:Class`, module resolved next to the spec file (e.g. `scorers:ForwardProgress`).")
+    scorer: str = Field(
+        description="`module:Class`, module resolved next to the spec file (e.g. `scorers:ForwardProgress`)."
+    )
     kwargs: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments for the scorer's constructor.")
 
     @field_validator("scorer")
@@ -68,7 +81,9 @@ class TaskSpec(BaseModel):
     env_kwargs: dict[str, Any] = Field(default_factory=dict)
     description: str = Field(min_length=10, description="The task in plain words; this is what the LLM is asked to do.")
     fitness: ScorerRef = Field(description="Trusted per-episode fitness and success criterion; never shown to the LLM.")
-    human_baseline: bool = Field(False, description="The env's own reward rewards this task (a 'human' baseline exists).")
+    human_baseline: bool = Field(
+        False, description="The env's own reward rewards this task (a 'human' baseline exists)."
+    )
     train: TrainDefaults = Field(default_factory=TrainDefaults)
     search: SearchDefaults = Field(default_factory=SearchDefaults)
     source: Path | None = Field(None, exclude=True, description="The TOML file this spec came from.")
@@ -172,4 +187,3 @@ def make_scorer(spec: TaskSpec):
         return scorer_cls(**spec.fitness.kwargs)
     except TypeError as e:
         raise TaskSpecError(f"{spec.source}: bad fitness kwargs for {spec.fitness.scorer}: {e}") from None
-

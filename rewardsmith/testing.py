@@ -94,7 +94,9 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") in ("/v1/models", "/models"):
-                self._send(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "rewardsmith"}]})
+                self._send(
+                    200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "rewardsmith"}]}
+                )
             else:
                 self._send(404, _error(f"no route GET {self.path}", "invalid_request_error"))
 

@@ -2,7 +2,7 @@
 
 Candidates are trained by the real sandboxed worker on a CI-sized
 halfcheetah-run spec, then analysed; the loop's own files (candidate.json, attempts.json, events,
-LLM call records) are written by hand following `rewardsmith.run_state`. The critic reports are
+LLM call records) are written by hand following `rewardsmith.run_folder.folder`. The critic reports are
 its static stage plus a hand-written dynamic warning (no smoke worker, to keep the tests short). The run is left interrupted
 in iteration 2: 1.1 trained, 1.2 rejected by the critic, 2.1 trained (parent 1.1), 2.2 designed but
 never trained, and the last line of 1.1's metrics.jsonl was cut off by the kill.
@@ -17,18 +17,20 @@ from pathlib import Path
 
 from conftest import make_tiny_spec
 
-from rewardsmith.analyzer import analyze
-from rewardsmith.critic import CriticFinding, CriticReport, static_findings
-from rewardsmith.final import best_record
+from rewardsmith.config import RunConfig
 from rewardsmith.files import append_jsonl, write_json_atomic
-from rewardsmith.jobs import WorkerJob
-from rewardsmith.loop import HEADER
-from rewardsmith.run_config import RunConfig
-from rewardsmith.run_state import CandidateRecord, RunFolder
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.final import best_record
+from rewardsmith.search.loop import HEADER
+from rewardsmith.stages.analyzer import analyze
+from rewardsmith.stages.critic import CriticFinding, CriticReport, static_findings
 from rewardsmith.task import ENVS_DIR, read_task
-from rewardsmith.trainer import run_job
+from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.run import run_job
 
 TASK = "halfcheetah-run"
+PLANTED_FLAG = {"code": "no-progress", "message": "fitness never rose above its first evaluation (planted by the fixture)"}
 SMALL = {"hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}
 
 REWARD_1 = (ENVS_DIR / "examples" / "halfcheetah_run.py").read_text()  # the shipped example reward
@@ -110,8 +112,11 @@ def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str,
     folder.save_candidate(record)
     folder.event("training_done", candidate=cid, status="trained", fitness=record.fitness,
                  success_rate=record.success_rate, error=None)
-    analyze(spec, cand)
-    folder.event("analysis_done", candidate=cid, flags=[])
+    analysis = analyze(spec, cand)
+    if cid == "2.1":  # a planted flag: whether 1,024 steps make progress depends on the machine, not the test
+        analysis["flags"] = [f for f in analysis["flags"] if f["code"] != "no-progress"] + [PLANTED_FLAG]
+        write_json_atomic(cand / "analysis.json", analysis)
+    folder.event("analysis_done", candidate=cid, flags=[f["code"] for f in analysis["flags"]])
 
 
 def build_review_run(root: Path) -> Path:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, sys.argv[1])  # the checkout under test (-I ignores PYTHONPATH)
 
-import numpy as np  # noqa: E402 - heavy imports happen before lock_down, as in the worker
+import numpy as np
 
-from rewardsmith.sandbox.lockdown import SandboxSettings, lock_down  # noqa: E402
+from rewardsmith.sandbox.lockdown import SandboxSettings, lock_down
 
 SETTINGS = SandboxSettings(memory_mb=2048, cpu_s=120)
 
@@ -40,7 +40,7 @@ def run_checks(folder: Path) -> dict:
     result["socket"] = attempt(socket.socket)
     result["unix_socket"] = attempt(lambda: socket.socket(socket.AF_UNIX))
     result["fork"] = attempt(os.fork)
-    result["write_tmp"] = attempt(lambda: open(f"/tmp/rewardsmith-hostile-check-{os.getpid()}", "w"))
+    result["write_tmp"] = attempt(lambda: open(f"/tmp/rewardsmith-hostile-check-{os.getpid()}", "w"))  # noqa: SIM115
     result["write_inside"] = attempt(lambda: (folder / "inside.txt").write_text("ok"))
     result["parent_environ"] = attempt(lambda: Path(f"/proc/{os.getppid()}/environ").read_bytes())
     result["kill_parent"] = attempt(lambda: os.kill(os.getppid(), 0))

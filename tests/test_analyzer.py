@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rewardsmith.analyzer import ANALYSIS_FILE, analyze
 from rewardsmith.llm import get_model
+from rewardsmith.stages.analyzer import ANALYSIS_FILE, analyze
 from rewardsmith.task import TaskSpec
 
 SPEC = TaskSpec(name="hop", env="Hopper-v5", description="Hop forward as fast as possible without falling.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from rewardsmith.baselines import cache_path, load_cached, normalized_score
+from rewardsmith.search.baselines import cache_path, load_cached, normalized_score
 from rewardsmith.task import read_task
 
 

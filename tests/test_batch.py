@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rewardsmith.batch import ROW_KEYS, BatchConfig, read_task_list
 from rewardsmith.errors import RewardsmithError, TaskSpecError
+from rewardsmith.search.batch import ROW_KEYS, BatchConfig, read_task_list
 
 DATA = Path(__file__).parent / "data"
 SCRIPT = DATA / "batch_script.jsonl"
@@ -97,7 +97,7 @@ def test_batch_survives_a_failing_task_and_resumes_after_kill(tmp_path, tiny_spe
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
     batch = json.loads((out / "batch.json").read_text())
-    assert BATCH_KEYS <= set(batch)
+    assert set(batch) >= BATCH_KEYS
     assert [t["run_dir"] for t in batch["tasks"]] == ["inverted-double-pendulum-balance", "reacher-reach", "broken-env"]
     assert batch["config"]["run_options"]["iterations"] == 1 and batch["config"]["workers"] == 2
     killed = json.loads((out / "summary.json").read_text())
@@ -108,7 +108,7 @@ def test_batch_survives_a_failing_task_and_resumes_after_kill(tmp_path, tiny_spe
     output, _ = second.communicate(timeout=600)
     assert second.returncode == 1, output  # the broken task still fails; the others finish
     summary = json.loads((out / "summary.json").read_text())
-    assert SUMMARY_KEYS <= set(summary) and summary["status"] == "failed"
+    assert set(summary) >= SUMMARY_KEYS and summary["status"] == "failed"
     rows = {r["task"]: r for r in summary["tasks"]}
     assert all(set(ROW_KEYS) == set(r) for r in rows.values())
     for name in ("inverted-double-pendulum-balance", "reacher-reach"):

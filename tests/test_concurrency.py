@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rewardsmith.llm.cache import ResponseCache
-from rewardsmith.runstore import new_run_dir
+from rewardsmith.run_folder.claim import new_run_dir
 
 SCRIPT = Path(__file__).parent / "data" / "batch_script.jsonl"
 

@@ -12,13 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 from rewardsmith.cli import app
-from rewardsmith.critic import CRITIC_FILE, critique, parse_verdict
 from rewardsmith.llm import get_model
+from rewardsmith.stages.critic import CRITIC_FILE, critique, parse_verdict
 from rewardsmith.task import read_task
 
 DATA = Path(__file__).parent / "data"
 SCORER = '''
-from rewardsmith.fitness import EpisodeScorer
+from rewardsmith.reward.fitness import EpisodeScorer
 
 class Alive(EpisodeScorer):
     def reset(self, state):
@@ -73,7 +73,8 @@ def codes(report, severity: str | None = None) -> list[str]:
 def test_every_lazily_read_state_field_is_captured_before_the_reward_loads():
     import re
 
-    from rewardsmith import smoke, state
+    from rewardsmith.reward import state
+    from rewardsmith.workers import smoke
 
     read = set(re.findall(r'_array\("(\w+)"\)', Path(state.__file__).read_text()))
     assert read and read <= set(smoke.CAPTURED_FIELDS)

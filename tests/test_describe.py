@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rewardsmith.describe import describe
-from rewardsmith.state import schema_for
+from rewardsmith.reward.state import schema_for
+from rewardsmith.stages.env_description import describe
 from rewardsmith.task import ENVS_DIR, load_task, make_env
 
 SPECS = sorted(p.stem for p in ENVS_DIR.glob("*.toml"))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from rewardsmith.errors import ExtractionError, RewardFileError
-from rewardsmith.extract import dedupe, extract_reward_code
+from rewardsmith.stages.extract import dedupe, extract_reward_code
 
 DATA = Path(__file__).parent / "data"
 

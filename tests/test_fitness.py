@@ -8,8 +8,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from rewardsmith.fitness import human_normalized
-from rewardsmith.state import schema_for, snapshot
+from rewardsmith.reward.fitness import human_normalized
+from rewardsmith.reward.state import schema_for, snapshot
 from rewardsmith.task import import_from_folder, load_task, make_env, make_scorer
 
 Pose = Callable[[int, np.ndarray, np.ndarray], None]  # (step, qpos, qvel) -> edits them in place

@@ -62,8 +62,6 @@ def test_scripted_matches_roles_then_any_then_exhausts(script: Path) -> None:
     assert ask(model, "d").text == "d2"
     with pytest.raises(ScriptExhaustedError, match=rf"{script.name} has no line left for role 'analyzer'"):
         ask(model, "e", "analyzer")
-    usage = model.usage
-    assert usage["calls"] == 4 and usage["cost_usd"] == 0.0 and usage["completion_tokens"] == 0 + 0 + 1 + 0
 
 
 def test_scripted_counts_tokens_as_chars_over_four(tmp_path: Path) -> None:
@@ -93,7 +91,6 @@ def test_scripted_resume_replays_cache_and_continues_with_unused_lines(script: P
     again = ask(resumed, "p1")
     assert again.text == "d1" and again.cached
     assert ask(resumed, "p3").text == "d2"
-    assert resumed.usage["cached_calls"] == 1
 
 
 def test_scripted_is_thread_safe(tmp_path: Path) -> None:
@@ -119,7 +116,6 @@ def test_cache_hit_skips_provider_and_is_logged(script: Path, tmp_path: Path) ->
     assert [r["cached"] for r in records] == [False, True, False]
     assert records[1]["response"] == "d1" and records[1]["messages"] == [{"role": "user", "content": "same"}]
     assert records[0]["details"]["line"] == 1 and records[2]["sample"] == 1
-    assert model.usage["calls"] == 3 and model.usage["cached_calls"] == 1
 
 
 def test_log_numbering_continues_after_existing_files(script: Path, tmp_path: Path) -> None:
@@ -156,10 +152,12 @@ def test_litellm_real_http_path_parses_tokens_and_sends_role(script: Path, tmp_p
 
 def test_user_cache_means_a_repeated_run_never_pays_twice(script: Path, tmp_path: Path, api_env: None) -> None:
     with serve_scripted(script) as server:
+        answers = []
         for run in ("run1", "run2"):
             model = get_model("openai/scripted", api_base=server.url, run_dir=tmp_path / run, cache_dir=tmp_path / "c")
-            assert ask(model, "task").text == "d1"
-        assert len(server.requests) == 1 and model.usage["cached_calls"] == 1
+            answers.append(ask(model, "task"))
+        assert [a.text for a in answers] == ["d1", "d1"] and [a.cached for a in answers] == [False, True]
+        assert len(server.requests) == 1
         uncached = get_model("openai/scripted", api_base=server.url, cache_dir=tmp_path / "c", use_cache=False)
         assert ask(uncached, "task").text == "any1" and len(server.requests) == 2
 

@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from layout_snapshot import snapshot
 from typer.testing import CliRunner
 
 from rewardsmith.cli import app
+from rewardsmith.config import RunConfig
 from rewardsmith.errors import LLMError, RewardsmithError
-from rewardsmith.loop import run as run_search
-from rewardsmith.run_config import RunConfig
-from rewardsmith.run_state import RunFolder
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.search.loop import run as run_search
 from rewardsmith.testing import serve_scripted
 
 DATA = Path(__file__).parent / "data"
@@ -71,7 +72,7 @@ def check_layout(out: Path) -> dict:
     assert {"python", "numpy", "torch", "stable-baselines3", "gymnasium", "mujoco", "litellm"} <= set(run["versions"])
     assert (out / "task.toml").read_text() == run["task"]["spec"]
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    assert EVENTS <= {e["event"] for e in events} and all("t" in e for e in events)
+    assert {e["event"] for e in events} >= EVENTS and all("t" in e for e in events)
     assert events[-1]["event"] == "run_finished" and not (out / "run.lock").exists()
     parents = {e["iteration"]: e["parent"] for e in events if e["event"] == "iteration_started"}
     assert parents[1] is None and parents[2] is not None
@@ -87,7 +88,7 @@ def check_layout(out: Path) -> dict:
                 assert (cand / name).is_file(), cand / name
             assert (cand / "reward.py").read_text().startswith(f"# rewardsmith candidate {i}.{j} (iteration {i}")
     summary = json.loads((out / "summary.json").read_text())
-    assert SUMMARY_KEYS <= set(summary) and summary["status"] == "finished"
+    assert set(summary) >= SUMMARY_KEYS and summary["status"] == "finished"
     assert summary["iterations"] == 2 and summary["candidates"] == 6
     best = json.loads((out / "best" / "candidate.json").read_text())
     assert best["id"] == summary["best_candidate"]
@@ -126,6 +127,11 @@ def test_scripted_run_end_to_end(spec_path, tmp_path):
     assert "candidates" in output and "final retraining" in output and str(out) in output.replace("\n", "")
     summary = check_layout(out)
     check_second_prompt(out, summary)
+    recorded = json.loads((DATA / "run_layout_v0.json").read_text())
+    got = snapshot(out)  # the layout is a contract: if it changes on purpose, record it anew (layout_snapshot.py)
+    assert got["keys"] == recorded["keys"] and got["iterations"] == recorded["iterations"]
+    assert {"missing": sorted(set(recorded["files"]) - set(got["files"])),
+            "new": sorted(set(got["files"]) - set(recorded["files"]))} == {"missing": [], "new": []}
     assert summary["llm_calls"] == 9 and summary["cached_calls"] == 0 and summary["tokens"] > 0
 
     buggy = find(out, "iter_1/cand_*/attempt_0.py", "tip_heigth")
@@ -163,6 +169,11 @@ def test_run_through_loopback_http_server(spec_path, tmp_path, monkeypatch):
         cli(*run_args(spec_path, out, "--model", "openai/scripted", "--api-base", server.url, "--semantic"))
     summary = check_layout(out)
     check_second_prompt(out, summary)
+    recorded = json.loads((DATA / "run_layout_v0.json").read_text())
+    got = snapshot(out)  # the layout is a contract: if it changes on purpose, record it anew (layout_snapshot.py)
+    assert got["keys"] == recorded["keys"] and got["iterations"] == recorded["iterations"]
+    assert {"missing": sorted(set(recorded["files"]) - set(got["files"])),
+            "new": sorted(set(got["files"]) - set(recorded["files"]))} == {"missing": [], "new": []}
     assert server.roles.count("designer") == 10 and server.roles.count("critic") == 7
     assert summary["llm_calls"] == 17 and summary["repair_requests"] == 4
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]

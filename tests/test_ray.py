@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from rewardsmith.jobs import WorkerJob
-from rewardsmith.ray_executor import TEMP_PREFIX, UnsafeArchive, job_inputs, pack_outputs, unpack_outputs
-from rewardsmith.run_state import pid_alive
+from rewardsmith.sandbox.launch import pid_alive
+from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.ray_executor import TEMP_PREFIX, UnsafeArchive, job_inputs, pack_outputs, unpack_outputs
 
 EXAMPLES = Path(__file__).parent.parent / "envs" / "examples"
 SCRIPT = Path(__file__).parent / "data" / "batch_script.jsonl"
@@ -131,7 +131,7 @@ def _sandbox_workers() -> list[tuple[int, int]]:
     for entry in Path("/proc").iterdir():
         try:
             argv = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
-            stat = (entry / "stat").read_text() if b"rewardsmith.worker" in argv else ""
+            stat = (entry / "stat").read_text() if b"rewardsmith.workers.main" in argv else ""
         except OSError:
             continue
         if stat and TEMP_PREFIX.encode() in argv:
@@ -143,7 +143,7 @@ def _sandbox_workers() -> list[tuple[int, int]]:
 def test_killed_ray_worker_is_retried(ray_cluster, tmp_path, tiny_spec, monkeypatch):
     for key, value in RAY_ENV.items():
         monkeypatch.setenv(key, value)
-    from rewardsmith.ray_executor import RayExecutor
+    from rewardsmith.workers.ray_executor import RayExecutor
 
     spec = tiny_spec("halfcheetah-run")
     executor = RayExecutor(ray_address=ray_cluster)

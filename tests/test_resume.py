@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from rewardsmith.run_state import RunFolder
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.workers.run import stop_workers_under
 
 DATA = Path(__file__).parent / "data"
 SCRIPT = DATA / "loop_e2e.jsonl"
@@ -89,7 +90,7 @@ def test_resume_after_kill_9(tiny_spec, tmp_path):
     for path in out.rglob("*.jsonl"):
         for line in path.read_text().splitlines():
             json.loads(line)
-    assert not folder.stop_orphan_workers(), "a worker of the run was still running after it finished"
+    assert not stop_workers_under(folder.path), "a worker of the run was still running after it finished"
 
     again = run_cli("resume", str(out), cwd=tmp_path, env=env)  # resuming a finished run changes nothing
     assert again.returncode == 0 and len(events(out)) == len(log)

@@ -10,7 +10,7 @@ from review_fixture import build_review_run
 
 import rewardsmith
 from rewardsmith.errors import RunFolderError
-from rewardsmith.export import export_reward
+from rewardsmith.views.export import export_reward
 
 
 @pytest.fixture(scope="session")

@@ -12,8 +12,8 @@ import pytest
 from review_fixture import build_review_run
 
 from rewardsmith.errors import RewardsmithError
-from rewardsmith.report import write_any_report
-from rewardsmith.video import encode_video, load_frames
+from rewardsmith.stages.video import encode_video, load_frames
+from rewardsmith.views.report import write_any_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -13,9 +13,9 @@ from review_fixture import build_review_run
 from rich.console import Console
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.review import RunsTable, candidate_view, diff_view, review_view
-from rewardsmith.run_index import list_runs
-from rewardsmith.run_reader import read_run
+from rewardsmith.run_folder.index import list_runs
+from rewardsmith.views.run_view import read_run
+from rewardsmith.views.tables import RunsTable, candidate_view, diff_view, review_view
 
 
 @pytest.fixture(scope="session")

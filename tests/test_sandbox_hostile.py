@@ -26,15 +26,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import make_tiny_spec
 
-from rewardsmith.critic import WORKER_DIR, critique, dynamic_findings
-from rewardsmith.jobs import JOB_FILE, WorkerJob
 from rewardsmith.sandbox.lockdown import SANDBOX_UID_BASE, SandboxSettings
 from rewardsmith.sandbox.policy import check_source
+from rewardsmith.stages.critic import WORKER_DIR, critique, dynamic_findings
 from rewardsmith.task import TaskSpec, read_task
-from rewardsmith.trainer import run_job
-
-from conftest import make_tiny_spec
+from rewardsmith.workers.job import JOB_FILE, WorkerJob
+from rewardsmith.workers.run import run_job
 
 CORPUS = sorted(Path(__file__).with_name("hostile").glob("*.py"))
 TASK = "inverted-double-pendulum-balance"

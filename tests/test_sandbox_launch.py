@@ -7,8 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from rewardsmith.sandbox.launch import (PASSTHROUGH_ENV, THREAD_VARS, kill_leftovers, run_worker,
-                                        worker_command)
+from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS, kill_leftovers, run_worker, worker_command
 
 
 def run(tmp_path: Path, code: str, **kwargs):
@@ -20,7 +19,7 @@ def run(tmp_path: Path, code: str, **kwargs):
 def test_worker_command_is_isolated_module_run() -> None:
     argv = worker_command("train", Path("/x/job.json"))
     assert argv[:3] == [sys.executable, "-I", "-c"]
-    assert argv[-3:] == ["rewardsmith.worker", "train", "/x/job.json"]
+    assert argv[-3:] == ["rewardsmith.workers.main", "train", "/x/job.json"]
 
 
 def test_environment_is_an_allow_list(tmp_path: Path, monkeypatch) -> None:
@@ -31,7 +30,7 @@ def test_environment_is_an_allow_list(tmp_path: Path, monkeypatch) -> None:
     assert result.ok, result.reason
     log = (tmp_path / "log.txt").read_text()
     assert "planted" not in log
-    env = eval(log.splitlines()[0])  # noqa: S307 - our own child's repr of a dict of str
+    env = eval(log.splitlines()[0])
     allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "EXTRA", *THREAD_VARS,
                *PASSTHROUGH_ENV}
     assert set(env) <= allowed and env["HOME"] == str(tmp_path)

@@ -10,8 +10,7 @@ import pytest
 
 from rewardsmith.errors import SandboxError
 from rewardsmith.sandbox.launch import run_worker
-from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, LAYERS, LayerStatus, doctor_rows, \
-    require_minimum
+from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, LAYERS, LayerStatus, doctor_rows, require_minimum
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = Path(__file__).with_name("sandbox_child.py")

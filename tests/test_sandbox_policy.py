@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 
 from rewardsmith.errors import RewardFileError
-from rewardsmith.sandbox.policy import (UNSAFE_GATE_ENV, check_source, frozen_copy, gate_from_env,
-                                        load_reward, numpy_view)
+from rewardsmith.sandbox.policy import (
+    check_source,
+    frozen_copy,
+    load_reward,
+    numpy_view,
+)
 
 GOOD = """\
 import math
@@ -114,13 +118,6 @@ def test_gated_reward_sees_the_view() -> None:
     np_view, math_view = restricted(0, 0, 0)
     assert not hasattr(np_view, "load") and math_view.sqrt(4.0) == 2.0
 
-
-def test_gate_off_switch_is_explicit() -> None:
-    assert gate_from_env({}) is True
-    assert gate_from_env({UNSAFE_GATE_ENV: "0"}) is True
-    assert gate_from_env({UNSAFE_GATE_ENV: "1"}) is False
-    fn = load_reward("import os\ndef compute_reward(s, a, n):\n    return os.sep, {}\n", gate=False)
-    assert fn(0, 0, 0)[0] == "/"
 
 
 def test_frozen_copy_cannot_be_made_writable() -> None:

@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from rewardsmith.cli import app
-from rewardsmith.screen import SCREEN_FILE, WORKER_DIR, judge, ranks, screen, spearman
-from rewardsmith.state import State, schema_for, snapshot
+from rewardsmith.reward.state import State, schema_for, snapshot
+from rewardsmith.stages.screen import SCREEN_FILE, WORKER_DIR, judge, ranks, screen, spearman
 from rewardsmith.task import load_task, make_env, read_task
-from rewardsmith.trajectories import Episode, load_episodes, save_episodes
+from rewardsmith.workers.trajectories import Episode, load_episodes, save_episodes
 
 DATA = Path(__file__).parent / "data"
 HOSTILE = Path(__file__).parent / "hostile"
@@ -171,8 +171,8 @@ def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
     import io
     import tarfile
 
-    from rewardsmith.jobs import WorkerJob
-    from rewardsmith.ray_executor import job_inputs, run_on_node
+    from rewardsmith.workers.job import WorkerJob
+    from rewardsmith.workers.ray_executor import job_inputs, run_on_node
 
     spec, files = cheetah
     reward = reward_file(tmp_path / "cand", "    v = float(next_state.qvel[0])\n    return v, {'v': v}\n")

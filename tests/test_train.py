@@ -8,8 +8,8 @@ import gymnasium as gym
 import pytest
 
 from rewardsmith.files import read_jsonl
+from rewardsmith.reward.wrappers import ApplyReward, RewardWrapper, is_native_reward_key
 from rewardsmith.task import ENVS_DIR
-from rewardsmith.wrappers import ApplyReward, RewardWrapper, is_native_reward_key
 
 EXAMPLES = ENVS_DIR / "examples"
 
@@ -78,8 +78,8 @@ def test_worker_that_rewrites_parent_files_is_rejected_and_files_restored(tiny_s
     """With the AST gate bypassed, a reward can write into its own folder: the parent restores and rejects."""
     import os
 
-    from rewardsmith.jobs import WorkerJob
-    from rewardsmith.trainer import run_job
+    from rewardsmith.workers.job import WorkerJob
+    from rewardsmith.workers.run import run_job
 
     spec = tiny_spec("inverted-double-pendulum-balance", timesteps=256)
     cand = tmp_path / "cand"

@@ -2,6 +2,12 @@
 
 Each group of verbs lives in its own module and registers itself on `app`. Errors from the library
 (`RewardsmithError`) become a one-line message and exit code 2 here, and nowhere else.
+
+- `core`: tasks, describe, train, baseline, doctor.
+- `run`: run, resume.
+- `check`: the critic on one reward file.
+- `batch`: one search per task of a list.
+- `review`: runs, review, report, export.
 """
 
 from __future__ import annotations
@@ -14,16 +20,22 @@ from rich.console import Console
 
 from rewardsmith.errors import RewardsmithError
 
-app = typer.Typer(help="An LLM writes reward functions; rewardsmith checks, sandboxes, trains and refines them.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
+app = typer.Typer(
+    help="An LLM writes reward functions; rewardsmith checks, sandboxes, trains and refines them.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
 console = Console()
 err_console = Console(stderr=True)
 
-from rewardsmith.cli import core  # noqa: E402,F401  (registers the verbs)
-from rewardsmith.cli import run  # noqa: E402,F401  (registers `run` and `resume`)
-from rewardsmith.cli import check  # noqa: E402,F401  (registers `check`)
-from rewardsmith.cli import review  # noqa: E402,F401  (registers `runs`, `review`, `report`, `export`)
-from rewardsmith.cli import batch  # noqa: E402,F401  (registers `batch`)
+from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `app`, defined above
+    batch,  # noqa: F401  (registers `batch`)
+    check,  # noqa: F401  (registers `check`)
+    core,  # noqa: F401  (registers the verbs)
+    review,  # noqa: F401  (registers `runs`, `review`, `report`, `export`)
+    run,  # noqa: F401  (registers `run` and `resume`)
+)
 
 
 def main() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -17,49 +16,80 @@ from rewardsmith.cli import app, console, err_console
 
 @app.command()
 def batch(
-    tasks: str = typer.Argument(..., metavar="LIST", help="A text file of task names or spec paths, one a line "
-                                "(# comments), or a quoted glob of spec files such as 'envs/*.toml'."),
-    workers: Optional[int] = typer.Option(None, min=1, help="Training workers shared by all tasks "
-                                          "(default: the cores here, or the Ray cluster's CPUs)."),
+    tasks: str = typer.Argument(
+        ...,
+        metavar="LIST",
+        help="A text file of task names or spec paths, one a line "
+        "(# comments), or a quoted glob of spec files such as 'envs/*.toml'.",
+    ),
+    workers: int | None = typer.Option(
+        None, min=1, help="Training workers shared by all tasks (default: the cores here, or the Ray cluster's CPUs)."
+    ),
     executor: str = typer.Option("local", help="Where candidates train: local or ray."),
-    ray_address: Optional[str] = typer.Option(None, help="A running Ray cluster, e.g. 10.0.0.5:6379 "
-                                              "(default with --executor ray: start a local Ray)."),
-    concurrent_tasks: Optional[int] = typer.Option(None, min=1, help="Tasks searching at once (default: 2 x workers)."),
-    out: Optional[Path] = typer.Option(None, help="Batch folder (new or empty; default runs/batch/<stamp>/)."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", help="litellm model name, 'local' or 'scripted:PATH'."),
-    api_base: Optional[str] = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
-    iterations: Optional[int] = typer.Option(None, min=1, help="Iterations per task (default: each spec's)."),
-    samples: Optional[int] = typer.Option(None, min=1, help="Candidates per iteration (default: each spec's)."),
-    timesteps: Optional[int] = typer.Option(None, min=1, help="Training steps per candidate (default: each spec's)."),
-    final_timesteps: Optional[int] = typer.Option(None, min=1, help="Steps of the final retraining (default: each spec's)."),
-    final_seeds: Optional[int] = typer.Option(None, min=1, help="Seeds of the final retraining (default: each spec's)."),
+    ray_address: str | None = typer.Option(
+        None, help="A running Ray cluster, e.g. 10.0.0.5:6379 (default with --executor ray: start a local Ray)."
+    ),
+    concurrent_tasks: int | None = typer.Option(None, min=1, help="Tasks searching at once (default: 2 x workers)."),
+    out: Path | None = typer.Option(None, help="Batch folder (new or empty; default runs/batch/<stamp>/)."),
+    model: str | None = typer.Option(None, "--model", "-m", help="litellm model name, 'local' or 'scripted:PATH'."),
+    api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
+    iterations: int | None = typer.Option(None, min=1, help="Iterations per task (default: each spec's)."),
+    samples: int | None = typer.Option(None, min=1, help="Candidates per iteration (default: each spec's)."),
+    timesteps: int | None = typer.Option(None, min=1, help="Training steps per candidate (default: each spec's)."),
+    final_timesteps: int | None = typer.Option(
+        None, min=1, help="Steps of the final retraining (default: each spec's)."
+    ),
+    final_seeds: int | None = typer.Option(None, min=1, help="Seeds of the final retraining (default: each spec's)."),
     seed: int = typer.Option(0, help="Random seed of training."),
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
     videos: bool = typer.Option(False, "--videos", help="Record a policy video of every iteration's best in each run."),
-    screen: bool = typer.Option(False, "--screen", help="Screen candidates on earlier policies' recorded episodes "
-                                "before training (from iteration 2; see `rewardsmith run --help`)."),
-    sandbox_minimum: Optional[str] = typer.Option(None, help="Comma-separated sandbox layers that must hold, else refuse "
-                                                  "(default: settings file [sandbox] minimum, else the stock minimum)."),
+    screen: bool = typer.Option(
+        False,
+        "--screen",
+        help="Screen candidates on earlier policies' recorded episodes "
+        "before training (from iteration 2; see `rewardsmith run --help`).",
+    ),
+    sandbox_minimum: str | None = typer.Option(
+        None,
+        help="Comma-separated sandbox layers that must hold, else refuse "
+        "(default: settings file [sandbox] minimum, else the stock minimum).",
+    ),
 ) -> None:
     """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`)."""
-    from rewardsmith.batch import BatchConfig, start
+    from rewardsmith.search.batch import BatchConfig, start
     from rewardsmith.settings import require_sandbox
 
     minimum = sandbox_minimum.split(",") if sandbox_minimum else None
     require_sandbox(minimum)  # refuse before the batch folder is made
-    options = dict(model=model, api_base=api_base, iterations=iterations, samples=samples, timesteps=timesteps,
-                   final_timesteps=final_timesteps, final_seeds=final_seeds, seed=seed, device=device,
-                   videos=videos or None, screen=screen or None, sandbox_minimum=minimum)
+    options = dict(
+        model=model,
+        api_base=api_base,
+        iterations=iterations,
+        samples=samples,
+        timesteps=timesteps,
+        final_timesteps=final_timesteps,
+        final_seeds=final_seeds,
+        seed=seed,
+        device=device,
+        videos=videos or None,
+        screen=screen or None,
+        sandbox_minimum=minimum,
+    )
     if executor not in ("local", "ray"):
         raise typer.BadParameter(f"{executor!r}: use local or ray", param_hint="--executor")
-    config = BatchConfig(executor=executor, workers=workers, ray_address=ray_address, concurrent_tasks=concurrent_tasks,
-                         run_options={k: v for k, v in options.items() if v is not None})
+    config = BatchConfig(
+        executor=executor,
+        workers=workers,
+        ray_address=ray_address,
+        concurrent_tasks=concurrent_tasks,
+        run_options={k: v for k, v in options.items() if v is not None},
+    )
     _interruptible(lambda: start(tasks, config, out=out))
 
 
 def resume_batch(batch_dir: Path) -> None:
     """Continue a batch folder: finished tasks are kept, the others resume."""
-    from rewardsmith.batch import resume
+    from rewardsmith.search.batch import resume
 
     _interruptible(lambda: resume(batch_dir))
 
@@ -67,8 +97,8 @@ def resume_batch(batch_dir: Path) -> None:
 def _interruptible(work) -> None:
     """Run a batch and print its table; Ctrl-C leaves a resumable folder and exits at once (task threads and
     workers are not waited for)."""
-    from rewardsmith.batch import read_summary
-    from rewardsmith.batch_progress import summary_table
+    from rewardsmith.search.batch import read_summary
+    from rewardsmith.search.batch_progress import summary_table
 
     try:
         path = work()
@@ -81,6 +111,8 @@ def _interruptible(work) -> None:
     console.print(summary_table(summary))
     console.print(f"batch folder: {path}  (summary.json, batch.json; one run folder per task)")
     if summary.get("status") != "finished":
-        err_console.print(f"{summary.get('totals', {}).get('finished', 0)} of {len(summary.get('tasks', []))} tasks "
-                          f"finished; continue with `rewardsmith resume {path}`")
+        err_console.print(
+            f"{summary.get('totals', {}).get('finished', 0)} of {len(summary.get('tasks', []))} tasks "
+            f"finished; continue with `rewardsmith resume {path}`"
+        )
         raise typer.Exit(1)

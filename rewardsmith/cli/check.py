@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.table import Table
@@ -21,15 +20,15 @@ def check(
     reward: Path = typer.Argument(..., help="The reward file to check (defines compute_reward)."),
     as_json: bool = typer.Option(False, "--json", help='Print only {"accepted": bool, "findings": [...]} as JSON.'),
     timeout: float = typer.Option(120.0, min=1, help="Seconds before the smoke worker is killed."),
-    out: Optional[Path] = typer.Option(None, help="Output folder (default: a new folder under runs/<task>/check/)."),
+    out: Path | None = typer.Option(None, help="Output folder (default: a new folder under runs/<task>/check/)."),
 ) -> None:
     """Check a reward file without training: the AST policy, then a sandboxed smoke run on real states.
 
     Exit 0 when accepted, 1 when rejected (errors), 2 on a usage error.
     """
-    from rewardsmith.critic import critique
-    from rewardsmith.reward import read_reward_source
-    from rewardsmith.runstore import RUNS_DIR, claim_dir, new_run_dir
+    from rewardsmith.reward.contract import read_reward_source
+    from rewardsmith.run_folder.claim import RUNS_DIR, claim_dir, new_run_dir
+    from rewardsmith.stages.critic import critique
     from rewardsmith.task import load_task
 
     spec = load_task(task)
@@ -48,7 +47,9 @@ def check(
         console.print(table)
     dynamic = report.stats.get("dynamic") or {}
     if dynamic.get("components"):
-        table = Table("component", "min", "mean", "max", title=f"components on {dynamic.get('evaluated')} sampled transitions")
+        table = Table(
+            "component", "min", "mean", "max", title=f"components on {dynamic.get('evaluated')} sampled transitions"
+        )
         for name, s in {"(total)": dynamic.get("total") or {}, **dynamic["components"]}.items():
             table.add_row(name, cell(s.get("min")), cell(s.get("mean")), cell(s.get("max")))
         console.print(table)

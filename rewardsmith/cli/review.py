@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -15,8 +14,8 @@ RunDirArg = typer.Argument(..., help="A run folder (runs/<task>/<stamp>/).")
 @app.command()
 def runs(folder: Path = typer.Argument(Path("runs"), help="Folder to search for runs and batches.")) -> None:
     """List runs: task, model, status, best fitness, iterations, cost and start time."""
-    from rewardsmith.review import RunsTable
-    from rewardsmith.run_index import list_runs
+    from rewardsmith.run_folder.index import list_runs
+    from rewardsmith.views.tables import RunsTable
 
     rows = list_runs(folder)
     if not rows:
@@ -32,14 +31,16 @@ def runs(folder: Path = typer.Argument(Path("runs"), help="Folder to search for 
 @app.command()
 def review(
     run_dir: Path = RunDirArg,
-    candidate: Optional[str] = typer.Option(None, "--candidate", "-c", help="Show one candidate (id like 2.1)."),
-    diff: bool = typer.Option(False, "--diff", help="Diff two candidates' rewards (default: the best against its parent)."),
-    a: Optional[str] = typer.Option(None, "--a", help="With --diff: the old candidate (default: B's parent)."),
-    b: Optional[str] = typer.Option(None, "--b", help="With --diff: the new candidate (default: the best)."),
+    candidate: str | None = typer.Option(None, "--candidate", "-c", help="Show one candidate (id like 2.1)."),
+    diff: bool = typer.Option(
+        False, "--diff", help="Diff two candidates' rewards (default: the best against its parent)."
+    ),
+    a: str | None = typer.Option(None, "--a", help="With --diff: the old candidate (default: B's parent)."),
+    b: str | None = typer.Option(None, "--b", help="With --diff: the new candidate (default: the best)."),
 ) -> None:
     """Review a run: every candidate by iteration, the best reward, one candidate, or a diff."""
-    from rewardsmith.review import candidate_view, diff_view, review_view
-    from rewardsmith.run_reader import read_run
+    from rewardsmith.views.run_view import read_run
+    from rewardsmith.views.tables import candidate_view, diff_view, review_view
 
     view = read_run(run_dir)
     if diff or a or b:
@@ -57,7 +58,7 @@ def report(
     open_: bool = typer.Option(False, "--open", help="Open the report in a browser when written."),
 ) -> None:
     """Write one self-contained HTML report (report.html, or batch_report.html for a batch)."""
-    from rewardsmith.report import write_any_report
+    from rewardsmith.views.report import write_any_report
 
     path, warnings = write_any_report(run_dir, videos=videos)
     for w in warnings:
@@ -73,10 +74,10 @@ def report(
 def export(
     run_dir: Path = RunDirArg,
     to: Path = typer.Option(..., "--to", help="Folder to write reward.py and README.md into."),
-    candidate: Optional[str] = typer.Option(None, "--candidate", "-c", help="Candidate id (default: the best)."),
+    candidate: str | None = typer.Option(None, "--candidate", "-c", help="Candidate id (default: the best)."),
 ) -> None:
     """Export a reward as a standalone module with its provenance, and a README showing how to train with it."""
-    from rewardsmith.export import export_reward
+    from rewardsmith.views.export import export_reward
 
     path = export_reward(run_dir, to, candidate=candidate)
     console.print(f"exported {path} (see {path.parent / 'README.md'})")

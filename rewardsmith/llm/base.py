@@ -1,12 +1,11 @@
-"""The model interface: `Model.complete` with caching, per-call logging and usage totals around a backend."""
+"""The model interface: `Model.complete` with caching and per-call logging around a backend."""
 
 from __future__ import annotations
 
-import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -44,7 +43,7 @@ class Completion:
 
 
 class Model(ABC):
-    """A chat model. Subclasses implement `_generate`; this class adds the cache, the log and usage.
+    """A chat model. Subclasses implement `_generate`; this class adds the cache and the log.
 
     Thread-safe: the designer calls `complete` from several threads at once.
     """
@@ -75,23 +74,9 @@ class Model(ABC):
             cache_dirs.append(Path(cache_dir) if cache_dir is not None else default_cache_dir())
         self._cache = ResponseCache(cache_dirs) if cache_dirs else None
         self._log = CallLog(self.run_dir / "llm") if self.run_dir is not None else None
-        self._usage_lock = threading.Lock()
-        self._usage: dict[str, int | float] = {
-            "calls": 0,
-            "cached_calls": 0,
-            "prompt_tokens": 0,
-            "completion_tokens": 0,
-            "cost_usd": 0.0,
-        }
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
-
-    @property
-    def usage(self) -> dict[str, int | float]:
-        """Running totals: calls, cached_calls, prompt_tokens, completion_tokens, cost_usd."""
-        with self._usage_lock:
-            return dict(self._usage)
 
     def complete(
         self,
@@ -137,9 +122,7 @@ class Model(ABC):
             details: dict[str, Any] = {}
         else:
             try:
-                out = self._generate(
-                    messages, role=role, sample=sample, temperature=temperature, max_tokens=max_tokens
-                )
+                out = self._generate(messages, role=role, sample=sample, temperature=temperature, max_tokens=max_tokens)
             except LLMError as exc:
                 self._record(request, key, latency_s=time.perf_counter() - start, error=str(exc))
                 raise
@@ -156,7 +139,6 @@ class Model(ABC):
             details = out.details
             if self._cache is not None:
                 self._cache.put(key, {"request": request, **asdict(out)})
-        self._account(response)
         self._record(request, key, response=response, details=details)
         return response
 
@@ -165,14 +147,6 @@ class Model(ABC):
         self, messages: list[dict[str, str]], *, role: str, sample: int, temperature: float, max_tokens: int
     ) -> Completion:
         """Ask the backend; raise `LLMError` (or a subclass) with an actionable message on failure."""
-
-    def _account(self, response: LLMResponse) -> None:
-        with self._usage_lock:
-            self._usage["calls"] += 1
-            self._usage["cached_calls"] += int(response.cached)
-            self._usage["prompt_tokens"] += response.prompt_tokens
-            self._usage["completion_tokens"] += response.completion_tokens
-            self._usage["cost_usd"] += response.cost_usd
 
     def _record(
         self,
@@ -187,7 +161,7 @@ class Model(ABC):
         if self._log is None:
             return
         record: dict[str, Any] = {
-            "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "time": datetime.now(UTC).isoformat(timespec="seconds"),
             "kind": self.kind,
             **request,
             "cache_key": key,

@@ -120,7 +120,7 @@ class LiteLLMModel(Model):
         usage = getattr(response, "usage", None)
         try:
             cost = float(litellm.completion_cost(completion_response=response) or 0.0)
-        except Exception:  # unknown model or server: litellm has no price for it
+        except Exception:  # noqa: BLE001 - unknown model or server: litellm has no price for it
             cost = 0.0
         return Completion(
             text=text,

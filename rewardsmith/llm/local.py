@@ -31,10 +31,10 @@ def compute_reward(state, action, next_state):
     """Return the total reward and a dict of its named reward components."""
     components = {}
     components["'''
-CODE_TAIL = '''
+CODE_TAIL = """
     total = float(sum(components.values()))
     return total, components
-'''
+"""
 """The completion fills in component lines between CODE_HEAD and CODE_TAIL (a base model rarely ends
 a function well on its own); lines after the last one that still parses are dropped."""
 
@@ -146,9 +146,7 @@ class LocalModel(Model):
     kind = "local"
     variant = hashlib.sha256(f"{EXAMPLE}{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()).hexdigest()[:12]
 
-    def __init__(
-        self, *, run_dir: Path | None = None, cache_dir: Path | None = None, use_cache: bool = True
-    ) -> None:
+    def __init__(self, *, run_dir: Path | None = None, cache_dir: Path | None = None, use_cache: bool = True) -> None:
         super().__init__("local", run_dir=run_dir, cache_dir=cache_dir, use_cache=use_cache)
 
     def _generate(
@@ -160,7 +158,7 @@ class LocalModel(Model):
         tail = f"## Solution\n\n```python\n{CODE_HEAD}" if heading is None else heading
         with _lock:
             llama = _load()
-            fixed = len(llama.tokenize(f"{head}{tail}".encode("utf-8"), add_bos=False))
+            fixed = len(llama.tokenize(f"{head}{tail}".encode(), add_bos=False))
             prompt = f"{head}\n{_fit(llama, flatten(messages), N_CTX - max_tokens - fixed - 8)}\n\n{tail}"
             try:
                 result = llama.create_completion(
@@ -188,7 +186,7 @@ def close_function(completion: str) -> str:
     """CODE_HEAD + the longest prefix of the completed lines that parses + CODE_TAIL."""
     lines = completion.rstrip().splitlines()
     for keep in range(len(lines), -1, -1):
-        body = "\n".join(lines[:keep]) if keep else "effort\"] = 0.0"
+        body = "\n".join(lines[:keep]) if keep else 'effort"] = 0.0'
         code = f"{CODE_HEAD}{body}{CODE_TAIL}"
         try:
             ast.parse(code)

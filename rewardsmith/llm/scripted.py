@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rewardsmith.errors import LLMError, ScriptExhaustedError
-from rewardsmith.llm.base import ROLES, Completion, Model
 from rewardsmith.files import write_json_atomic
+from rewardsmith.llm.base import ROLES, Completion, Model
 
 SCRIPT_ROLES = (*ROLES, "any")
 

@@ -23,8 +23,11 @@ _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -46,8 +49,9 @@ def _syscall(*args: object) -> int:
 
 def abi_version() -> int:
     """The kernel's Landlock ABI version; raises OSError when Landlock is unavailable."""
-    return _syscall(ctypes.c_long(_SYS_CREATE_RULESET), None, ctypes.c_size_t(0),
-                    ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    return _syscall(
+        ctypes.c_long(_SYS_CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION)
+    )
 
 
 def _handled_fs(abi: int) -> int:
@@ -70,11 +74,13 @@ def restrict(read_roots: list[Path], writable: Path, *, block_tcp: bool) -> str:
     """
     abi = abi_version()
     handled = _handled_fs(abi)
-    attr = _RulesetAttr(handled, _NET_BIND_TCP | _NET_CONNECT_TCP if abi >= 4 and block_tcp else 0,
-                        _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if abi >= 6 else 0)
+    attr = _RulesetAttr(
+        handled,
+        _NET_BIND_TCP | _NET_CONNECT_TCP if abi >= 4 and block_tcp else 0,
+        _SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL if abi >= 6 else 0,
+    )
     size = 8 if abi < 4 else 16 if abi < 6 else 24
-    fd = _syscall(ctypes.c_long(_SYS_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(size),
-                  ctypes.c_uint32(0))
+    fd = _syscall(ctypes.c_long(_SYS_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     try:
         for root in read_roots:
             _allow(fd, root, READ_FILE | READ_DIR)
@@ -98,7 +104,12 @@ def _allow(ruleset_fd: int, path: Path, rights: int) -> None:
         if not os.path.isdir(path):
             rights &= _FILE_RIGHTS
         rule = _PathBeneathAttr(rights, fd)
-        _syscall(ctypes.c_long(_SYS_ADD_RULE), ctypes.c_int(ruleset_fd),
-                 ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0))
+        _syscall(
+            ctypes.c_long(_SYS_ADD_RULE),
+            ctypes.c_int(ruleset_fd),
+            ctypes.c_int(_RULE_PATH_BENEATH),
+            ctypes.byref(rule),
+            ctypes.c_uint32(0),
+        )
     finally:
         os.close(fd)

@@ -30,11 +30,15 @@ THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NU
 POLL_S = 0.5
 TAIL_BYTES = 4000
 _PR_SET_DUMPABLE = 4
+WORKER_MODULE = "rewardsmith.workers.main"
+"""The module every sandboxed worker runs (`python -I ... rewardsmith.workers.main MODE JOB.json`)."""
 
 # Runs a module with the checkout that holds this rewardsmith first on sys.path, so the worker
 # runs the same code as the parent whether or not the package is installed (-I ignores PYTHONPATH).
-_BOOTSTRAP = ("import runpy, sys; root, mod = sys.argv[1:3]; sys.argv = [mod, *sys.argv[3:]]; "
-              "sys.path.insert(0, root); runpy.run_module(mod, run_name='__main__', alter_sys=True)")
+_BOOTSTRAP = (
+    "import runpy, sys; root, mod = sys.argv[1:3]; sys.argv = [mod, *sys.argv[3:]]; "
+    "sys.path.insert(0, root); runpy.run_module(mod, run_name='__main__', alter_sys=True)"
+)
 
 
 @dataclass
@@ -60,9 +64,24 @@ def python_command(module: str, *args: str) -> list[str]:
     return [sys.executable, "-I", "-c", _BOOTSTRAP, root, module, *args]
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (and is not a zombie)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] != "Z"
+    except (OSError, ValueError, IndexError):
+        return True
+
+
 def worker_command(mode: str, job_path: Path) -> list[str]:
-    """The command line of a worker: `python -I ... rewardsmith.worker <mode> <job.json>`."""
-    return python_command("rewardsmith.worker", mode, str(job_path))
+    """The command line of a worker: `python -I ... rewardsmith.workers.main <mode> <job.json>`."""
+    return python_command(WORKER_MODULE, mode, str(job_path))
 
 
 def worker_env(cwd: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:
@@ -82,11 +101,20 @@ def protect_parent() -> None:
         raise SandboxError(f"prctl(PR_SET_DUMPABLE, 0) failed: {os.strerror(ctypes.get_errno())}")
 
 
-def run_worker(mode: str, job_path: Path, *, cwd: Path, log_path: Path, timeout_s: float,
-               heartbeat_path: Path | None = None, stall_timeout_s: float | None = None,
-               output_cap_bytes: int = 1_000_000, extra_env: dict[str, str] | None = None,
-               on_poll: Callable[[], None] | None = None,
-               command: list[str] | None = None) -> WorkerResult:
+def run_worker(
+    mode: str,
+    job_path: Path,
+    *,
+    cwd: Path,
+    log_path: Path,
+    timeout_s: float,
+    heartbeat_path: Path | None = None,
+    stall_timeout_s: float | None = None,
+    output_cap_bytes: int = 1_000_000,
+    extra_env: dict[str, str] | None = None,
+    on_poll: Callable[[], None] | None = None,
+    command: list[str] | None = None,
+) -> WorkerResult:
     """Run one worker to completion, a timeout or a stall; safe to call from many threads.
 
     `command` replaces `worker_command(mode, job_path)` (the probe and tests run other modules).
@@ -97,10 +125,16 @@ def run_worker(mode: str, job_path: Path, *, cwd: Path, log_path: Path, timeout_
     started_wall = time.time()
     with open(log_path, "wb") as log:
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, env=worker_env(cwd, extra_env),
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, close_fds=True,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=worker_env(cwd, extra_env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                close_fds=True,
+                start_new_session=True,
+            )
         except OSError as exc:
             raise SandboxError(f"could not start worker {argv[:3]}...: {exc}") from exc
         copier = _CappedCopy(proc.stdout, log, output_cap_bytes)  # type: ignore[arg-type]
@@ -110,8 +144,7 @@ def run_worker(mode: str, job_path: Path, *, cwd: Path, log_path: Path, timeout_
             if on_poll is not None:
                 on_poll()
             timed_out = time.monotonic() - start > timeout_s
-            stalled = stall_timeout_s is not None and _stalled(heartbeat_path, started_wall,
-                                                               stall_timeout_s)
+            stalled = stall_timeout_s is not None and _stalled(heartbeat_path, started_wall, stall_timeout_s)
             if timed_out or stalled:
                 break
             time.sleep(POLL_S)
@@ -122,14 +155,20 @@ def run_worker(mode: str, job_path: Path, *, cwd: Path, log_path: Path, timeout_
         copier.join(timeout=5)
     rc = proc.returncode
     sig = -rc if rc is not None and rc < 0 else None
-    return WorkerResult(returncode=None if sig else rc, signal=sig, timed_out=timed_out,
-                        stalled=stalled, wall_s=time.monotonic() - start,
-                        output_tail=copier.tail(),
-                        reason=_reason(rc, sig, timed_out, stalled, timeout_s, stall_timeout_s))
+    return WorkerResult(
+        returncode=None if sig else rc,
+        signal=sig,
+        timed_out=timed_out,
+        stalled=stalled,
+        wall_s=time.monotonic() - start,
+        output_tail=copier.tail(),
+        reason=_reason(rc, sig, timed_out, stalled, timeout_s, stall_timeout_s),
+    )
 
 
-def _reason(rc: int | None, sig: int | None, timed_out: bool, stalled: bool, timeout_s: float,
-            stall_timeout_s: float | None) -> str:
+def _reason(
+    rc: int | None, sig: int | None, timed_out: bool, stalled: bool, timeout_s: float, stall_timeout_s: float | None
+) -> str:
     if timed_out:
         return f"timed out after {timeout_s:g} s and was killed"
     if stalled:
@@ -192,7 +231,7 @@ def _belongs(pid: int, session: int, uid: int | None) -> bool:
         status = Path(f"/proc/{pid}/status").read_text() if uid is not None else ""
     except OSError:
         return False
-    fields = stat[stat.rindex(")") + 2:].split()
+    fields = stat[stat.rindex(")") + 2 :].split()
     if fields[0] == "Z":
         return False
     if int(fields[3]) == session:

@@ -27,9 +27,19 @@ workers, so limits count per worker and the parent can find every process it lef
 LOCKDOWN_LAYERS = ("netns", "rlimits", "landlock", "uid-drop", "seccomp")
 _CLONE_NEWNET = 0x40000000
 _SYSTEM_READ_ROOTS = (
-    "/usr", "/lib", "/lib64", "/lib32", "/proc", "/sys", "/dev",
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/proc",
+    "/sys",
+    "/dev",
     # from /etc only what the loader, libc and time zones read (not shadow, ssh keys, ...)
-    "/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+    "/etc/ld.so.cache",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
 )
 
 
@@ -73,18 +83,19 @@ def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
         return {name: "off: disabled (benchmark only)" for name in LOCKDOWN_LAYERS}
     writable = writable.resolve()
     threads = len(os.listdir("/proc/self/task"))
-    thread_note = "" if threads == 1 else f" (this thread and later ones; {threads - 1} " \
-                                          "earlier threads keep the old setting)"
-    status = {"netns": "off: allow_network=True" if settings.allow_network
-              else _guard(_unshare_network) + thread_note}
+    thread_note = (
+        "" if threads == 1 else f" (this thread and later ones; {threads - 1} earlier threads keep the old setting)"
+    )
+    status = {"netns": "off: allow_network=True" if settings.allow_network else _guard(_unshare_network) + thread_note}
     status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=False))
-    status["landlock"] = _guard(lambda: landlock_rules.restrict(
-        read_roots(settings), writable, block_tcp=not settings.allow_network)) + thread_note
+    status["landlock"] = (
+        _guard(lambda: landlock_rules.restrict(read_roots(settings), writable, block_tcp=not settings.allow_network))
+        + thread_note
+    )
     status["uid-drop"] = _guard(lambda: _drop_privileges(writable))
     if status["uid-drop"].startswith("on") and status["rlimits"].startswith("on"):
         status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=True))
-    status["seccomp"] = _guard(lambda: syscall_filter.install(
-        allow_network=settings.allow_network))
+    status["seccomp"] = _guard(lambda: syscall_filter.install(allow_network=settings.allow_network))
     return status
 
 
@@ -123,8 +134,10 @@ def _set_rlimits(settings: SandboxSettings, *, with_nproc: bool) -> str:
         if hard != resource.RLIM_INFINITY:
             soft_hard = (soft_hard[0], min(soft_hard[1], hard))
         resource.setrlimit(kind, soft_hard)
-    return f"as={settings.memory_mb}MiB cpu={settings.cpu_s}s fsize={settings.file_mb}MiB " \
-           f"nofile={settings.open_files}" + (f" nproc={settings.processes}" if with_nproc else "")
+    return (
+        f"as={settings.memory_mb}MiB cpu={settings.cpu_s}s fsize={settings.file_mb}MiB "
+        f"nofile={settings.open_files}" + (f" nproc={settings.processes}" if with_nproc else "")
+    )
 
 
 def _drop_privileges(writable: Path) -> str:
@@ -133,9 +146,11 @@ def _drop_privileges(writable: Path) -> str:
     private = _private_python_folder()
     if private:
         capabilities.drop_all()
-        return f"off: {private} is not readable by other users, so an unprivileged uid could " \
-               "not import the standard library (install Python in a world-readable folder); " \
-               "kept uid 0 but dropped all capabilities"
+        return (
+            f"off: {private} is not readable by other users, so an unprivileged uid could "
+            "not import the standard library (install Python in a world-readable folder); "
+            "kept uid 0 but dropped all capabilities"
+        )
     uid = sandbox_uid(os.getpid())
     # only the folder itself: files the parent put there (reward.py, job.json) stay read-only
     os.lchown(writable, uid, uid)
@@ -165,8 +180,11 @@ def read_roots(settings: SandboxSettings) -> list[Path]:
 
     package = Path(rewardsmith.__file__).resolve().parent
     roots = [Path(p) for p in _SYSTEM_READ_ROOTS]
-    roots += [Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path)
-              if p and Path(p).resolve() != package.parent]
+    roots += [
+        Path(p)
+        for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path)
+        if p and Path(p).resolve() != package.parent
+    ]
     roots += [package, *settings.extra_read_paths]
     unique = dict.fromkeys(p.resolve() for p in roots if p.exists())
     return list(unique)

@@ -10,7 +10,7 @@ import ast
 import builtins
 import math
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,46 +18,161 @@ import numpy
 
 from rewardsmith.errors import RewardFileError
 
-UNSAFE_GATE_ENV = "REWARDSMITH_UNSAFE_NO_AST_GATE"
-"""Test-only switch read by the worker: "1" loads rewards with plain exec and full builtins,
-so tests can prove the OS layers hold alone. Never set by the CLI or the loop."""
-
 ALLOWED_MODULES = frozenset({"numpy", "numpy.linalg", "math"})
 
-FORBIDDEN_NAMES = frozenset({
-    "eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "hasattr", "globals",
-    "locals", "vars", "dir", "input", "breakpoint", "memoryview", "type", "object", "super",
-    "classmethod", "staticmethod", "property", "help", "exit", "quit", "print", "id",
-    "bytearray", "__import__", "__builtins__", "__build_class__", "__loader__", "__spec__",
-})
+FORBIDDEN_NAMES = frozenset(
+    {
+        "eval",
+        "exec",
+        "compile",
+        "open",
+        "getattr",
+        "setattr",
+        "delattr",
+        "hasattr",
+        "globals",
+        "locals",
+        "vars",
+        "dir",
+        "input",
+        "breakpoint",
+        "memoryview",
+        "type",
+        "object",
+        "super",
+        "classmethod",
+        "staticmethod",
+        "property",
+        "help",
+        "exit",
+        "quit",
+        "print",
+        "id",
+        "bytearray",
+        "__import__",
+        "__builtins__",
+        "__build_class__",
+        "__loader__",
+        "__spec__",
+    }
+)
 
-FORBIDDEN_ATTRIBUTES = frozenset({
-    # string formatting walks attributes by name: "{0.__class__}".format(x)
-    "format", "format_map",
-    # frame and code objects reachable from generators, coroutines and tracebacks
-    "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "ag_frame",
-    "ag_code", "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "tb_frame", "tb_next",
-    # ndarray escape hatches: raw pointers, file and pickle I/O, re-enabling writes
-    "ctypes", "tofile", "dump", "dumps", "setflags", "base", "mro",
-})
+FORBIDDEN_ATTRIBUTES = frozenset(
+    {
+        # string formatting walks attributes by name: "{0.__class__}".format(x)
+        "format",
+        "format_map",
+        # frame and code objects reachable from generators, coroutines and tracebacks
+        "gi_frame",
+        "gi_code",
+        "gi_yieldfrom",
+        "cr_frame",
+        "cr_code",
+        "cr_await",
+        "ag_frame",
+        "ag_code",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+        "f_back",
+        "f_code",
+        "tb_frame",
+        "tb_next",
+        # ndarray escape hatches: raw pointers, file and pickle I/O, re-enabling writes
+        "ctypes",
+        "tofile",
+        "dump",
+        "dumps",
+        "setflags",
+        "base",
+        "mro",
+    }
+)
 
 # numpy names removed from the view: file I/O, raw memory, introspection, test runners
-NUMPY_DENIED = frozenset({
-    "load", "save", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile",
-    "fromregex", "memmap", "DataSource", "ctypeslib", "lib", "testing", "f2py", "distutils",
-    "core", "ma", "rec", "char", "strings", "typing", "dtypes", "info", "show_config",
-    "show_runtime", "get_include", "test", "setbufsize", "seterrcall", "set_printoptions",
-    "printoptions", "frombuffer", "from_dlpack",
-})
+NUMPY_DENIED = frozenset(
+    {
+        "load",
+        "save",
+        "savez",
+        "savez_compressed",
+        "savetxt",
+        "loadtxt",
+        "genfromtxt",
+        "fromfile",
+        "fromregex",
+        "memmap",
+        "DataSource",
+        "ctypeslib",
+        "lib",
+        "testing",
+        "f2py",
+        "distutils",
+        "core",
+        "ma",
+        "rec",
+        "char",
+        "strings",
+        "typing",
+        "dtypes",
+        "info",
+        "show_config",
+        "show_runtime",
+        "get_include",
+        "test",
+        "setbufsize",
+        "seterrcall",
+        "set_printoptions",
+        "printoptions",
+        "frombuffer",
+        "from_dlpack",
+    }
+)
 NUMPY_SUBMODULES = ("linalg", "fft", "random", "emath", "polynomial", "exceptions")
 
 SAFE_BUILTINS = (
-    "abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter", "float",
-    "frozenset", "int", "isinstance", "len", "list", "map", "max", "min", "pow", "range",
-    "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "zip", "ArithmeticError",
-    "AssertionError", "Exception", "FloatingPointError", "IndexError", "KeyError",
-    "OverflowError", "RuntimeError", "StopIteration", "TypeError", "ValueError",
-    "ZeroDivisionError", "NotImplementedError",
+    "abs",
+    "all",
+    "any",
+    "bool",
+    "complex",
+    "dict",
+    "divmod",
+    "enumerate",
+    "filter",
+    "float",
+    "frozenset",
+    "int",
+    "isinstance",
+    "len",
+    "list",
+    "map",
+    "max",
+    "min",
+    "pow",
+    "range",
+    "reversed",
+    "round",
+    "set",
+    "slice",
+    "sorted",
+    "str",
+    "sum",
+    "tuple",
+    "zip",
+    "ArithmeticError",
+    "AssertionError",
+    "Exception",
+    "FloatingPointError",
+    "IndexError",
+    "KeyError",
+    "OverflowError",
+    "RuntimeError",
+    "StopIteration",
+    "TypeError",
+    "ValueError",
+    "ZeroDivisionError",
+    "NotImplementedError",
 )
 
 
@@ -74,8 +189,7 @@ class Finding:
         return f"{where}{self.code}: {self.message}"
 
 
-def check_source(source: str, *, function_name: str = "compute_reward",
-                 max_bytes: int = 20_000) -> list[Finding]:
+def check_source(source: str, *, function_name: str = "compute_reward", max_bytes: int = 20_000) -> list[Finding]:
     """Return every policy finding in `source` (empty when the file passes the gate)."""
     size = len(source.encode("utf-8", "replace"))
     if size > max_bytes:
@@ -93,13 +207,17 @@ def check_source(source: str, *, function_name: str = "compute_reward",
 def _check_signature(tree: ast.Module, function_name: str) -> list[Finding]:
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function_name]
     if not defs:
-        return [Finding("signature", f"define a top-level `def {function_name}(state, action, "
-                                     "next_state):`")]
+        return [Finding("signature", f"define a top-level `def {function_name}(state, action, next_state):`")]
     args = defs[-1].args
     positional = len(args.posonlyargs) + len(args.args)
     if positional != 3 or args.vararg or args.kwarg or args.kwonlyargs:
-        return [Finding("signature", f"`{function_name}` must take exactly 3 positional "
-                                     "parameters (state, action, next_state)", defs[-1].lineno)]
+        return [
+            Finding(
+                "signature",
+                f"`{function_name}` must take exactly 3 positional parameters (state, action, next_state)",
+                defs[-1].lineno,
+            )
+        ]
     return []
 
 
@@ -116,51 +234,52 @@ def _check_node(node: ast.AST) -> list[Finding]:
     if isinstance(node, (ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith, ast.Await)):
         return [Finding("async", "async code is not allowed", line)]
     if isinstance(node, (ast.Global, ast.Nonlocal)):
-        return [Finding("global-statement", "global/nonlocal are not allowed; return values "
-                                            "instead", line)]
+        return [Finding("global-statement", "global/nonlocal are not allowed; return values instead", line)]
     if isinstance(node, ast.Match):
-        return [Finding("match-statement", "match statements are not allowed; use if/elif",
-                        line)]
+        return [Finding("match-statement", "match statements are not allowed; use if/elif", line)]
     return []
 
 
 def _check_import(node: ast.Import | ast.ImportFrom) -> list[Finding]:
     line = node.lineno
     if isinstance(node, ast.Import):
-        return [Finding("forbidden-import", f"import of `{a.name}`; only numpy and math are "
-                                            "allowed", line)
-                for a in node.names if a.name not in ALLOWED_MODULES]
-    if node.level or node.module not in ALLOWED_MODULES:
-        return [Finding("forbidden-import", f"import from `{node.module}`; only numpy and math "
-                                            "are allowed", line)]
-    return [Finding("forbidden-import", f"`{a.name}` cannot be imported from {node.module}", line)
+        return [
+            Finding("forbidden-import", f"import of `{a.name}`; only numpy and math are allowed", line)
             for a in node.names
-            if a.name == "*" or a.name.startswith("_") or a.name in NUMPY_DENIED]
+            if a.name not in ALLOWED_MODULES
+        ]
+    if node.level or node.module not in ALLOWED_MODULES:
+        return [Finding("forbidden-import", f"import from `{node.module}`; only numpy and math are allowed", line)]
+    return [
+        Finding("forbidden-import", f"`{a.name}` cannot be imported from {node.module}", line)
+        for a in node.names
+        if a.name == "*" or a.name.startswith("_") or a.name in NUMPY_DENIED
+    ]
 
 
 def _check_attribute(node: ast.Attribute) -> list[Finding]:
     line = node.lineno
     findings = []
     if node.attr.startswith("_"):
-        findings.append(Finding("dunder-attribute", f"access to `.{node.attr}` is not allowed "
-                                                    "(no _-prefixed attributes)", line))
+        findings.append(
+            Finding("dunder-attribute", f"access to `.{node.attr}` is not allowed (no _-prefixed attributes)", line)
+        )
     elif node.attr in FORBIDDEN_ATTRIBUTES or node.attr in NUMPY_DENIED:
-        findings.append(Finding("forbidden-attribute", f"`.{node.attr}` is not allowed in "
-                                                       "reward code", line))
+        findings.append(Finding("forbidden-attribute", f"`.{node.attr}` is not allowed in reward code", line))
     if isinstance(node.ctx, (ast.Store, ast.Del)):
-        findings.append(Finding("attribute-assignment", f"assigning or deleting `.{node.attr}` "
-                                                        "is not allowed; use local variables",
-                                line))
+        findings.append(
+            Finding(
+                "attribute-assignment",
+                f"assigning or deleting `.{node.attr}` is not allowed; use local variables",
+                line,
+            )
+        )
     return findings
 
 
-def gate_from_env(environ: Mapping[str, str]) -> bool:
-    """True (gate on) unless the test-only UNSAFE_GATE_ENV is exactly "1"."""
-    return environ.get(UNSAFE_GATE_ENV) != "1"
-
-
-def load_reward(source: str, *, filename: str = "reward.py", gate: bool = True,
-                function_name: str = "compute_reward") -> Callable[..., Any]:
+def load_reward(
+    source: str, *, filename: str = "reward.py", gate: bool = True, function_name: str = "compute_reward"
+) -> Callable[..., Any]:
     """Execute a reward module and return its `compute_reward`.
 
     gate=True checks the policy first (RewardFileError listing every finding) and runs the module
@@ -170,8 +289,7 @@ def load_reward(source: str, *, filename: str = "reward.py", gate: bool = True,
     if gate:
         findings = check_source(source, function_name=function_name)
         if findings:
-            raise RewardFileError(f"{filename} breaks the reward policy:\n"
-                                  + "\n".join(str(f) for f in findings))
+            raise RewardFileError(f"{filename} breaks the reward policy:\n" + "\n".join(str(f) for f in findings))
         namespace: dict[str, Any] = {"__name__": "reward", "__builtins__": safe_builtins()}
     else:
         namespace = {"__name__": "reward", "__builtins__": builtins}
@@ -179,7 +297,7 @@ def load_reward(source: str, *, filename: str = "reward.py", gate: bool = True,
         code = compile(source, filename, "exec")
     except SyntaxError as exc:
         raise RewardFileError(f"{filename} line {exc.lineno}: {exc.msg}") from exc
-    exec(code, namespace)  # noqa: S102 - the point of this module; see the docstring
+    exec(code, namespace)
     fn = namespace.get(function_name)
     if not callable(fn):
         raise RewardFileError(f"{filename} does not define a callable `{function_name}`")
@@ -193,8 +311,9 @@ def safe_builtins() -> dict[str, Any]:
     return table
 
 
-def _restricted_import(name: str, globals: Any = None, locals: Any = None,
-                       fromlist: tuple[str, ...] = (), level: int = 0) -> types.ModuleType:
+def _restricted_import(
+    name: str, globals: Any = None, locals: Any = None, fromlist: tuple[str, ...] = (), level: int = 0
+) -> types.ModuleType:
     views = _views()
     if level or name not in ALLOWED_MODULES:
         raise ImportError(f"reward code may import only numpy and math, not {name!r}")

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from rewardsmith.errors import SandboxError
 
-LAYERS = ("clean-start", "ast-gate", "rlimits", "seccomp", "landlock", "netns", "uid-drop",
-          "proc-isolation")
+LAYERS = ("clean-start", "ast-gate", "rlimits", "seccomp", "landlock", "netns", "uid-drop", "proc-isolation")
 DEFAULT_MINIMUM = ["clean-start", "rlimits", "seccomp", "ast-gate"]
 PROBE_MEMORY_MB = 1024
 _PROBE_TIMEOUT_S = 120.0
@@ -40,10 +39,14 @@ def probe_layers() -> dict[str, LayerStatus]:
 
     folder = Path(tempfile.mkdtemp(prefix="rewardsmith-probe-"))
     try:
-        result = run_worker("probe", folder / "job.json", cwd=folder, log_path=folder / "log.txt",
-                            timeout_s=_PROBE_TIMEOUT_S,
-                            command=python_command("rewardsmith.sandbox.probe", "--child",
-                                                   str(folder)))
+        result = run_worker(
+            "probe",
+            folder / "job.json",
+            cwd=folder,
+            log_path=folder / "log.txt",
+            timeout_s=_PROBE_TIMEOUT_S,
+            command=python_command("rewardsmith.sandbox.probe", "--child", str(folder)),
+        )
         report_path = folder / "probe.json"
         if not result.ok or not report_path.exists():
             detail = f"probe child failed: {result.reason or 'no report'}; {result.output_tail[-500:]}"
@@ -60,11 +63,12 @@ def probe_layers() -> dict[str, LayerStatus]:
 def require_minimum(minimum: list[str], status: dict[str, LayerStatus] | None = None) -> None:
     """Raise SandboxError unless every layer in `minimum` holds on this machine."""
     status = status if status is not None else probe_layers()
-    missing = [name for name in minimum
-               if not status.get(name, LayerStatus(False, "unknown layer")).ok]
+    missing = [name for name in minimum if not status.get(name, LayerStatus(False, "unknown layer")).ok]
     if missing:
-        raise SandboxError(f"this machine lacks sandbox layers {', '.join(missing)} required by "
-                           f"sandbox.minimum={minimum}; run `rewardsmith doctor`")
+        raise SandboxError(
+            f"this machine lacks sandbox layers {', '.join(missing)} required by "
+            f"sandbox.minimum={minimum}; run `rewardsmith doctor`"
+        )
 
 
 def doctor_rows(status: dict[str, LayerStatus] | None = None) -> list[tuple[str, bool, str]]:
@@ -84,7 +88,7 @@ def _probe_ast_gate() -> LayerStatus:
 
 
 def _attempt(action: object) -> str:
-    """"" when `action` raised (the attack was blocked), else what it returned."""
+    """ "" when `action` raised (the attack was blocked), else what it returned."""
     try:
         return repr(action())  # type: ignore[operator]
     except (OSError, MemoryError):
@@ -119,13 +123,20 @@ def _child(folder: Path) -> dict[str, tuple[bool, str]]:
     }
     (folder / "inside.txt").write_text("ok")  # must still work
     threads_ok = _thread_works()
-    result = {"clean-start": (clean, "isolated interpreter, allow-listed environment" if clean
-                              else f"isolated={sys.flags.isolated}, extra variables {extra}")}
+    result = {
+        "clean-start": (
+            clean,
+            "isolated interpreter, allow-listed environment"
+            if clean
+            else f"isolated={sys.flags.isolated}, extra variables {extra}",
+        )
+    }
     for name, escaped in proofs.items():
         applied = layers.get(name, "on (parent's /proc/<pid>/environ is unreadable)")
         holds = not escaped and applied.startswith("on") and threads_ok
-        detail = applied if not escaped or applied.startswith("off") \
-            else f"{applied}; but the attack worked: {escaped[:80]}"
+        detail = (
+            applied if not escaped or applied.startswith("off") else f"{applied}; but the attack worked: {escaped[:80]}"
+        )
         result[name] = (holds, detail if threads_ok else f"{detail}; threads broke")
     return result
 

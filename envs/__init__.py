@@ -1,0 +1,1 @@
+"""The shipped task specs (TOML), their trusted scorers and example rewards; see README.md."""

@@ -1,0 +1,82 @@
+"""`RunConfig`: every option of one search run, serialised into `run.json` so a run can be resumed and reviewed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rewardsmith.task import TaskSpec
+
+
+class RunConfig(BaseModel):
+    """The options of `rewardsmith run`. Budget fields left as None take the task spec's defaults (`resolve`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    task: str = Field(description="Task spec name (from envs/) or path to a .toml file.")
+    model: str | None = Field(
+        None, description="Model name: litellm name, 'local' or 'scripted:PATH'; None picks a default."
+    )
+    api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
+    iterations: int | None = Field(
+        None, ge=1, description="Designer-critic-trainer-analyzer iterations (spec search.iterations)."
+    )
+    samples: int | None = Field(
+        None, ge=1, description="Candidates sampled per iteration, Eureka's K (spec search.samples)."
+    )
+    timesteps: int | None = Field(
+        None, ge=1, description="Training steps per candidate during the search (spec train.timesteps)."
+    )
+    final_timesteps: int | None = Field(
+        None, ge=1, description="Training steps of the final retraining (spec train.final_timesteps)."
+    )
+    final_seeds: int | None = Field(
+        None, ge=1, description="Seeds of the final retraining of the best reward (spec search.final_seeds)."
+    )
+    repair_rounds: int | None = Field(
+        None, ge=0, description="Repair requests per candidate after a failed check (spec search.repair_rounds)."
+    )
+    iteration_retries: int = Field(
+        2, ge=0, description="Times an iteration whose candidates all failed is retried, with the errors as feedback."
+    )
+    workers: int = Field(
+        default_factory=lambda: os.cpu_count() or 1, ge=1, description="Parallel training worker processes."
+    )
+    seed: int = Field(0, description="Seed of search training; final seeds are seed, seed+1, ...")
+    device: str = Field("cpu", description="Torch device for training: cpu, cuda or auto.")
+    semantic: bool | None = Field(None, description="LLM review in the critic; None: only for API models.")
+    llm_summary: bool = Field(False, description="Let the analyzer ask the LLM for a trajectory summary.")
+    temperature: float = Field(1.0, ge=0.0, description="Sampling temperature of the designer.")
+    max_tokens: int = Field(2048, ge=64, description="Completion token cap of each designer request.")
+    use_cache: bool = Field(
+        True, description="Also use the user-level LLM cache shared between runs (the run's own cache is always on)."
+    )
+    screen: bool = Field(
+        False,
+        description="From iteration 2 on, screen critic-accepted candidates on the archived "
+        "trajectories of earlier candidates (CARD's preference check) before training.",
+    )
+    videos: bool = Field(
+        False,
+        description="Record a policy video of every iteration's best candidate (the overall best always gets one).",
+    )
+    sandbox_minimum: list[str] | None = Field(
+        None,
+        description="Sandbox layers that must hold, else the run refuses to start; None: settings file or default.",
+    )
+    out: Path | None = Field(
+        None, description="Explicit run folder (must be new or empty); default runs/<task>/<stamp>/."
+    )
+
+    def resolve(self, spec: TaskSpec) -> RunConfig:
+        """A copy with every budget filled in from the spec, as recorded in run.json."""
+        defaults = {
+            "iterations": spec.search.iterations,
+            "samples": spec.search.samples,
+            "timesteps": spec.train.timesteps,
+            "final_timesteps": spec.train.final_timesteps,
+            "final_seeds": spec.search.final_seeds,
+            "repair_rounds": spec.search.repair_rounds,
+        }
+        return self.model_copy(update={k: v for k, v in defaults.items() if getattr(self, k) is None})

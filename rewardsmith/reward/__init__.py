@@ -1,0 +1,7 @@
+"""What reward code sees and must keep.
+
+- `contract`: the reward file contract, reading and statically checking reward files, validating results.
+- `state`: `State`, the read-only snapshot of the simulator that rewards and scorers read by name.
+- `fitness`: `EpisodeScorer`, the base of trusted scorers, and the human-normalised score.
+- `wrappers`: `ApplyReward` and the public `RewardWrapper` (a reward file in place of the env's reward).
+"""

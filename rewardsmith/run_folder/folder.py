@@ -1,0 +1,246 @@
+"""The run folder of `rewardsmith run`: what it holds, how it is written, and how its status is read back.
+
+Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events.jsonl` is append-only):
+
+    run.json            run_id, task {name, path, spec}, model, api_base, config (RunConfig, resolved),
+                        versions {rewardsmith, python, numpy, torch, stable-baselines3, gymnasium, mujoco,
+                        litellm}, seed, started_at
+    task.toml           copy of the task spec, with the trusted modules it names (e.g. scorers.py) beside
+                        it; the run trains from this copy, so it stays reviewable and resumable
+    events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
+                        run_started, run_resumed, iteration_started, candidate_designed, critic_done,
+                        repair_requested, training_started, training_done, analysis_done,
+                        iteration_done, final_started, final_done, run_finished, run_failed;
+                        with --screen also screen_done
+    run.lock            pid of the process running it (present only while it runs)
+    .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
+    llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
+    iter_<i>/cand_<j>/  i, j from 1:
+        attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
+        attempt_<n>.reply.md    the raw reply when it held no usable code
+        attempt_<n>.critic.json the critic's report on attempt n
+        attempt_<n>.screen.json with --screen, from iteration 2: the trajectory screen's verdict on attempt n
+        attempts.json           [{attempt, file, accepted, findings, tokens, cost_usd}]
+        reward.py               the accepted code, with a header comment (id, iteration, parent, model)
+        candidate.json          id "i.j", iteration, index, parent "i.j" | null,
+                                status designed | rejected | trained | failed, reason, repair_rounds,
+                                tokens, cost_usd, fitness, success_rate, wall_s
+        critic.json, critic/    the last critic report and its smoke worker's files
+        screen.json, screen/    the last screen verdict and its worker's files (with --screen)
+        job.json, metrics.jsonl, tb/, model.zip, eval_episodes.jsonl, trajectories.npz, summary.json,
+        worker.log              (training; trajectories.npz: the final evaluation's episodes)
+        analysis.json           the analyzer's statistics, flags and feedback text
+    best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
+    final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
+    summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
+                        tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
+                        success_rate}], fitness_mean, fitness_std, success_mean}, human_normalized, wall_s, error
+
+Status: "running" while `run.lock` names a live process, else "finished" or "failed" by the last
+run_finished / run_failed event, else "interrupted" (resume it with `rewardsmith resume DIR`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.config import RunConfig
+from rewardsmith.errors import RunFolderError
+from rewardsmith.files import append_jsonl, read_json, read_jsonl, write_json_atomic
+from rewardsmith.run_folder.records import (
+    ANALYSIS_FILE,
+    BEST_DIR,
+    CANDIDATE_FILE,
+    EVENTS_FILE,
+    LLM_DIR,
+    LOCK_FILE,
+    REWARD_FILE,
+    RUN_FILE,
+    SUMMARY_FILE,
+    TASK_FILE,
+    CandidateRecord,
+    cand_dir_name,
+    read_record,
+)
+from rewardsmith.sandbox.launch import pid_alive
+from rewardsmith.task import TaskSpec, read_task
+
+MAX_RUN_FILE_BYTES = 64 * 2**20
+"""run.json and LLM call logs hold whole prompts and replies."""
+VERSIONED = ("rewardsmith", "numpy", "torch", "stable-baselines3", "gymnasium", "mujoco", "litellm")
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of Python and the packages that decide a run's results."""
+    found: dict[str, str | None] = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+class RunFolder:
+    """Reads and writes one run folder (see the module docstring for its layout)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def create(cls, path: Path, config: RunConfig, spec: TaskSpec, model_name: str) -> RunFolder:
+        """Fill a fresh folder: task.toml (and its trusted modules), run.json; returns the folder."""
+        folder = cls(path)
+        if spec.source is None:
+            raise RunFolderError(f"task '{spec.name}' has no spec file to copy into the run folder")
+        shutil.copyfile(spec.source, folder.path / TASK_FILE)
+        modules = {spec.fitness.scorer.split(":")[0]} | ({spec.env.split(":")[0]} if ":" in spec.env else set())
+        for module in sorted(modules):
+            relative = module.replace(".", "/") + ".py"
+            (folder.path / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(spec.folder / relative, folder.path / relative)
+        write_json_atomic(
+            folder.path / RUN_FILE,
+            {
+                "run_id": f"{spec.name}-{folder.path.name}",
+                "task": {"name": spec.name, "path": str(spec.source), "spec": spec.source.read_text(encoding="utf-8")},
+                "model": model_name,
+                "api_base": config.api_base,
+                "config": json.loads(config.model_dump_json()),
+                "versions": versions(),
+                "seed": config.seed,
+                "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            },
+        )
+        return folder
+
+    # -- run.json, task, events, lock --------------------------------------------------------------
+
+    def run_info(self) -> dict[str, Any]:
+        """The contents of run.json; RunFolderError if this is not a run folder."""
+        info = read_json(self.path / RUN_FILE, max_bytes=MAX_RUN_FILE_BYTES)
+        if not isinstance(info, dict) or "config" not in info:
+            raise RunFolderError(f"{self.path}: not a run folder (no readable {RUN_FILE})")
+        return info
+
+    def config(self) -> RunConfig:
+        """The resolved RunConfig the run was started with."""
+        return RunConfig.model_validate(self.run_info()["config"])
+
+    def spec(self) -> TaskSpec:
+        """The task spec of the run, from its own copy."""
+        return read_task(self.path / TASK_FILE)
+
+    def event(self, name: str, **fields: Any) -> None:
+        """Append one event line."""
+        append_jsonl(self.path / EVENTS_FILE, {"t": round(time.time(), 3), "event": name, **fields})
+
+    def events(self) -> list[dict[str, Any]]:
+        """All readable event lines, oldest first."""
+        return read_jsonl(self.path / EVENTS_FILE)[0]
+
+    def lock_pid(self) -> int | None:
+        """The pid in run.lock, if any."""
+        try:
+            return int((self.path / LOCK_FILE).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def acquire(self) -> None:
+        """Write run.lock with this pid; RunFolderError if a live process holds it."""
+        pid = self.lock_pid()
+        if pid is not None and pid != os.getpid() and pid_alive(pid):
+            raise RunFolderError(f"{self.path}: run is still running (pid {pid}); wait for it or stop it first")
+        write_json_atomic(self.path / LOCK_FILE, os.getpid())
+
+    def release(self) -> None:
+        """Remove run.lock if this process holds it."""
+        if self.lock_pid() == os.getpid():
+            (self.path / LOCK_FILE).unlink(missing_ok=True)
+
+    def status(self) -> str:
+        """running | finished | failed | interrupted (see the module docstring)."""
+        pid = self.lock_pid()
+        if pid is not None and pid_alive(pid):
+            return "running"
+        ends = [
+            e["event"]
+            for e in self.events()
+            if e.get("event") in ("run_finished", "run_failed", "run_resumed", "run_started")
+        ]
+        last = ends[-1] if ends else None
+        return {"run_finished": "finished", "run_failed": "failed"}.get(last or "", "interrupted")
+
+    # -- candidates ----------------------------------------------------------------------------------
+
+    def cand_dir(self, iteration: int, index: int) -> Path:
+        """`iter_<i>/cand_<j>/` (not created)."""
+        return self.path / cand_dir_name(iteration, index)
+
+    def candidate(self, iteration: int, index: int) -> CandidateRecord | None:
+        """The candidate's record, or None while it has none (not designed yet, or cut short)."""
+        return read_record(self.cand_dir(iteration, index) / CANDIDATE_FILE, CandidateRecord)
+
+    def save_candidate(self, record: CandidateRecord) -> None:
+        """Write candidate.json atomically."""
+        folder = self.cand_dir(record.iteration, record.index)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(folder / CANDIDATE_FILE, record.model_dump())
+
+    def candidates(self) -> list[CandidateRecord]:
+        """Every candidate with a record, in (iteration, index) order."""
+        found = (read_record(path, CandidateRecord) for path in self.path.glob(f"iter_*/cand_*/{CANDIDATE_FILE}"))
+        return sorted((r for r in found if r is not None), key=lambda r: (r.iteration, r.index))
+
+    def analysis(self, record: CandidateRecord) -> dict[str, Any] | None:
+        """The candidate's analysis.json, if written."""
+        analysis = read_json(self.cand_dir(record.iteration, record.index) / ANALYSIS_FILE)
+        return analysis if isinstance(analysis, dict) else None
+
+    def save_best(self, record: CandidateRecord) -> None:
+        """Copy a candidate to best/ (each file atomically, candidate.json last)."""
+        best = self.path / BEST_DIR
+        best.mkdir(exist_ok=True)
+        tmp = best / f".reward.py.{os.getpid()}.tmp"
+        shutil.copyfile(self.cand_dir(record.iteration, record.index) / REWARD_FILE, tmp)
+        os.replace(tmp, best / REWARD_FILE)
+        write_json_atomic(best / CANDIDATE_FILE, record.model_dump())
+
+    def best_id(self) -> str | None:
+        """The id in best/candidate.json, if any."""
+        record = read_record(self.path / BEST_DIR / CANDIDATE_FILE, CandidateRecord)
+        return record.id if record else None
+
+    # -- totals and summary ----------------------------------------------------------------------------
+
+    def llm_totals(self) -> dict[str, Any]:
+        """Calls, cached calls, tokens and cost paid, from the call log (replays from the cache cost nothing)."""
+        totals: dict[str, Any] = {"llm_calls": 0, "cached_calls": 0, "tokens": 0, "cost_usd": 0.0}
+        for path in sorted((self.path / LLM_DIR).glob("[0-9]*_*.json")):
+            call = read_json(path, max_bytes=MAX_RUN_FILE_BYTES)
+            if not isinstance(call, dict) or call.get("response") is None:
+                continue
+            totals["llm_calls"] += 1
+            if call.get("cached"):
+                totals["cached_calls"] += 1
+                continue
+            totals["tokens"] += int(call.get("prompt_tokens") or 0) + int(call.get("completion_tokens") or 0)
+            totals["cost_usd"] += float(call.get("cost_usd") or 0.0)
+        totals["cost_usd"] = round(totals["cost_usd"], 6)
+        return totals
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        """Write summary.json atomically."""
+        write_json_atomic(self.path / SUMMARY_FILE, summary)
+
+    def summary(self) -> dict[str, Any] | None:
+        """summary.json, if written."""
+        summary = read_json(self.path / SUMMARY_FILE)
+        return summary if isinstance(summary, dict) else None

@@ -1,0 +1,133 @@
+"""Find runs and batches under a folder (default `runs/`) and summarise each in one row, cheaply.
+
+A run folder holds `run.json` (see `rewardsmith.run_folder.folder`). A batch folder holds `batch.json` (written by
+`rewardsmith batch`) or, failing that, run folders directly inside it. Anything else is skipped: a
+listing never fails because of a stray or half-written folder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.errors import RunFolderError
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import RUN_FILE
+
+BATCH_FILE = "batch.json"
+MAX_DEPTH = 4
+SKIP = {"baselines", "llm", "final", "best", "tb", "critic", "screen", "video"}
+
+
+@dataclass
+class RunRow:
+    """One run as listed by `rewardsmith runs`."""
+
+    path: Path
+    name: str
+    task: str
+    model: str
+    status: str
+    best_candidate: str | None
+    best_fitness: float | None
+    iterations: str
+    cost_usd: float
+    started: str
+    batch: str | None = None
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def is_run(path: Path) -> bool:
+    return (Path(path) / RUN_FILE).is_file()
+
+
+def is_batch(path: Path) -> bool:
+    """A folder with batch.json, or with run folders directly inside (or one level down, per task)."""
+    path = Path(path)
+    if (path / BATCH_FILE).is_file():
+        return True
+    if not path.is_dir() or is_run(path):
+        return False
+    return any(is_run(p) for p in path.glob("*/")) or any(is_run(p) for p in path.glob("*/*/"))
+
+
+def find_runs(root: Path) -> list[Path]:
+    """Every run folder under `root` (at most MAX_DEPTH levels down), sorted by path."""
+    root = Path(root)
+    if not root.is_dir():
+        raise RunFolderError(f"{root}: no such folder (runs are written to runs/ by `rewardsmith run`)")
+    if is_run(root):
+        return [root]
+    found, frontier = [], [root]
+    for _ in range(MAX_DEPTH):
+        nxt = []
+        for folder in frontier:
+            try:
+                children = sorted(
+                    p
+                    for p in folder.iterdir()
+                    if p.is_dir() and p.name not in SKIP and not p.name.startswith((".", "iter_"))
+                )
+            except OSError:
+                continue
+            for child in children:
+                (found if is_run(child) else nxt).append(child)
+        frontier = nxt
+    return sorted(found)
+
+
+def batch_of(run: Path, root: Path) -> str | None:
+    """The name of the batch folder (one with batch.json) that holds `run`, below `root`."""
+    for parent in run.parents:
+        if parent == root.parent or parent == parent.parent:
+            break
+        if (parent / BATCH_FILE).is_file():
+            return parent.name
+    return None
+
+
+def run_row(path: Path, root: Path) -> RunRow:
+    """One run's row from run.json, summary.json, events, run.lock, best/ and the LLM log (no metrics read)."""
+    folder = RunFolder(path)
+    info, summary = _read(path / RUN_FILE) or {}, _read(path / "summary.json") or {}
+    best = _read(path / "best" / "candidate.json") or {}
+    done = {e.get("iteration") for e in folder.events() if e.get("event") == "iteration_done"}
+    planned = (info.get("config") or {}).get("iterations")
+    cost = summary.get("cost_usd")
+    return RunRow(
+        path=path,
+        name=str(path.relative_to(root)) if path != root else path.name,
+        task=str((info.get("task") or {}).get("name") or summary.get("task") or "?"),
+        model=str(info.get("model") or "?"),
+        status=folder.status(),
+        best_candidate=summary.get("best_candidate") or best.get("id"),
+        best_fitness=summary.get("best_fitness") if summary.get("best_candidate") else best.get("fitness"),
+        iterations=f"{len(done)}/{planned or '?'}",
+        cost_usd=float(cost) if isinstance(cost, (int, float)) else folder.llm_totals()["cost_usd"],
+        started=str(info.get("started_at") or "?"),
+        batch=batch_of(path, root),
+    )
+
+
+def list_runs(root: Path) -> list[RunRow]:
+    """Rows for every run under `root`, newest start first."""
+    root = Path(root)
+    rows = [run_row(p, root) for p in find_runs(root)]
+    return sorted(rows, key=lambda r: (r.started, r.name), reverse=True)
+
+
+def batch_runs(path: Path) -> tuple[dict[str, Any], list[Path]]:
+    """A batch folder's manifest (empty if it has none) and its run folders."""
+    path = Path(path)
+    if not path.is_dir():
+        raise RunFolderError(f"{path}: no such batch folder")
+    return _read(path / BATCH_FILE) or {}, find_runs(path)

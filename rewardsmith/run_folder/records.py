@@ -1,0 +1,181 @@
+"""The run folder as code: every file name, the typed records stored in it, and one tolerant reader.
+
+Records are pydantic models that ignore unknown keys, so an older or newer run folder still reads.
+`read_record` returns None for a missing, unreadable or malformed file instead of raising: readers
+decide what a missing record means.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rewardsmith.files import read_json
+
+# the run
+RUN_FILE, EVENTS_FILE, LOCK_FILE, TASK_FILE = "run.json", "events.jsonl", "run.lock", "task.toml"
+OWNER_FILE, BEST_DIR, FINAL_DIR, LLM_DIR = ".owner", "best", "final", "llm"
+# a candidate
+REWARD_FILE, CANDIDATE_FILE, ATTEMPTS_FILE, ANALYSIS_FILE = (
+    "reward.py",
+    "candidate.json",
+    "attempts.json",
+    "analysis.json",
+)
+CRITIC_FILE, EVALUATION_FILE = "critic.json", "evaluation.json"
+# what workers write
+SUMMARY_FILE, METRICS_FILE, EPISODES_FILE = "summary.json", "metrics.jsonl", "eval_episodes.jsonl"
+TRAJECTORIES_FILE, MODEL_FILE, SANDBOX_FILE = "trajectories.npz", "model.zip", "sandbox.json"
+SMOKE_FILE, SCREEN_FILE, FRAMES_FILE = "smoke.json", "screen.json", "frames.npy"
+
+
+def cand_dir_name(iteration: int, index: int) -> str:
+    """`iter_<i>/cand_<j>` relative to the run folder."""
+    return f"iter_{iteration}/cand_{index}"
+
+
+class Record(BaseModel):
+    """Base of the run folder's records: unknown keys are ignored, so old and new folders both read."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class CandidateRecord(Record):
+    """`candidate.json`: one candidate's outcome and what it cost."""
+
+    id: str
+    iteration: int
+    index: int
+    parent: str | None = None
+    status: Literal["designed", "rejected", "trained", "failed"]
+    reason: str = ""
+    repair_rounds: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    fitness: float | None = None
+    success_rate: float | None = None
+    wall_s: float = 0.0
+
+
+class Attempt(Record):
+    """One entry of `attempts.json`: a sample or repair of a candidate and the critic's verdict on it."""
+
+    attempt: int
+    file: str | None = None
+    accepted: bool = False
+    findings: list[str] = []
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class Evaluation(Record):
+    """`evaluation.json`: a trained policy measured by the trusted evaluation worker, which never loaded reward
+    code. One entry per episode, on seeds the parent chose after training ended."""
+
+    fitness: list[float] = []
+    success: list[bool] = []
+    lengths: list[int] = []
+    ends: list[str] = []
+    """Why each episode ended: the termination condition that fired, or "time limit"."""
+    seeds: list[int] = []
+    timesteps: int = 0
+    """Env steps the evaluated policy was trained for."""
+    fitness_mean: float | None = None
+    fitness_std: float | None = None
+    fitness_se: float | None = None
+    success_rate: float | None = None
+
+
+class TrainSummary(Record):
+    """`summary.json` of a training job: the final evaluation's means and how the job ran."""
+
+    status: str = "ok"
+    fitness: float | None = None
+    fitness_std: float | None = None
+    success_rate: float | None = None
+    ep_len: float | None = None
+    return_: float | None = Field(None, alias="return")
+    native_return: float | None = None
+    components: dict[str, float] = {}
+    episodes: int = 0
+    timesteps: int = 0
+    wall_s: float = 0.0
+    algo: str = ""
+    seed: int = 0
+    device: str = ""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class FinalSeed(Record):
+    """One seed of the final retraining."""
+
+    seed: int
+    status: str
+    fitness: float | None = None
+    success_rate: float | None = None
+    error: str | None = None
+    wall_s: float = 0.0
+
+
+class FinalResult(Record):
+    """`final` in the run's `summary.json`: the best reward retrained on several seeds."""
+
+    candidate: str
+    reward: str = "final/reward.py"
+    timesteps: int = 0
+    seeds: list[FinalSeed] = []
+    fitness_mean: float | None = None
+    fitness_std: float | None = None
+    success_mean: float | None = None
+
+
+class RunSummary(Record):
+    """The run's `summary.json`."""
+
+    status: str
+    task: str = ""
+    model: str | None = None
+    best_candidate: str | None = None
+    best_fitness: float | None = None
+    best_success_rate: float | None = None
+    iterations: int = 0
+    candidates: int = 0
+    trained: int = 0
+    rejected: int = 0
+    failed: int = 0
+    designed: int = 0
+    repair_requests: int = 0
+    llm_calls: int = 0
+    cached_calls: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    final: FinalResult | None = None
+    human_normalized: float | None = None
+    wall_s: float = 0.0
+    error: str | None = None
+
+
+class Analysis(Record):
+    """`analysis.json`: the analyzer's statistics, flags and the feedback text for the designer."""
+
+    final: dict[str, Any] = {}
+    flags: list[dict[str, str]] = []
+    feedback: str = ""
+    problems: list[str] = []
+
+
+R = TypeVar("R", bound=BaseModel)
+
+
+def read_record(path: Path, model: type[R]) -> R | None:
+    """The record in a JSON file, or None if it is missing, unreadable or does not fit `model`."""
+    data = read_json(Path(path))
+    if data is None:
+        return None
+    try:
+        return model.model_validate(data)
+    except ValidationError:
+        return None

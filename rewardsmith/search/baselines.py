@@ -1,0 +1,95 @@
+"""Human and sparse baselines per task, budget and seed, cached so they are trained once.
+
+"human" trains on the env's own reward; "sparse" on the task's success-only reward. Both are measured
+by the task's fitness, giving Eureka's human-normalised score (method - sparse) / |human - sparse|.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.files import write_json_atomic
+from rewardsmith.reward.fitness import human_normalized
+from rewardsmith.run_folder.claim import RUNS_DIR
+from rewardsmith.task import TaskSpec
+from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.run import ProgressFn, run_job
+
+BASELINE_DIR = RUNS_DIR / "baselines"
+
+
+def cache_path(spec: TaskSpec, timesteps: int, seed: int, root: Path | None = None) -> Path:
+    """Where the baseline of a task, budget and seed is cached."""
+    return Path(root or BASELINE_DIR) / spec.name / f"t{timesteps}_s{seed}.json"
+
+
+def load_cached(spec: TaskSpec, timesteps: int | None = None, root: Path | None = None) -> dict[str, Any] | None:
+    """A cached baseline for the task: the given budget if asked, else the largest budget cached."""
+    folder = Path(root or BASELINE_DIR) / spec.name
+    files = sorted(
+        folder.glob(f"t{timesteps}_s*.json" if timesteps else "t*_s*.json"),
+        key=lambda p: int(p.stem.split("_")[0][1:]),
+        reverse=True,
+    )
+    for file in files:
+        try:
+            return json.loads(file.read_text())
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def normalized_score(spec: TaskSpec, fitness: float | None, baseline: dict[str, Any] | None) -> float | None:
+    """Human-normalised score of a fitness against a cached baseline, None where undefined."""
+    if fitness is None or not baseline or baseline.get("human") is None or baseline.get("sparse") is None:
+        return None
+    return human_normalized(fitness, baseline["human"], baseline["sparse"])
+
+
+def run_baselines(
+    spec: TaskSpec,
+    *,
+    timesteps: int,
+    seed: int,
+    device: str = "cpu",
+    root: Path | None = None,
+    on_progress: dict[str, ProgressFn] | None = None,
+) -> dict[str, Any]:
+    """Train the human (if the env's reward rewards this task) and sparse baselines in parallel, cached."""
+    path = cache_path(spec, timesteps, seed, root)
+    if path.is_file():
+        return {**json.loads(path.read_text()), "cached": True}
+    sources = ["native", "sparse"] if spec.human_baseline else ["sparse"]
+    work = path.parent / f"t{timesteps}_s{seed}"
+
+    def train(source: str):
+        job = WorkerJob(
+            task_path=spec.source,
+            reward_source=source,
+            out_dir=work / source,
+            timesteps=timesteps,
+            seed=seed,
+            device=device,
+        )
+        return source, run_job(job, on_progress=(on_progress or {}).get(source))
+
+    with ThreadPoolExecutor(max_workers=len(sources)) as pool:
+        results = dict(pool.map(train, sources))
+    failed = {s: r.error for s, r in results.items() if not r.ok}
+    if failed:
+        raise RewardsmithError(f"baseline training failed for {spec.name}: {failed}")
+    record = {
+        "task": spec.name,
+        "timesteps": timesteps,
+        "seed": seed,
+        "human": results["native"].summary["fitness"] if "native" in results else None,
+        "sparse": results["sparse"].summary["fitness"],
+        "human_success": results["native"].summary["success_rate"] if "native" in results else None,
+        "sparse_success": results["sparse"].summary["success_rate"],
+    }
+    write_json_atomic(path, record)
+    return {**record, "cached": False}

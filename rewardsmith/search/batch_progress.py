@@ -1,0 +1,205 @@
+"""Live progress of a batch: one line per task (iteration, what its candidates are doing, best so far, tokens and
+cost, then finished / failed), and the summary table at the end.
+
+Each task's loop reports to `progress.task(name)`, an object with the loop's `Progress` interface; the
+batch view owns start/stop. `BatchLive` redraws a rich table on a terminal; `BatchPlain` prints
+timestamped lines prefixed with the task name (through `PlainProgress`) when stdout is not a terminal.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from rewardsmith.formatting import cell
+from rewardsmith.search.progress import PlainProgress, Progress, describe_state, describe_status
+
+
+class BatchProgress(Protocol):
+    """What a batch reports to."""
+
+    def task(self, name: str) -> Progress: ...
+
+    def finish(self, name: str, status: str, error: str | None) -> None: ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class TaskView:
+    """The `Progress` one task's loop sees: it records the task's state and tells the batch view."""
+
+    def __init__(self, name: str, changed) -> None:
+        self.name = name
+        self.candidates: dict[str, str] = {}
+        self.fields: dict[str, Any] = {}
+        self.outcome = ""
+        self._changed = changed
+
+    def update(self, candidate_id: str, state: str, **fields: Any) -> None:
+        self.candidates[candidate_id] = describe_state(state, fields)
+        self._changed(self, "update", candidate_id, state, fields)
+
+    def status(self, **fields: Any) -> None:
+        self.fields.update(fields)
+        self._changed(self, "status", None, None, fields)
+
+    def log(self, message: str) -> None:
+        self._changed(self, "log", None, message, {})
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def line(self) -> str:
+        """The task's one line: the candidates in flight, or its outcome once it ended."""
+        if self.outcome:
+            return self.outcome
+        busy = [
+            f"{cid} {line}"
+            for cid, line in self.candidates.items()
+            if not line.startswith(("analysed", "rejected", "failed", "trained"))
+        ]
+        return ", ".join(busy[-4:]) or ("starting" if not self.candidates else "between steps")
+
+
+class BatchPlain:
+    """Timestamped log lines: `halfcheetah-run 1.2 training 50%`, `halfcheetah-run: iteration 2 | ...`."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.plain = PlainProgress(console)
+        self._views: dict[str, TaskView] = {}
+        self._said: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def task(self, name: str) -> TaskView:
+        return self._views.setdefault(name, TaskView(name, self._on_change))
+
+    def _on_change(self, view: TaskView, kind: str, candidate_id: str | None, state: Any, fields: dict) -> None:
+        if kind == "update":
+            self.plain.update(f"{view.name} {candidate_id}", state, **fields)
+        elif kind == "log":
+            self.plain.log(f"{view.name}: {state}")
+        else:
+            line = describe_status(view.fields)
+            with self._lock:
+                if self._said.get(view.name) == line:
+                    return
+                self._said[view.name] = line
+            self.plain.log(f"{view.name}: {line}")
+
+    def finish(self, name: str, status: str, error: str | None) -> None:
+        self.plain.log(f"{name}: {status}" + (f": {error}" if error else ""))
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+class BatchLive:
+    """A rich Live table with one row per task, redrawn a few times a second."""
+
+    def __init__(self, names: list[str], console: Console | None = None) -> None:
+        self.console = console or Console()
+        self._views = {name: TaskView(name, self._on_change) for name in names}
+        self._live = Live(console=self.console, refresh_per_second=4, get_renderable=self._render)
+
+    def _render(self) -> Table:
+        table = Table("task", "status", "now", box=None, pad_edge=False)
+        for view in list(self._views.values()):
+            style = (
+                "red"
+                if view.outcome.startswith("failed") or view.outcome.startswith("interrupted")
+                else "green"
+                if view.outcome.startswith("finished")
+                else ""
+            )
+            table.add_row(view.name, describe_status(view.fields), Text(view.line()[:100], style=style))
+        return table
+
+    def task(self, name: str) -> TaskView:
+        return self._views.setdefault(name, TaskView(name, self._on_change))
+
+    def _on_change(self, view: TaskView, kind: str, candidate_id: str | None, state: Any, fields: dict) -> None:
+        if kind == "log":
+            self._live.console.print(f"{view.name}: {state}", markup=False, highlight=False)
+
+    def finish(self, name: str, status: str, error: str | None) -> None:
+        self.task(name).outcome = status + (f": {error}" if error else "")
+
+    def start(self) -> None:
+        self._live.start()
+
+    def stop(self) -> None:
+        self._live.stop()
+
+
+def make_batch_progress(names: list[str], console: Console | None = None) -> BatchProgress:
+    """The live table on a terminal, plain log lines otherwise."""
+    console = console or Console()
+    return BatchLive(names, console) if console.is_terminal else BatchPlain(console)
+
+
+def summary_table(summary: dict[str, Any]) -> Table:
+    """The batch table of summary.json: one row per task, then the totals."""
+    table = Table(
+        "task",
+        "status",
+        "best",
+        "fitness",
+        "final fitness",
+        "success",
+        "human-norm",
+        "tokens",
+        "cost $",
+        "wall s",
+        "run / error",
+        title=f"batch {summary.get('batch_id', '?')}: {summary.get('status', '?')}",
+    )
+    for r in summary.get("tasks", []):
+        final = (
+            "-"
+            if r.get("final_fitness_mean") is None
+            else f"{r['final_fitness_mean']:.4g} ± {r.get('final_fitness_std') or 0.0:.2g}"
+        )
+        success = r.get("final_success_mean") if r.get("final_success_mean") is not None else r.get("best_success_rate")
+        note = r.get("run_dir") if r.get("status") == "finished" else (r.get("error") or r.get("run_dir") or "")
+        table.add_row(
+            r["task"],
+            r["status"],
+            cell(r.get("best_candidate")),
+            cell(r.get("best_fitness")),
+            final,
+            cell(success),
+            cell(r.get("human_normalized")),
+            f"{r.get('tokens') or 0:,}",
+            f"{r.get('cost_usd') or 0.0:.4f}",
+            cell(r.get("wall_s")),
+            str(note)[:70],
+        )
+    totals = summary.get("totals", {})
+    table.add_section()
+    table.add_row(
+        "all",
+        f"{totals.get('finished', 0)}/{totals.get('tasks', 0)} finished",
+        "",
+        "",
+        "",
+        "",
+        "",
+        f"{totals.get('tokens', 0):,}",
+        f"{totals.get('cost_usd', 0.0):.4f}",
+        cell(summary.get("wall_s")),
+        "",
+    )
+    return table

@@ -1,0 +1,471 @@
+"""The search loop: design K candidates, critique and repair them, train the survivors, analyse them, keep the
+best (Eureka's greedy elitism), and after the last iteration retrain the best on several seeds.
+
+The loop is a function of (config, run folder contents) at candidate granularity: each step first looks
+at what the folder already holds and skips finished work, so `resume` is just running it again. LLM
+calls of a cut-short step replay from the run's own cache (`llm/cache/`), so nothing is paid twice. The
+folder layout is documented in `rewardsmith.run_folder.folder`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rewardsmith.config import RunConfig
+from rewardsmith.errors import RewardsmithError, RunFolderError
+from rewardsmith.files import write_json_atomic
+from rewardsmith.llm import Model, default_model_name, get_model
+from rewardsmith.run_folder.claim import claim_dir, new_run_dir
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import TRAJECTORIES_FILE, CandidateRecord
+from rewardsmith.search.final import best_record, clear_training_outputs, finished_job, retrain_best, write_summary
+from rewardsmith.search.progress import Progress, make_progress
+from rewardsmith.settings import require_sandbox
+from rewardsmith.stages.analyzer import analyze
+from rewardsmith.stages.critic import critique
+from rewardsmith.stages.designer import Best, Design, Designer, Failure, HistoryRow, is_duplicate
+from rewardsmith.stages.env_description import describe
+from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
+from rewardsmith.task import TaskSpec, load_task
+from rewardsmith.workers.executor import Executor, make_executor
+from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.run import stop_workers_under
+
+HEADER = "# rewardsmith candidate"
+
+
+@dataclass
+class Search:
+    """Everything one run of the loop holds while it runs."""
+
+    folder: RunFolder
+    config: RunConfig
+    spec: TaskSpec
+    model: Model
+    designer: Designer
+    executor: Executor
+    progress: Progress
+    best_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def run(config: RunConfig, progress: Progress | None = None, executor: Executor | None = None) -> RunFolder:
+    """Start a new run in a fresh folder and carry it to the end; returns the folder. A given `executor`
+    (shared by a batch) is used and left running; otherwise the run makes its own local one."""
+    spec = load_task(config.task)
+    config = config.resolve(spec)
+    require_sandbox(config.sandbox_minimum)  # refuse before anything is created
+    path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
+    config = config.model_copy(update={"model": config.model or default_model_name()})
+    folder = RunFolder.create(path, config, spec, config.model or "")
+    folder.event("run_started", task=spec.name, model=config.model, run_dir=str(path), pid=os.getpid())
+    return _execute(folder, progress, executor)
+
+
+def resume(run_dir: Path, progress: Progress | None = None, executor: Executor | None = None) -> RunFolder:
+    """Continue a killed, interrupted or failed run from its folder; a finished run is left as it is."""
+    folder = RunFolder(Path(run_dir))
+    folder.run_info()
+    status = folder.status()
+    if status == "running":
+        raise RunFolderError(f"{run_dir}: run is still running (pid {folder.lock_pid()})")
+    if status == "finished":
+        return folder
+    require_sandbox(folder.config().sandbox_minimum)
+    stopped = stop_workers_under(folder.path)
+    folder.event("run_resumed", pid=os.getpid(), previous_status=status, stopped_workers=stopped)
+    return _execute(folder, progress, executor)
+
+
+def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | None = None) -> RunFolder:
+    folder.acquire()
+    progress = progress or make_progress()
+    config, spec = folder.config(), folder.spec()
+    executor = shared or make_executor("local", config.workers)
+    events = folder.events()
+    started = events[0]["t"] if events else time.time()
+    progress.start()
+    try:
+        model = get_model(config.model, api_base=config.api_base, run_dir=folder.path, use_cache=config.use_cache)
+        designer = Designer(model, spec, describe(spec), temperature=config.temperature, max_tokens=config.max_tokens)
+        search = Search(folder, config, spec, model, designer, executor, progress)
+        progress.status(**usage(search))
+        for iteration in range(1, (config.iterations or 1) + 1):
+            run_iteration(search, iteration)
+        final = retrain_best(folder, config, executor, progress)
+        record_videos(search)
+        summary = write_summary(folder, config, spec, "finished", started=started, final=final)
+        folder.event("run_finished", best_candidate=summary["best_candidate"], best_fitness=summary["best_fitness"])
+    except RewardsmithError as e:
+        write_summary(folder, config, spec, "failed", started=started, error=str(e))
+        folder.event("run_failed", error=str(e))
+        raise
+    finally:
+        progress.stop()
+        if shared is None:
+            executor.shutdown()
+        folder.release()
+    return folder
+
+
+def record_videos(s: Search) -> None:
+    """Policy videos: always of the overall best candidate; with `videos`, of each iteration's best too."""
+    from rewardsmith.stages.video import find_video, record_video
+
+    records = s.folder.candidates()
+    targets = [best_record(records)]
+    if s.config.videos:
+        targets += [
+            best_record([r for r in records if r.iteration == i]) for i in sorted({r.iteration for r in records})
+        ]
+    for record in {r.id: r for r in targets if r is not None}.values():
+        cand = s.folder.cand_dir(record.iteration, record.index)
+        if find_video(cand) is None:
+            s.progress.update(record.id, "video")
+            video = record_video(s.spec, cand, executor=s.executor, seed=s.config.seed)
+            s.progress.update(
+                record.id,
+                "video recorded" if video else "no video",
+                reason="" if video else "rendering failed (see video/worker.log)",
+            )
+
+
+# -- one iteration ---------------------------------------------------------------------------------------
+
+
+def run_iteration(s: Search, iteration: int) -> None:
+    """Design, check, train and analyse one iteration's candidates; retry the round if none could be trained.
+
+    After the bounded retries, a first iteration without any trained candidate stops the run with the errors;
+    a later one is recorded as unproductive and the search goes on with the best so far.
+    """
+    if any(e.get("event") == "iteration_done" and e.get("iteration") == iteration for e in s.folder.events()):
+        return
+    k = s.config.samples or 1
+    best = best_record(s.folder.candidates(), before=iteration)
+    s.folder.event("iteration_started", iteration=iteration, parent=best.id if best else None)
+    s.progress.status(iteration=iteration)
+    failures: list[Failure] = []
+    for attempt in range(s.config.iteration_retries + 1):
+        indices = list(range(attempt * k + 1, attempt * k + k + 1))
+        messages = s.designer.prompt(
+            best=best_for_prompt(s.folder, best), history=history(s.folder, iteration), failures=failures
+        )
+        pending = [j for j in indices if s.folder.candidate(iteration, j) is None]
+        for j in pending:
+            s.progress.update(f"{iteration}.{j}", "designing")
+        designs = dict(zip(pending, s.designer.sample(messages, [sample_number(iteration, j) for j in pending])))
+        duplicates = find_duplicates(s.folder, iteration, designs)
+        with ThreadPoolExecutor(max_workers=k, thread_name_prefix="candidate") as pool:
+            records = list(
+                pool.map(
+                    lambda j, designs=designs, duplicates=duplicates: candidate_pipeline(
+                        s, iteration, j, designs.get(j), duplicates.get(j), best.id if best else None
+                    ),
+                    indices,
+                )
+            )
+        if any(r.status == "trained" for r in records):
+            break
+        failures = [Failure(r.id, r.reason) for r in records]
+        if attempt == s.config.iteration_retries and best is not None:
+            s.progress.log(
+                f"iteration {iteration}: no new candidate could be trained after {attempt} "
+                f"retr{'y' if attempt == 1 else 'ies'}; keeping the best so far ({best.id})"
+            )
+            s.folder.event(
+                "iteration_unproductive", iteration=iteration, errors=[f"{f.id}: {f.reason[:200]}" for f in failures]
+            )
+            break
+        if attempt == s.config.iteration_retries:
+            raise RewardsmithError(
+                f"iteration {iteration}: none of the {len(records) * (attempt + 1)} candidates could be trained "
+                f"after {attempt} retr{'y' if attempt == 1 else 'ies'}; last errors: "
+                + "; ".join(f"{f.id}: {f.reason[:200]}" for f in failures)
+                + f". See {s.folder.path}/iter_{iteration}/ and try another model or more --repair-rounds"
+            )
+        s.progress.log(f"iteration {iteration}: no candidate could be trained; retrying with the errors as feedback")
+    top = best_record(s.folder.candidates(), before=iteration + 1)
+    s.folder.event(
+        "iteration_done",
+        iteration=iteration,
+        best_candidate=top.id if top else None,
+        best_fitness=top.fitness if top else None,
+    )
+
+
+def sample_number(iteration: int, index: int) -> int:
+    """A run-unique sample number per candidate: seeds the local model and keeps cache keys apart."""
+    return iteration * 1000 + index - 1
+
+
+def find_duplicates(folder: RunFolder, iteration: int, designs: dict[int, Design]) -> dict[int, str]:
+    """Index -> id of an earlier candidate with the same code (up to whitespace and comments)."""
+    known = [
+        (r.id, strip_header((folder.cand_dir(r.iteration, r.index) / "reward.py").read_text()))
+        for r in folder.candidates()
+        if r.status != "rejected"
+    ]
+    found: dict[int, str] = {}
+    for j, design in designs.items():
+        if design.code is None:
+            continue
+        twin = next((cid for cid, code in known if is_duplicate(design.code, [code])), None)
+        if twin:
+            found[j] = twin
+        else:
+            known.append((f"{iteration}.{j}", design.code))
+    return found
+
+
+def candidate_pipeline(
+    s: Search, iteration: int, index: int, design: Design | None, duplicate_of: str | None, parent: str | None
+) -> CandidateRecord:
+    """Take one candidate as far as it goes: design (with repairs), training, analysis; skips finished steps."""
+    record = s.folder.candidate(iteration, index)
+    if record is None:
+        assert design is not None
+        record = design_candidate(s, iteration, index, design, duplicate_of, parent)
+    if record.status == "designed":
+        record = train_candidate(s, record)
+    if record.status == "trained" and s.folder.analysis(record) is None:
+        analysis = analyze(s.spec, s.folder.cand_dir(iteration, index), model=s.model, llm_summary=s.config.llm_summary)
+        s.folder.event("analysis_done", candidate=record.id, flags=[f.get("code") for f in analysis.get("flags", [])])
+    if record.status == "trained":
+        s.progress.update(record.id, "analysed", fitness=record.fitness)
+    else:
+        s.progress.update(record.id, record.status, reason=record.reason[:100])
+    return record
+
+
+def design_candidate(
+    s: Search, iteration: int, index: int, design: Design, duplicate_of: str | None, parent: str | None
+) -> CandidateRecord:
+    """Check the design and ask for repairs with the exact findings, up to `repair_rounds`; save every attempt."""
+    started, cid = time.time(), f"{iteration}.{index}"
+    folder = s.folder.cand_dir(iteration, index)
+    folder.mkdir(parents=True, exist_ok=True)
+    record = CandidateRecord(
+        id=cid,
+        iteration=iteration,
+        index=index,
+        parent=parent,
+        status="rejected",
+        tokens=design.tokens,
+        cost_usd=design.cost_usd,
+    )
+    attempts: list[dict] = []
+    problems = ""  # the findings of the last attempt, sent back with the next repair request
+    for n in range(s.config.repair_rounds + 1 if duplicate_of is None else 1):
+        if n:
+            record.repair_rounds = n
+            s.folder.event("repair_requested", candidate=cid, attempt=n, findings=attempts[-1]["findings"])
+            s.progress.update(cid, f"repair {n}")
+            design = s.designer.repair(design, problems, sample=sample_number(iteration, index))
+            record.tokens += design.tokens
+            record.cost_usd += design.cost_usd
+        entry = {
+            "attempt": n,
+            "file": None,
+            "accepted": False,
+            "findings": [],
+            "tokens": design.tokens,
+            "cost_usd": design.cost_usd,
+        }
+        if design.code is None:
+            (folder / f"attempt_{n}.reply.md").write_text(design.text, encoding="utf-8")
+            entry.update(file=f"attempt_{n}.reply.md", findings=[f"[extract] {design.error}"])
+            problems = f"No usable reward code could be taken from your reply: {design.error}"
+        elif duplicate_of is not None:
+            (folder / f"attempt_{n}.py").write_text(design.code, encoding="utf-8")
+            entry.update(file=f"attempt_{n}.py", findings=[f"[dedupe] same code as candidate {duplicate_of}"])
+        else:
+            (folder / f"attempt_{n}.py").write_text(design.code, encoding="utf-8")
+            s.progress.update(cid, "critic")
+            report = critique(
+                s.spec,
+                folder / f"attempt_{n}.py",
+                folder,
+                model=s.model,
+                semantic=s.config.semantic,
+                executor=s.executor,
+            )
+            (folder / f"attempt_{n}.critic.json").write_bytes((folder / "critic.json").read_bytes())
+            record.tokens += report.tokens
+            record.cost_usd += report.cost_usd
+            entry.update(
+                file=f"attempt_{n}.py",
+                accepted=report.accepted,
+                findings=[str(f) for f in report.findings],
+                tokens=design.tokens + report.tokens,
+            )
+            problems = report.repair_text()
+            s.folder.event(
+                "critic_done",
+                candidate=cid,
+                attempt=n,
+                accepted=report.accepted,
+                findings=[str(f) for f in report.errors],
+            )
+            verdict = screen_candidate(s, iteration, folder, n, cid) if report.accepted and s.config.screen else None
+            if verdict is not None and not verdict.passed:
+                entry.update(accepted=False, findings=[verdict.finding(), *entry["findings"]])
+                problems = verdict.repair_text() + ("\n\n" + problems if report.findings else "")
+        attempts.append(entry)
+        write_json_atomic(folder / "attempts.json", attempts)
+        if entry["accepted"]:
+            header = (
+                f"{HEADER} {cid} (iteration {iteration}, parent {parent or 'none'}, model {s.model.name})\n"
+                f"{HEADER}: compute_reward(state, action, next_state) -> (float, dict[str, float])\n\n"
+            )
+            (folder / "reward.py").write_text(header + design.code.strip() + "\n", encoding="utf-8")
+            record.status = "designed"
+            break
+    if record.status == "rejected":
+        record.reason = attempts[-1]["findings"][0] if attempts[-1]["findings"] else "rejected by the critic"
+    record.cost_usd = round(record.cost_usd, 6)
+    record.wall_s = round(time.time() - started, 3)
+    s.folder.save_candidate(record)
+    s.folder.event(
+        "candidate_designed",
+        candidate=cid,
+        status=record.status,
+        reason=record.reason,
+        repair_rounds=record.repair_rounds,
+        tokens=record.tokens,
+    )
+    s.progress.status(**usage(s))
+    return record
+
+
+def screen_candidate(s: Search, iteration: int, folder: Path, attempt: int, cid: str) -> ScreenReport | None:
+    """From iteration 2 on, screen a critic-accepted attempt on the earlier iterations' archived trajectories
+    (`rewardsmith.stages.screen`); its verdict is kept as `attempt_<n>.screen.json`. None in iteration 1."""
+    if iteration < 2:
+        return None
+    archives = {
+        r.id: path
+        for r in s.folder.candidates()
+        if r.iteration < iteration
+        and r.status == "trained"
+        and (path := s.folder.cand_dir(r.iteration, r.index) / TRAJECTORIES_FILE).is_file()
+    }
+    s.progress.update(cid, "screen")
+    verdict = screen(s.spec, folder / f"attempt_{attempt}.py", folder, archives, executor=s.executor)
+    (folder / f"attempt_{attempt}.screen.json").write_bytes((folder / SCREEN_FILE).read_bytes())
+    s.folder.event(
+        "screen_done",
+        candidate=cid,
+        attempt=attempt,
+        passed=verdict.passed,
+        accuracy=verdict.accuracy,
+        spearman=verdict.spearman,
+        episodes=verdict.episodes,
+        message=verdict.message,
+    )
+    return verdict
+
+
+def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
+    """Train a designed candidate with the search budget (reusing a summary.json a killed run left behind)."""
+    folder = s.folder.cand_dir(record.iteration, record.index)
+    result = finished_job(folder)
+    if result is None:
+        clear_training_outputs(folder)
+        s.folder.event("training_started", candidate=record.id, timesteps=s.config.timesteps)
+        s.progress.update(record.id, "training", done=0, total=s.config.timesteps)
+        job = WorkerJob(
+            task_path=s.spec.source,
+            reward_path=folder / "reward.py",
+            out_dir=folder,
+            timesteps=s.config.timesteps,
+            seed=s.config.seed,
+            device=s.config.device,
+        )
+        result = s.executor.submit(
+            job, lambda done, total: s.progress.update(record.id, "training", done=done, total=total)
+        ).result()
+    record = record.model_copy(update={"wall_s": round(record.wall_s + result.wall_s, 3)})
+    if result.ok:
+        record.status, record.fitness = "trained", result.summary.get("fitness")
+        record.success_rate = result.summary.get("success_rate")
+    else:
+        record.status, record.reason = "failed", f"[training] {result.error}"
+    s.folder.save_candidate(record)
+    s.folder.event(
+        "training_done",
+        candidate=record.id,
+        status=record.status,
+        fitness=record.fitness,
+        success_rate=record.success_rate,
+        error=record.reason or None,
+    )
+    with s.best_lock:
+        top = best_record(s.folder.candidates())
+        if top is not None and top.id != s.folder.best_id():
+            s.folder.save_best(top)
+            s.progress.log(f"new best: {top.id} with fitness {top.fitness:.4g}")
+        if top is not None:
+            s.progress.status(best_candidate=top.id, best_fitness=top.fitness)
+    return record
+
+
+# -- selection and prompts -----------------------------------------------------------------------------
+
+
+def strip_header(code: str) -> str:
+    """A reward file without the header comment the loop adds."""
+    lines = code.splitlines()
+    while lines and (lines[0].startswith(HEADER) or not lines[0].strip()):
+        lines.pop(0)
+    return "\n".join(lines).strip()
+
+
+def best_for_prompt(folder: RunFolder, record: CandidateRecord | None) -> Best | None:
+    """The best candidate as the designer sees it: its code and its analysis feedback."""
+    if record is None:
+        return None
+    analysis = folder.analysis(record) or {}
+    code = strip_header((folder.cand_dir(record.iteration, record.index) / "reward.py").read_text(encoding="utf-8"))
+    return Best(
+        record.id,
+        code,
+        record.fitness or 0.0,
+        record.success_rate,
+        analysis.get("feedback") or "(no analysis was recorded)",
+    )
+
+
+def history(folder: RunFolder, iteration: int) -> list[HistoryRow]:
+    """One row per candidate of the earlier iterations: what was tried and how it scored."""
+    rows = []
+    for r in folder.candidates():
+        if r.iteration >= iteration:
+            continue
+        analysis = folder.analysis(r) or {}
+        flags = (
+            ", ".join(f.get("code", "?") for f in analysis.get("flags", []))
+            if r.status == "trained"
+            else " ".join(r.reason.split())[:120]
+        )
+        rows.append(
+            HistoryRow(
+                r.id,
+                r.parent,
+                r.status,
+                "-" if r.fitness is None else f"{r.fitness:.4g}",
+                "-" if r.success_rate is None else f"{r.success_rate:.2f}",
+                flags or "-",
+            )
+        )
+    return rows
+
+
+def usage(s: Search) -> dict[str, float]:
+    """Tokens and cost paid so far in this run (all sessions)."""
+    totals = s.folder.llm_totals()
+    return {"tokens": totals["tokens"], "cost_usd": totals["cost_usd"]}

@@ -1,0 +1,199 @@
+"""Live progress of a run: one line per candidate (designing, critic, training x%, analysed, rejected: why),
+plus the iteration, the best fitness so far, tokens and cost.
+
+Two views behind one small interface: `LiveProgress` (a rich Live table, for terminals) and
+`PlainProgress` (timestamped log lines, when stdout is not a terminal). Both are thread-safe.
+
+    progress.update("1.2", "training", done=512, total=1024)
+    progress.status(iteration=1, best_fitness=0.3, tokens=1200, cost_usd=0.01)
+    progress.log("iteration 1 done")
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Protocol
+
+from rich import box
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from rewardsmith.formatting import cell
+from rewardsmith.run_folder.folder import RunFolder
+
+
+class Progress(Protocol):
+    """What the loop reports to; `start`/`stop` bracket a run."""
+
+    def update(self, candidate_id: str, state: str, **fields: Any) -> None: ...
+
+    def status(self, **fields: Any) -> None: ...
+
+    def log(self, message: str) -> None: ...
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def describe_state(state: str, fields: dict[str, Any]) -> str:
+    """A candidate's state in words: `training 40%`, `rejected: <reason>`, `trained: fitness 0.31`."""
+    if state == "training" and fields.get("total"):
+        return f"training {100 * fields.get('done', 0) / fields['total']:.0f}%"
+    if fields.get("reason"):
+        return f"{state}: {fields['reason']}"
+    if fields.get("fitness") is not None:
+        return f"{state}: fitness {fields['fitness']:.4g}"
+    return state
+
+
+def describe_status(fields: dict[str, Any]) -> str:
+    """The run-level line: iteration, best so far, tokens, cost."""
+    parts = []
+    if fields.get("iteration") is not None:
+        parts.append(f"iteration {fields['iteration']}")
+    if fields.get("best_fitness") is not None:
+        parts.append(f"best {fields.get('best_candidate', '?')}: fitness {fields['best_fitness']:.4g}")
+    parts.append(f"{int(fields.get('tokens', 0)):,} tokens, ${float(fields.get('cost_usd', 0.0)):.4f}")
+    return " | ".join(parts)
+
+
+class PlainProgress:
+    """Log lines on each state change (training progress in 25% steps), for pipes and CI logs."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(highlight=False)
+        self._lock = threading.Lock()
+        self._last: dict[str, str] = {}
+        self._status: dict[str, Any] = {}
+
+    def _print(self, message: str) -> None:
+        self.console.print(f"[{time.strftime('%H:%M:%S')}] {message}", markup=False, highlight=False, soft_wrap=True)
+
+    def update(self, candidate_id: str, state: str, **fields: Any) -> None:
+        if state == "training" and fields.get("total"):
+            fields = {**fields, "done": fields.get("done", 0) // (fields["total"] / 4) * (fields["total"] / 4)}
+        line = describe_state(state, fields)
+        with self._lock:
+            if self._last.get(candidate_id) == line:
+                return
+            self._last[candidate_id] = line
+            self._print(f"{candidate_id} {line}")
+
+    def status(self, **fields: Any) -> None:
+        with self._lock:
+            merged = {**self._status, **fields}
+            if merged != self._status:
+                self._status = merged
+                self._print(describe_status(merged))
+
+    def log(self, message: str) -> None:
+        with self._lock:
+            self._print(message)
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+class LiveProgress:
+    """A rich Live view: a status line and a table of candidates, redrawn a few times a second."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console()
+        self._lock = threading.Lock()
+        self._rows: dict[str, str] = {}
+        self._status: dict[str, Any] = {}
+        self._live = Live(
+            self._render(), console=self.console, refresh_per_second=4, transient=False, get_renderable=self._render
+        )
+
+    def _render(self) -> Group:
+        table = Table("candidate", "state", box=None, pad_edge=False)
+        for candidate_id, line in list(self._rows.items())[-20:]:
+            style = "red" if line.startswith(("rejected", "failed")) else "green" if line.startswith("analysed") else ""
+            table.add_row(candidate_id, Text(line, style=style))
+        return Group(Text(describe_status(self._status), style="bold"), table)
+
+    def update(self, candidate_id: str, state: str, **fields: Any) -> None:
+        with self._lock:
+            self._rows[candidate_id] = describe_state(state, fields)
+
+    def status(self, **fields: Any) -> None:
+        with self._lock:
+            self._status.update(fields)
+
+    def log(self, message: str) -> None:
+        self._live.console.print(message, markup=False, highlight=False)
+
+    def start(self) -> None:
+        self._live.start()
+
+    def stop(self) -> None:
+        self._live.stop()
+
+
+def make_progress(console: Console | None = None) -> Progress:
+    """The live view on a terminal, plain log lines otherwise."""
+    console = console or Console()
+    return LiveProgress(console) if console.is_terminal else PlainProgress(console)
+
+
+def result_tables(folder: RunFolder) -> list[Table | Text]:
+    """The end-of-run view: a table of candidates, their flags or rejection reasons, then the run overall."""
+    from rewardsmith.search.baselines import load_cached, normalized_score
+
+    spec, config, summary = folder.spec(), folder.config(), folder.summary() or {}
+    search_baseline = load_cached(spec, config.timesteps)
+    per = Table(
+        title=f"{spec.name}: candidates", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True
+    )
+    for header in ("id", "from", "status", "fitness", "success", "h-norm", "fixes", "tokens", "$", "wall s"):
+        per.add_column(header, no_wrap=True, min_width=len(header))
+    notes = Text()
+    for r in folder.candidates():
+        analysis = folder.analysis(r) or {}
+        note = ", ".join(f.get("code", "?") for f in analysis.get("flags", [])) if r.status == "trained" else r.reason
+        per.add_row(
+            r.id,
+            r.parent or "-",
+            r.status,
+            cell(r.fitness, 3),
+            cell(r.success_rate, 2),
+            cell(normalized_score(spec, r.fitness, search_baseline), 3),
+            str(r.repair_rounds),
+            f"{r.tokens:,}",
+            f"{r.cost_usd:.3f}",
+            f"{r.wall_s:.0f}",
+        )
+        if note:
+            notes.append(f"{r.id}: {' '.join(note.split())[:200]}\n", style="red" if r.status != "trained" else "")
+    final = summary.get("final") or {}
+    overall = Table("run", "", title=f"{spec.name}: run", show_header=False)
+    rows = {
+        "status": summary.get("status", folder.status()),
+        "best candidate": f"{cell(summary.get('best_candidate'))}: fitness {cell(summary.get('best_fitness'))}, "
+        f"success {cell(summary.get('best_success_rate'))}",
+        "final retraining": f"fitness {final['fitness_mean']:.4g} ± {final['fitness_std']:.2g} over "
+        f"{len(final['seeds'])} seeds ({final['timesteps']:,} steps), success "
+        f"{cell(final.get('success_mean'))}"
+        if final
+        else "-",
+        "human-normalised": cell(summary.get("human_normalized")),
+        "candidates": f"{summary.get('candidates', 0)} in {summary.get('iterations', 0)} iterations: "
+        f"{summary.get('trained', 0)} trained, {summary.get('rejected', 0)} rejected, "
+        f"{summary.get('failed', 0)} failed, {summary.get('repair_requests', 0)} repair requests",
+        "LLM": f"{summary.get('llm_calls', 0)} calls ({summary.get('cached_calls', 0)} from cache), "
+        f"{summary.get('tokens', 0):,} tokens, ${summary.get('cost_usd', 0.0):.4f}",
+        "wall time": f"{summary.get('wall_s', 0.0):.0f} s",
+    }
+    if summary.get("error"):
+        rows["error"] = summary["error"]
+    for key, value in rows.items():
+        overall.add_row(key, value)
+    return [per, notes, overall]

@@ -1,0 +1,283 @@
+"""The critic: static, dynamic and semantic checks of a reward file, before any training.
+
+1. static: the AST policy (`rewardsmith.sandbox.policy.check_source`): syntax, signature, imports.
+2. dynamic: a sandboxed worker (`rewardsmith.workers.smoke`) calls the reward on real transitions; the reward
+   never runs in this process. Contract violations, exceptions, slow calls and worker crashes are
+   errors; a constant total and a dominant component are warnings (sent to the designer, not rejected).
+3. semantic: an LLM reviews the code against the task (Auto MC-Reward's Reward Critic), `prompts/critic.j2`.
+
+Each stage runs only if the previous one found no error. The verdict and every finding go to `critic.json`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.errors import LLMError, RewardsmithError, TaskSpecError
+from rewardsmith.files import write_json_atomic
+from rewardsmith.reward.contract import read_reward_source
+from rewardsmith.sandbox.policy import check_source
+from rewardsmith.stages.prompts import render
+from rewardsmith.task import TaskSpec
+from rewardsmith.workers.job import WorkerJob
+
+CRITIC_FILE = "critic.json"
+WORKER_DIR = "critic"
+_VERDICT = re.compile(r"VERDICT\W{0,6}(OK|REVISE)\b", re.IGNORECASE)
+MAX_MESSAGE = 2000
+
+
+@dataclass
+class CriticFinding:
+    """One problem with a reward file: which stage saw it, a stable code, the exact message."""
+
+    stage: str
+    code: str
+    message: str
+    severity: str = "error"
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"line {self.line}, " if self.line else ""
+        return f"[{self.stage}] {where}{self.code}: {self.message}"
+
+
+@dataclass
+class CriticReport:
+    """The verdict on one reward file: accepted when no finding is an error."""
+
+    accepted: bool
+    findings: list[CriticFinding]
+    stats: dict[str, Any] = field(default_factory=dict)
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def errors(self) -> list[CriticFinding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[CriticFinding]:
+        return [f for f in self.findings if f.severity != "error"]
+
+    def repair_text(self) -> str:
+        """The exact findings, formatted for a repair request to the designer."""
+        if self.accepted and not self.findings:
+            return "The critic found no problems with this reward file."
+        lines = [
+            "The critic rejected this reward file. Fix every error below and return the complete corrected file."
+            if not self.accepted
+            else "The critic accepted this reward file, with warnings worth fixing."
+        ]
+        for title, group in (("Errors:", self.errors), ("Warnings:", self.warnings)):
+            if group:
+                lines.append(title)
+                lines += [f"- {f}" for f in group]
+        dynamic = self.stats.get("dynamic") or {}
+        if dynamic.get("components"):
+            lines.append("Component values on sampled states (min / mean / max):")
+            lines += [
+                f"- {name}: {s['min']:.4g} / {s['mean']:.4g} / {s['max']:.4g}"
+                for name, s in dynamic["components"].items()
+            ]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form written to critic.json."""
+        return {
+            "accepted": self.accepted,
+            "findings": [asdict(f) for f in self.findings],
+            "stats": self.stats,
+            "tokens": self.tokens,
+            "cost_usd": self.cost_usd,
+        }
+
+
+def critique(
+    spec: TaskSpec,
+    reward_path: Path,
+    out_dir: Path,
+    *,
+    model=None,
+    semantic: bool | None = None,
+    ast_gate: bool = True,
+    timeout_s: float = 120,
+    options: dict[str, Any] | None = None,
+    executor=None,
+) -> CriticReport:
+    """Run the static, dynamic and semantic stages (each only if the previous passed); write critic.json.
+
+    `semantic=None` reviews with the LLM only for real API models (`model.kind == "api"`); `options` go to
+    the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.workers.smoke.DEFAULTS`). The smoke worker runs
+    through `executor` when given (a run's or batch's shared pool, local or Ray), else directly.
+    """
+    reward_path, out_dir = Path(reward_path).resolve(), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    source = read_reward_source(reward_path)
+    findings = static_findings(source) if ast_gate else []  # ast_gate=False: test-only, the OS layers alone
+    report = CriticReport(accepted=False, findings=findings, stats={"stages": ["static"]})
+    if not report.errors:
+        report.stats["stages"].append("dynamic")
+        findings, report.stats["dynamic"] = dynamic_findings(
+            spec,
+            reward_path,
+            out_dir / WORKER_DIR,
+            ast_gate=ast_gate,
+            timeout_s=timeout_s,
+            options=options or {},
+            executor=executor,
+        )
+        report.findings += findings
+    review = semantic if semantic is not None else getattr(model, "kind", None) == "api"
+    if review and not report.errors:
+        if model is None:
+            raise ValueError("semantic review needs a model: pass model=get_model(...)")
+        report.stats["stages"].append("semantic")
+        findings, report.stats["semantic"], report.tokens, report.cost_usd = semantic_findings(spec, source, model)
+        report.findings += findings
+    report.accepted = not report.errors
+    write_json_atomic(out_dir / CRITIC_FILE, report.to_dict())
+    return report
+
+
+def static_findings(source: str) -> list[CriticFinding]:
+    """The AST policy's findings, as errors."""
+    return [CriticFinding("static", f.code, f.message, "error", f.line) for f in check_source(source)]
+
+
+def dynamic_findings(
+    spec: TaskSpec,
+    reward_path: Path,
+    work_dir: Path,
+    *,
+    ast_gate: bool = True,
+    timeout_s: float = 120,
+    options: dict[str, Any] | None = None,
+    executor=None,
+) -> tuple[list[CriticFinding], dict]:
+    """Smoke-run the reward in a sandboxed worker; a crash, kill or timeout is an error finding."""
+    from rewardsmith.workers.run import read_json_file, run_job
+    from rewardsmith.workers.smoke import SMOKE_FILE
+
+    if spec.source is None:
+        raise TaskSpecError(f"task '{spec.name}' has no spec file; the critic worker re-reads the spec from disk")
+    job = WorkerJob(
+        mode="critic",
+        task_path=spec.source,
+        reward_path=reward_path,
+        out_dir=work_dir.resolve(),
+        ast_gate=ast_gate,
+        options={**(options or {}), "timeout_s": timeout_s, "stall_timeout_s": timeout_s},
+    )
+    result = executor.submit(job).result() if executor is not None else run_job(job)
+    if result.status == "failed":
+        raise RewardsmithError(
+            f"the critic worker could not check {reward_path.name}: {result.error} (log: {work_dir / 'worker.log'})"
+        )
+    if not result.ok:
+        return [CriticFinding("dynamic", "worker", f"the reward's worker process failed: {result.error}")], {}
+    smoke = read_json_file(work_dir / SMOKE_FILE)
+    if not isinstance(smoke, dict):
+        return [CriticFinding("dynamic", "worker", "the reward's worker ended without a readable smoke.json")], {}
+    return _smoke_findings(smoke.get("findings")), _smoke_stats(smoke)
+
+
+def _smoke_findings(raw: Any) -> list[CriticFinding]:
+    """Findings from a worker-written file, typed defensively (the worker ran untrusted code)."""
+    findings = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict):
+            continue
+        line = item.get("line")
+        findings.append(
+            CriticFinding(
+                "dynamic",
+                str(item.get("code", "unknown"))[:40],
+                str(item.get("message", ""))[:MAX_MESSAGE],
+                "warning" if item.get("severity") == "warning" else "error",
+                line if isinstance(line, int) and not isinstance(line, bool) else None,
+            )
+        )
+    return findings
+
+
+def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
+    def numbers(value: Any) -> dict[str, float]:
+        if not isinstance(value, dict):
+            return {}
+        return {str(k): v for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+    components = smoke.get("components") if isinstance(smoke.get("components"), dict) else {}
+    return {
+        "transitions": smoke.get("transitions"),
+        "evaluated": smoke.get("evaluated"),
+        "time_ms": numbers(smoke.get("time_ms")),
+        "budget_ms": numbers(smoke.get("budget")),
+        "total": numbers(smoke.get("total")),
+        "components": {str(k)[:60]: numbers(v) for k, v in list(components.items())[:50]},
+        "sandbox": {str(k): str(v)[:200] for k, v in (smoke.get("sandbox") or {}).items()}
+        if isinstance(smoke.get("sandbox"), dict)
+        else {},
+    }
+
+
+def semantic_findings(spec: TaskSpec, source: str, model) -> tuple[list[CriticFinding], dict, int, float]:
+    """LLM review of the code against the task: (findings, stats, tokens, cost). Never raises for bad answers."""
+    prompt = render("critic.j2", task=spec.description.strip(), env_description=env_description(spec), code=source)
+    try:
+        response = model.complete(
+            [{"role": "user", "content": prompt}], role="critic", temperature=0.2, max_tokens=1024
+        )
+    except LLMError as e:
+        return (
+            [CriticFinding("semantic", "semantic-unavailable", f"the review could not run: {e}", "warning")],
+            {"model": model.name, "verdict": None},
+            0,
+            0.0,
+        )
+    verdict, reasons = parse_verdict(response.text)
+    stats = {"model": model.name, "verdict": verdict, "cached": response.cached}
+    tokens = response.prompt_tokens + response.completion_tokens
+    if verdict == "REVISE":
+        message = reasons or "the reviewer asked for a revision without giving reasons"
+        return [CriticFinding("semantic", "semantic-revise", message[:MAX_MESSAGE])], stats, tokens, response.cost_usd
+    if verdict is None:
+        excerpt = " ".join(response.text.split())[:200]
+        return (
+            [
+                CriticFinding(
+                    "semantic",
+                    "semantic-unparsed",
+                    f"the review had no 'VERDICT: OK' or 'VERDICT: REVISE' line; treated as OK. It began: {excerpt!r}",
+                    "warning",
+                )
+            ],
+            stats,
+            tokens,
+            response.cost_usd,
+        )
+    return [], stats, tokens, response.cost_usd
+
+
+def parse_verdict(text: str) -> tuple[str | None, str]:
+    """("OK" | "REVISE" | None, the reasons): the last verdict line wins; the rest of the text is the reasons."""
+    matches = list(_VERDICT.finditer(text or ""))
+    if not matches:
+        return None, (text or "").strip()
+    last = matches[-1]
+    verdict = last.group(1).upper()
+    lines = [ln for ln in (text or "").splitlines() if not _VERDICT.search(ln)]
+    return verdict, "\n".join(lines).strip()
+
+
+def env_description(spec: TaskSpec) -> str:
+    """The generated environment description the designer saw (a placeholder if it cannot be built)."""
+    from rewardsmith.stages.env_description import describe
+
+    try:
+        return describe(spec)
+    except RewardsmithError as e:
+        return f"(no environment description available: {e})"

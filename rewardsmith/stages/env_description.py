@@ -1,0 +1,298 @@
+"""The environment description the LLM sees (Text2Reward style), generated from the MuJoCo model.
+
+It names bodies, joints, sites and actuators, the action and observation layouts, the timestep, the
+time limit and the termination rule, and how a reward reads the `State`. It never shows the env's own
+reward code, reward weights or `info` keys. The observation layout is found by matching each obs
+element against candidate quantities (qpos, qvel, sin/cos, body positions and their differences,
+contact forces, clipped variants) over a few random states; what matches nothing is "unlabelled".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rewardsmith.reward.state import JOINT_TYPE_NAMES, StateSchema, schema_for
+from rewardsmith.task import TaskSpec, make_env
+
+_FREE_QPOS = ("x", "y", "z", "qw", "qx", "qy", "qz")
+_FREE_QVEL = ("vx", "vy", "vz", "wx", "wy", "wz")
+_CFRC = ("tx", "ty", "tz", "fx", "fy", "fz")
+_NEVER_TERMINATES = {"HalfCheetahEnv", "ReacherEnv", "PusherEnv", "SwimmerEnv"}
+_TERMINATION_RULES = {
+    "InvertedDoublePendulumEnv": "the episode ends when the height (z) of site `tip` drops to 1.0 or below.",
+    "InvertedPendulumEnv": "the episode ends when |qpos[1]| (the pole hinge angle) exceeds 0.2 rad.",
+}
+SAMPLES = 10
+
+
+def _fmt(x: float) -> str:
+    return "inf" if np.isposinf(x) else "-inf" if np.isneginf(x) else f"{x:.4g}"
+
+
+def _range(lo: float, hi: float) -> str:
+    return f"[{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def _slot_labels(schema: StateSchema, free: tuple[str, ...], which: str) -> list[str]:
+    """One label per qpos (or qvel) entry: the joint name, or `joint.x` for free/ball joints."""
+    labels: list[str] = []
+    for joint in schema.joints.values():
+        part = getattr(joint, which)
+        n = part.stop - part.start
+        labels += [joint.name] if n == 1 else [f"{joint.name}.{free[i] if i < len(free) else i}" for i in range(n)]
+    return labels
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A quantity an obs element may equal: `family[index]` with a human label."""
+
+    family: str
+    index: int
+    label: str
+    indexed: bool = True
+
+
+def _candidates(data, schema: StateSchema) -> tuple[list[Candidate], np.ndarray]:
+    """Candidate quantities of the current MuJoCo state, with their values (one per candidate)."""
+    cands: list[Candidate] = []
+    values: list[np.ndarray] = []
+
+    def add(family: str, array: np.ndarray, labels: list[str], indexed: bool = True) -> None:
+        flat = np.asarray(array, dtype=float).ravel()
+        cands.extend(Candidate(family, i, labels[i], indexed) for i in range(flat.size))
+        values.append(flat)
+
+    qpos_l, qvel_l = _slot_labels(schema, _FREE_QPOS, "qpos"), _slot_labels(schema, _FREE_QVEL, "qvel")
+    add("qpos", data.qpos, qpos_l)
+    add("qvel", data.qvel, qvel_l)
+    add("clip(qvel, -10, 10)", np.clip(data.qvel, -10, 10), qvel_l)
+    add("sin(qpos)", np.sin(data.qpos), qpos_l)
+    add("cos(qpos)", np.cos(data.qpos), qpos_l)
+    bodies = schema.body_names[1:]  # not the world body: its values are constant
+    add("body pos", data.xpos[1:], [f"{b}.{a}" for b in bodies for a in "xyz"], False)
+    if schema.site_names:
+        add("site pos", data.site_xpos, [f"{s}.{a}" for s in schema.site_names for a in "xyz"], False)
+    named = [i for i, b in enumerate(bodies, 1) if not b.startswith("_body_")]
+    for a in named:
+        for b in named:
+            if a != b:
+                add(
+                    f"body pos {schema.body_names[a]} - {schema.body_names[b]}",
+                    data.xpos[a] - data.xpos[b],
+                    list("xyz"),
+                    False,
+                )
+    cfrc = [f"{b}.{c}" for b in bodies for c in _CFRC]
+    add("cfrc_ext", data.cfrc_ext[1:], cfrc, False)
+    add("clip(cfrc_ext, -1, 1)", np.clip(data.cfrc_ext[1:], -1, 1), cfrc, False)
+    add("clip(qfrc_constraint, -10, 10)", np.clip(data.qfrc_constraint, -10, 10), qvel_l)
+    return cands, np.concatenate(values)
+
+
+def _random_states(env, rng: np.random.Generator):
+    """Yield after setting the env to a few random states (contact forces computed too)."""
+    import mujoco
+
+    base = env.unwrapped
+    model = base.model
+    for _ in range(SAMPLES):
+        qpos = base.init_qpos + rng.uniform(-1.5, 1.5, model.nq)
+        qvel = rng.normal(0.0, 8.0, model.nv)
+        for j in range(model.njnt):
+            if model.jnt_type[j] in (0, 1):  # free / ball: keep the quaternion a unit one
+                a = model.jnt_qposadr[j] + (3 if model.jnt_type[j] == 0 else 0)
+                qpos[a : a + 4] /= np.linalg.norm(qpos[a : a + 4])
+        base.set_state(qpos, qvel)
+        mujoco.mj_rnePostConstraint(model, base.data)
+        yield np.asarray(base._get_obs(), dtype=float).ravel()
+
+
+def label_observation(env, schema: StateSchema, seed: int = 0) -> list[Candidate | None]:
+    """For each obs element, the candidate it equals in every sampled state (None if none does)."""
+    rng = np.random.default_rng(seed)
+    obs_rows, cand_rows, cands = [], [], []
+    for obs in _random_states(env, rng):
+        cands, values = _candidates(env.unwrapped.data, schema)
+        obs_rows.append(obs)
+        cand_rows.append(values)
+    obs_m, cand_m = np.array(obs_rows).T, np.array(cand_rows).T
+    index = {(c.family, c.index): k for k, c in enumerate(cands)}
+    hits = [
+        set(np.flatnonzero(np.all(np.abs(cand_m - row) <= 1e-6 * (1 + np.abs(row)), axis=1)).tolist()) for row in obs_m
+    ]
+    picks: list[int | None] = [next(iter(hit)) if len(hit) == 1 else None for hit in hits]
+    changed = True
+    while changed:  # ambiguous elements (zeros, saturated clips) take the label that continues a neighbour
+        changed = False
+        for i, hit in enumerate(hits):
+            if picks[i] is not None:
+                continue
+            for j, step in ((i - 1, 1), (i + 1, -1)):
+                if 0 <= j < len(picks) and picks[j] is not None:
+                    near = index.get((cands[picks[j]].family, cands[picks[j]].index + step))
+                    if near in hit:
+                        picks[i], changed = near, True
+                        break
+    for i, hit in enumerate(hits):
+        if picks[i] is None and hit and np.any(obs_m[i]):
+            family = [k for k in sorted(hit) if cands[k].family == cands[min(hit)].family]
+            picks[i] = family[-1]  # coincident bodies: the deepest one
+    return [cands[k] if k is not None else None for k in picks]
+
+
+def _obs_lines(labels: list[Candidate | None]) -> list[str]:
+    """Runs of consecutive elements of one family, as `obs[a:b] = family[i:j] (labels)`."""
+    lines, start = [], 0
+    for end in range(1, len(labels) + 1):
+        cur = labels[start]
+        nxt = labels[end] if end < len(labels) else None
+        same = (
+            nxt is not None and cur is not None and nxt.family == cur.family and nxt.index == labels[end - 1].index + 1
+        )
+        if end < len(labels) and (same or (cur is None and nxt is None)):
+            continue
+        span = f"obs[{start}]" if end - start == 1 else f"obs[{start}:{end}]"
+        if cur is None:
+            lines.append(f"- {span} = unlabelled")
+        else:
+            names = [c.label for c in labels[start:end]]
+            idx = f"[{cur.index}]" if end - start == 1 else f"[{cur.index}:{cur.index + end - start}]"
+            idx = idx if cur.indexed else ""
+            shown = ", ".join(names) if len(names) <= 12 else _group_names(names)
+            lines.append(f"- {span} = {cur.family}{idx} ({shown})")
+        start = end
+    return lines
+
+
+def _group_names(names: list[str]) -> str:
+    """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body)."""
+    owners: dict[str, list[str]] = {}
+    for name in names:
+        owner, _, part = name.rpartition(".")
+        owners.setdefault(owner, []).append(part)
+    parts = {tuple(p) for p in owners.values()}
+    if len(parts) == 1:
+        return f"{'/'.join(next(iter(parts)))} for each of: {', '.join(owners)}"
+    return ", ".join(names)
+
+
+def _termination(base, schema: StateSchema) -> str:
+    cls = type(base).__name__
+    if getattr(base, "_terminate_when_unhealthy", True) is False:
+        return "never ends early (falls do not end the episode)."
+    if cls in _TERMINATION_RULES:
+        return _TERMINATION_RULES[cls]
+    if cls in _NEVER_TERMINATES:
+        return "never ends early; episodes end at the time limit."
+    z, angle, state = (
+        getattr(base, a, None) for a in ("_healthy_z_range", "_healthy_angle_range", "_healthy_state_range")
+    )
+    if z is None:
+        return "no rule known to this tool; the env may end an episode early."
+    if base.model.jnt_type[0] == 0:  # free root joint: z is qpos[2]
+        return f"the episode ends when the root height qpos[2] leaves {_range(*z)} or the state is not finite."
+    names = _slot_labels(schema, _FREE_QPOS, "qpos")
+    rules = [f"qpos[1] ({names[1]}, height) in {_range(*z)}"]
+    if angle is not None:
+        rules.append(f"qpos[2] ({names[2]}, pitch, rad) in {_range(*angle)}")
+    if state is not None:
+        rules.append(f"every entry of qpos[2:] and qvel in {_range(*state)}")
+    return "the episode ends as soon as any of these fails: " + "; ".join(rules) + "."
+
+
+def _model_sections(base, schema: StateSchema) -> list[str]:
+    model = base.model
+    bodies = schema.body_names
+    lines = [
+        "## Bodies (name <- parent)",
+        ", ".join(f"{bodies[i]} <- {bodies[model.body_parentid[i]]}" for i in range(1, model.nbody)),
+    ]
+    lines.append("## Joints (name: type, qpos index, qvel index, range)")
+    for j, joint in enumerate(schema.joints.values()):
+        qp, qv = joint.qpos, joint.qvel
+        qps = f"qpos[{qp.start}]" if qp.stop - qp.start == 1 else f"qpos[{qp.start}:{qp.stop}]"
+        qvs = f"qvel[{qv.start}]" if qv.stop - qv.start == 1 else f"qvel[{qv.start}:{qv.stop}]"
+        limit = _range(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
+        unit = " rad" if JOINT_TYPE_NAMES[int(model.jnt_type[j])] in ("hinge", "ball") and model.jnt_limited[j] else ""
+        lines.append(f"- {joint.name}: {joint.kind}, {qps}, {qvs}, {limit}{unit}")
+    if schema.site_names:
+        lines += ["## Sites", ", ".join(schema.site_names)]
+    lines.append("## Actuators (action index -> actuator -> joint, control range, gear)")
+    joint_names = list(schema.joints)
+    for a in range(model.nu):
+        target = joint_names[model.actuator_trnid[a, 0]] if model.actuator_trntype[a] == 0 else "(not a joint)"
+        lo, hi = model.actuator_ctrlrange[a]
+        lines.append(
+            f"- action[{a}] -> {schema.actuator_names[a]} -> {target}, {_range(lo, hi)}, gear {_fmt(model.actuator_gear[a, 0])}"
+        )
+    return lines
+
+
+def _state_api(schema: StateSchema | None) -> list[str]:
+    lines = [
+        "## Reading the state: compute_reward(state, action, next_state) -> (total, {name: value})",
+        "`state` is before the action, `next_state` after it (one control step of dt later).",
+        "`action` is the array sent to the actuators, in the order above.",
+        "- `state.obs`: the observation above (numpy array); `state.dt`: control step (s); `state.time`: sim time (s).",
+    ]
+    if schema is None:
+        return lines
+    body = schema.body_names[1] if len(schema.body_names) > 1 else schema.body_names[0]
+    joint = next(
+        (j for j in schema.joints.values() if j.kind in ("hinge", "slide")), next(iter(schema.joints.values()))
+    )
+    lines += [
+        "- `state.qpos`, `state.qvel`: generalized positions/velocities (indices above).",
+        f'- `state.body("{body}")`: `.pos` world xyz (m), `.quat` (w,x,y,z), `.xmat` 3x3 rotation (column 2 = body up axis),'
+        " `.linvel` world linear velocity (m/s), `.angvel` world angular velocity (rad/s).",
+        f'- `state.joint("{joint.name}")`: `.qpos`, `.qvel` (floats; arrays for free/ball joints).',
+        "- World frame: z is up; gravity points to -z.",
+    ]
+    if schema.site_names:
+        lines.append(f'- `state.site("{schema.site_names[0]}").pos`: world xyz of a site.')
+    return lines
+
+
+def describe(spec: TaskSpec, seed: int = 0) -> str:
+    """The compact plain-text description of the task's environment shown to the LLM."""
+    env = make_env(spec)
+    try:
+        obs, _ = env.reset(seed=seed)
+        base, schema = env.unwrapped, schema_for(env)
+        limit = getattr(env.spec, "max_episode_steps", None) if env.spec else None
+        limit = limit or getattr(env, "_max_episode_steps", None)
+        dt = getattr(base, "dt", None)
+        act = env.action_space
+        head = [f"# Environment: {spec.env}"]
+        if dt:
+            timing = f"- Control step dt = {_fmt(dt)} s"
+            if schema is not None:
+                timing += f" (physics timestep {_fmt(base.model.opt.timestep)} x frame_skip {base.frame_skip})"
+            head.append(timing)
+        if limit:
+            head.append(f"- Episode: time limit {limit} steps" + (f" ({_fmt(limit * dt)} s)" if dt else ""))
+        if schema is not None:
+            head.append(f"- Early termination: {_termination(base, schema)}")
+        head.append(
+            f"- Action: {act.shape[0] if act.shape else act} dims"
+            + (f", each in {_range(act.low.min(), act.high.max())}" if hasattr(act, "low") else "")
+        )
+        head.append(f"- Observation: {np.asarray(obs).size} dims")
+        if schema is None:
+            space = env.observation_space
+            if hasattr(space, "low"):
+                head.append(f"  bounds low {np.round(space.low, 3).tolist()}, high {np.round(space.high, 3).tolist()}")
+            head.append("- Not a MuJoCo env: no named bodies or joints; read `state.obs` only.")
+            return "\n".join(head + _state_api(None)) + "\n"
+        labels = label_observation(env, schema, seed)
+        body = _model_sections(base, schema)
+        obs_part = [
+            f"## Observation layout ({sum(c is not None for c in labels)} of {len(labels)} dims named)",
+            *_obs_lines(labels),
+        ]
+        return "\n".join(head + body + obs_part + _state_api(schema)) + "\n"
+    finally:
+        env.close()

@@ -1,0 +1,35 @@
+"""The prompt templates (Jinja2, shipped as package data) and the one renderer every stage uses.
+
+Templates: `system.j2` (the designer's role), `designer.j2` (the task, the environment and the contract),
+`feedback.j2` (what the last iteration taught), `repair.j2` (a rejected attempt's findings), `critic.j2`
+(the semantic review), `analyzer.j2` (the optional LLM summary of a training run).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+from rewardsmith.reward.contract import CONTRACT
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    folder = resources.files(__name__)
+    loader = jinja2.FunctionLoader(lambda name: (folder / name).read_text(encoding="utf-8"))
+    return jinja2.Environment(
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def render(name: str, **context: Any) -> str:
+    """Render a template of this folder; a missing variable is an error, not an empty string."""
+    return _environment().get_template(name).render(contract=CONTRACT, **context).strip() + "\n"

@@ -1,0 +1,228 @@
+"""Trajectory preference screening (CARD's TPE): does a candidate reward rank archived episodes like fitness?
+
+Cheap, no RL. Earlier candidates' final evaluations are archived as `trajectories.npz`, each episode
+labelled with its trusted fitness (`rewardsmith.workers.trajectories`). A sandboxed worker
+(`rewardsmith.workers.main screen JOB`) reads those files before lock-down, rebuilds `State`s from
+obs/qpos/qvel, then locks down, loads the candidate reward and sums it over every episode; it writes the
+returns to `screen/screen.json`. The parent compares them with the fitness labels it read itself (the
+worker ran untrusted code, so only its returns are taken from it): Spearman rank correlation, and
+pairwise preference accuracy over the pairs of episodes whose fitness differs by more than a margin.
+A candidate passes with accuracy >= `MIN_ACCURACY`, or when there are too few episodes or pairs to judge.
+The verdict goes to `screen.json` in the candidate folder.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.files import write_json_atomic
+from rewardsmith.task import TaskSpec
+from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.trajectories import load_episodes
+
+SCREEN_FILE = "screen.json"
+WORKER_DIR = "screen"
+MIN_ACCURACY = 0.6
+MIN_EPISODES = 3
+MIN_PAIRS = 3
+MARGIN = 0.1
+"""A pair of episodes counts when their fitness differs by more than this fraction of the fitness range."""
+
+
+@dataclass
+class ScreenReport:
+    """The verdict of one screen; `episodes` lists label, episode, fitness and return of each episode judged."""
+
+    passed: bool
+    accuracy: float | None
+    spearman: float | None
+    episodes: int
+    message: str
+    pairs: int = 0
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+    def finding(self) -> str:
+        """One line for attempts.json and the events."""
+        return f"[screen] preference: {self.message}"
+
+    def repair_text(self) -> str:
+        """The finding, explained for a repair request to the designer, with returns next to fitness."""
+        lines = [
+            (
+                "The trajectory screen rejected this reward file. Earlier policies were evaluated with the task's "
+                "trusted fitness; your reward, summed over those recorded episodes, should give higher returns to "
+                f"episodes with higher fitness. Problem: {self.message}"
+            ),
+            "Mean fitness and your mean return per earlier candidate:",
+        ]
+        by_label: dict[str, list[dict[str, Any]]] = {}
+        for d in self.details:
+            by_label.setdefault(d["label"], []).append(d)
+        for label, rows in list(by_label.items())[:12]:
+            lines.append(
+                f"- {label}: fitness {np.mean([r['fitness'] for r in rows]):.4g}, "
+                f"return {np.mean([r['return'] for r in rows]):.4g} ({len(rows)} episodes)"
+            )
+        lines.append("Fix the reward so it prefers the behaviour the task asks for, and return the complete file.")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form written to screen.json."""
+        return asdict(self)
+
+
+# -- statistics ----------------------------------------------------------------------------------------------
+
+
+def ranks(values: np.ndarray) -> np.ndarray:
+    """0-based ranks, ties given their average rank."""
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    starts = np.cumsum(counts) - counts
+    return (starts + (counts - 1) / 2.0)[inverse]
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
+    """Spearman rank correlation (ties averaged); None when either side is constant."""
+    rx, ry = ranks(np.asarray(x, dtype=float)), ranks(np.asarray(y, dtype=float))
+    if len(rx) < 2 or rx.std() == 0 or ry.std() == 0:
+        return None
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def comparable_pairs(fitness: np.ndarray, margin: float = MARGIN) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i < j) of episodes whose fitness differs by more than `margin` times the fitness range."""
+    i, j = np.triu_indices(len(fitness), 1)
+    gap = margin * (fitness.max() - fitness.min()) if len(fitness) else 0.0
+    keep = np.abs(fitness[i] - fitness[j]) > gap
+    return i[keep], j[keep]
+
+
+def not_enough(details: list[dict[str, Any]], margin: float = MARGIN) -> ScreenReport | None:
+    """A passing report when there are too few episodes or comparable pairs to judge, else None."""
+    pairs = len(comparable_pairs(np.array([d["fitness"] for d in details], dtype=float), margin)[0])
+    if len(details) >= MIN_EPISODES and pairs >= MIN_PAIRS:
+        return None
+    return ScreenReport(
+        True,
+        None,
+        None,
+        len(details),
+        f"not enough trajectories to judge ({len(details)} episodes, {pairs} pairs with distinct fitness)",
+        pairs,
+        details,
+    )
+
+
+def judge(details: list[dict[str, Any]], margin: float = MARGIN, min_accuracy: float = MIN_ACCURACY) -> ScreenReport:
+    """The verdict from per-episode `label`, `episode`, `fitness` and `return`."""
+    early = not_enough(details, margin)
+    if early is not None:
+        return early
+    fitness = np.array([d["fitness"] for d in details], dtype=float)
+    returns = np.array([d["return"] for d in details], dtype=float)
+    rho = spearman(returns, fitness)
+    i, j = comparable_pairs(fitness, margin)
+    agree = np.sign(returns[i] - returns[j]) * np.sign(fitness[i] - fitness[j])
+    accuracy = float(np.mean((agree + 1) / 2))  # a tie in return counts half
+    stats = f"accuracy {accuracy:.2f} on {len(i)} pairs (Spearman {'-' if rho is None else f'{rho:.2f}'} over {len(details)} episodes)"
+    if accuracy >= min_accuracy:
+        return ScreenReport(True, accuracy, rho, len(details), stats, len(i), details)
+    worst = int(np.argmax(np.where(agree < 0, np.abs(fitness[i] - fitness[j]), -1.0)))
+    hi, lo = (i[worst], j[worst]) if fitness[i[worst]] > fitness[j[worst]] else (j[worst], i[worst])
+    lead = (
+        "your reward prefers the trajectories with lower fitness"
+        if accuracy < 0.5
+        else "your reward barely tells better trajectories from worse ones"
+    )
+    message = f"{lead}: {stats}"
+    if agree[worst] < 0:
+        message += (
+            f"; e.g. episode of {details[hi]['label']} (fitness {fitness[hi]:.3g}) got return {returns[hi]:.4g} "
+            f"while an episode of {details[lo]['label']} (fitness {fitness[lo]:.3g}) got {returns[lo]:.4g}"
+        )
+    return ScreenReport(False, accuracy, rho, len(details), message, len(i), details)
+
+
+# -- parent side -------------------------------------------------------------------------------------------------
+
+
+def screen(
+    spec: TaskSpec,
+    reward_path: Path,
+    out_dir: Path,
+    trajectory_files: Mapping[str, Path],
+    *,
+    executor=None,
+    ast_gate: bool = True,
+    timeout_s: float = 300,
+) -> ScreenReport:
+    """Screen a reward file on archived trajectories (label, e.g. a candidate id -> `trajectories.npz`) in a
+    sandboxed worker under `out_dir/screen/`; writes the verdict to `out_dir/screen.json`. An unreadable
+    archive is skipped; a reward that fails on the archived states fails the screen."""
+    from rewardsmith.workers.run import read_json_file, run_job
+
+    out_dir = Path(out_dir)
+    labels, files, skipped = [], {}, []
+    for label, path in trajectory_files.items():
+        try:
+            episodes = load_episodes(path)
+        except RewardsmithError as e:
+            skipped.append(str(e))
+            continue
+        files[label] = str(Path(path).resolve())
+        labels += [{"label": label, "episode": i, "fitness": e.fitness} for i, e in enumerate(episodes)]
+    report = not_enough(labels)
+    if report is None:
+        job = WorkerJob(
+            mode="screen",
+            task_path=spec.source,
+            reward_path=Path(reward_path).resolve(),
+            out_dir=(out_dir / WORKER_DIR).resolve(),
+            ast_gate=ast_gate,
+            options={"trajectories": files, "timeout_s": timeout_s, "stall_timeout_s": timeout_s},
+        )
+        result = executor.submit(job).result() if executor is not None else run_job(job)
+        if result.status == "failed":
+            raise RewardsmithError(
+                f"the screen worker could not run {Path(reward_path).name}: {result.error} "
+                f"(log: {job.out_dir / 'worker.log'})"
+            )
+        returns = read_returns(read_json_file(job.out_dir / SCREEN_FILE), labels) if result.ok else None
+        if returns is None:
+            failure = result.error or "the worker ended without a readable screen.json"
+            report = ScreenReport(
+                False, None, None, len(labels), f"the reward failed on the archived trajectories: {failure}", 0, labels
+            )
+        else:
+            report = judge([{**d, "return": r} for d, r in zip(labels, returns)])
+    if skipped:
+        report.message += f" (skipped unreadable archives: {'; '.join(skipped)[:500]})"
+    write_json_atomic(out_dir / SCREEN_FILE, report.to_dict())
+    return report
+
+
+def read_returns(raw: Any, labels: list[dict[str, Any]]) -> list[float] | None:
+    """The worker's returns, in the order of `labels`; None unless there is one finite number per episode."""
+    rows = raw.get("episodes") if isinstance(raw, dict) else None
+    if not isinstance(rows, list) or len(rows) != len(labels):
+        return None
+    returns = []
+    for row, label in zip(rows, labels):
+        value = row.get("return") if isinstance(row, dict) else None
+        if (
+            not isinstance(value, (int, float))
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+            or row.get("label") != label["label"]
+            or row.get("episode") != label["episode"]
+        ):
+            return None
+        returns.append(float(value))
+    return returns

@@ -1,0 +1,182 @@
+"""Short policy videos: rendered in a sandboxed worker, encoded in the parent.
+
+The policy in `model.zip` was written by an untrusted worker, and loading it unpickles, so it is only
+ever loaded in a locked-down worker (`rewardsmith.workers.main video JOB`). The worker builds the plain task env
+(no reward file needed) with `render_mode="rgb_array"`, renders one frame (the GL context must exist
+before lockdown), enters the sandbox, loads the policy, rolls out one deterministic episode and writes
+every k-th frame to `video/frames.npy` (uint8, no pickle). The sandbox forbids exec, so the parent
+validates that array and encodes `video.mp4` (H.264 through imageio-ffmpeg), or an animated GIF with
+Pillow when ffmpeg is missing.
+
+    path = record_video(spec, run_dir / "iter_1" / "cand_2")   # -> .../cand_2/video.mp4, or None
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import glob
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.task import TaskSpec
+from rewardsmith.workers.job import WorkerJob
+
+log = logging.getLogger(__name__)
+
+VIDEO_DIR = "video"
+FRAMES_FILE = "frames.npy"
+VIDEO_NAMES = ("video.mp4", "video.gif")
+MAX_FRAMES = 300
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+RENDER_ERROR = "render:"
+
+
+# -- parent side -------------------------------------------------------------------------------------------
+
+
+def gl_backends() -> list[str]:
+    """MUJOCO_GL backends to try: the user's choice if set, else EGL (with a GPU device) then OSMesa."""
+    if os.environ.get("MUJOCO_GL"):
+        return [os.environ["MUJOCO_GL"]]
+    found = []
+    if ctypes.util.find_library("EGL") and (glob.glob("/dev/dri/renderD*") or os.path.exists("/dev/nvidiactl")):
+        found.append("egl")
+    if ctypes.util.find_library("OSMesa"):
+        found.append("osmesa")
+    return found or ["egl"]
+
+
+def find_video(cand_dir: Path) -> Path | None:
+    """The candidate's encoded video, if one was recorded."""
+    return next((Path(cand_dir) / n for n in VIDEO_NAMES if (Path(cand_dir) / n).is_file()), None)
+
+
+def record_video(
+    spec: TaskSpec,
+    cand_dir: Path,
+    *,
+    executor=None,
+    seed: int = 0,
+    max_steps: int = MAX_FRAMES,
+    every: int = 2,
+    width: int = 320,
+    height: int = 240,
+) -> Path | None:
+    """Render the policy of a trained candidate folder (its `model.zip`) to `video.mp4` beside it.
+
+    Runs the rollout in a sandboxed worker (through `executor` if given, else directly) and encodes in
+    this process. Returns the video path, or None when the folder has no policy or rendering failed
+    (the reason is logged and kept in `<cand_dir>/video/worker.log`).
+    """
+    from rewardsmith.workers.run import run_job
+
+    cand_dir = Path(cand_dir).resolve()
+    model = cand_dir / "model.zip"
+    if not model.is_file():
+        log.warning("%s: no model.zip, so no video", cand_dir)
+        return None
+    if spec.source is None:
+        raise RewardsmithError(f"task '{spec.name}' has no spec file, which a video worker needs")
+    work = cand_dir / VIDEO_DIR
+    result = None
+    for gl in gl_backends():
+        job = WorkerJob(
+            mode="video",
+            task_path=spec.source,
+            reward_path=None,
+            reward_source="native",
+            out_dir=work,
+            seed=seed,
+            timesteps=max_steps,
+            options={
+                "model_path": str(model),
+                "gl": gl,
+                "max_steps": max_steps,
+                "every": every,
+                "width": width,
+                "height": height,
+                "timeout_s": 120,
+                "stall_timeout_s": 120,
+            },
+        )
+        job.sandbox.extra_read_paths = [cand_dir]
+        result = executor.submit(job).result() if executor is not None else run_job(job)
+        if result.ok or not result.error.startswith(RENDER_ERROR):
+            break
+    if result is None or not result.ok:
+        log.warning("%s: video rendering failed: %s", cand_dir, result.error if result else "no GL backend")
+        return None
+    try:
+        frames = load_frames(work / FRAMES_FILE)
+        path = encode_video(frames, cand_dir, fps=float(result.summary.get("fps") or 10))
+    except RewardsmithError as e:
+        log.warning("%s", e)
+        return None
+    (work / FRAMES_FILE).unlink(missing_ok=True)
+    return path
+
+
+def load_frames(path: Path) -> np.ndarray:
+    """Frames written by a worker, checked: (n, h, w, 3) uint8, n <= MAX_FRAMES + 1, bounded size, no pickle."""
+    try:
+        if path.stat().st_size > MAX_FRAME_BYTES:
+            raise RewardsmithError(f"{path}: {path.stat().st_size:,} bytes is more than a short video needs")
+        frames = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise RewardsmithError(f"{path}: unreadable frames ({e})") from None
+    if (
+        frames.dtype != np.uint8
+        or frames.ndim != 4
+        or frames.shape[-1] != 3
+        or not 0 < frames.shape[0] <= MAX_FRAMES + 1
+        or not (16 <= frames.shape[1] <= 1080 and 16 <= frames.shape[2] <= 1920)
+    ):
+        raise RewardsmithError(
+            f"{path}: expected (frames, height, width, 3) uint8 frames; got {frames.shape} {frames.dtype}"
+        )
+    return frames
+
+
+def encode_video(frames: np.ndarray, folder: Path, *, fps: float) -> Path:
+    """Write `video.mp4` (H.264, yuv420p) with ffmpeg, or `video.gif` when ffmpeg is unavailable."""
+    frames = frames[:, : frames.shape[1] // 2 * 2, : frames.shape[2] // 2 * 2]  # H.264 wants even sizes
+    target = Path(folder) / "video.mp4"
+    try:
+        import imageio.v2 as imageio
+        import imageio_ffmpeg
+
+        imageio_ffmpeg.get_ffmpeg_exe()
+        tmp = target.with_name(f".video.{os.getpid()}.mp4")
+        with imageio.get_writer(
+            tmp,
+            format="FFMPEG",
+            mode="I",
+            fps=fps,
+            codec="libx264",
+            quality=None,
+            macro_block_size=1,
+            ffmpeg_log_level="error",
+            output_params=["-crf", "30", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-movflags", "+faststart"],
+        ) as writer:
+            for frame in frames:
+                writer.append_data(frame)
+        os.replace(tmp, target)
+        return target
+    except (ImportError, RuntimeError, OSError) as e:
+        log.info("ffmpeg unavailable (%s); writing an animated GIF instead", e)
+    return encode_gif(frames, Path(folder) / "video.gif", fps=fps)
+
+
+def encode_gif(frames: np.ndarray, target: Path, *, fps: float) -> Path:
+    """An animated GIF of the frames (every other frame, halved size) via Pillow."""
+    from PIL import Image
+
+    images = [Image.fromarray(f).reduce(2) for f in frames[::2]]
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:], duration=int(2000 / fps), loop=0)
+    os.replace(tmp, target)
+    return target

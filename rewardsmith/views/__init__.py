@@ -1,0 +1,7 @@
+"""Reading runs back for people: terminal tables, exports and the HTML report.
+
+- `run_view`: a run folder read for review (every candidate with its code, critic, training and analysis).
+- `tables`: rich renderables for `runs` and `review`.
+- `export`: a reward as a standalone module with its provenance.
+- `report/`: one self-contained HTML page per run or batch.
+"""

@@ -1,0 +1,78 @@
+"""`rewardsmith export`: a candidate's reward as a standalone module with its provenance, plus a README
+showing how to train with it outside rewardsmith's loop (`rewardsmith.RewardWrapper`)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rewardsmith.errors import RunFolderError
+from rewardsmith.formatting import cell
+from rewardsmith.views.run_view import read_run
+
+README = """# Reward for {task}
+
+`reward.py` was written by {model} in rewardsmith run `{run_id}` (candidate {cid}; fitness {fitness},
+success rate {success}). It needs only numpy and math and defines
+`compute_reward(state, action, next_state) -> (float, dict[str, float])`.
+
+Train with it through rewardsmith's Gymnasium wrapper, which builds the `state` objects the reward reads:
+
+```python
+import gymnasium as gym
+from stable_baselines3 import {algo}
+
+import rewardsmith
+
+env = rewardsmith.RewardWrapper(gym.make("{env_id}"), "reward.py")
+model = {algo}("MlpPolicy", env, verbose=1)
+model.learn(total_timesteps={timesteps})
+```
+
+The wrapper checks the file with rewardsmith's AST gate and runs it in your process: review it first.
+"""
+
+
+def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> Path:
+    """Write `to/reward.py` (provenance header + code) and `to/README.md`; returns the reward path."""
+    from rewardsmith.search.loop import strip_header
+
+    view = read_run(run_dir)
+    c = view.candidate(candidate) if candidate else view.best
+    if c is None:
+        raise RunFolderError(f"{view.path}: no trained candidate to export yet; pass --candidate ID to export another")
+    if c.code is None or c.status in ("rejected", "in progress"):
+        raise RunFolderError(f"{view.path}: candidate {c.id} is {c.status} and has no accepted reward.py to export")
+    header = [
+        f'"""Reward for the rewardsmith task `{view.task}`, exported from run {view.run_id}, candidate {c.id}.',
+        "",
+        f"task: {view.task}" + (f" ({view.spec.env})" if view.spec else ""),
+        f"model: {view.model}",
+        f"run: {view.run_id} ({view.path})",
+        f"candidate: {c.id} (iteration {c.iteration}, parent {c.parent or 'none'}, status {c.status})",
+        f"fitness: {cell(c.fitness)}; success rate: {cell(c.success_rate)}",
+        f"exported: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
+        "",
+        "compute_reward(state, action, next_state) -> (float, dict[str, float]); numpy and math only.",
+        '"""',
+    ]
+    to = Path(to)
+    to.mkdir(parents=True, exist_ok=True)
+    path = to / "reward.py"
+    path.write_text("\n".join(header) + "\n\n" + strip_header(c.code) + "\n", encoding="utf-8")
+    spec = view.spec
+    (to / "README.md").write_text(
+        README.format(
+            task=view.task,
+            model=view.model,
+            run_id=view.run_id,
+            cid=c.id,
+            fitness=cell(c.fitness),
+            success=cell(c.success_rate),
+            algo=spec.train.algo if spec else "PPO",
+            env_id=spec.env if spec and ":" not in spec.env else "<your env id>",
+            timesteps=spec.train.timesteps if spec else 100_000,
+        ),
+        encoding="utf-8",
+    )
+    return path

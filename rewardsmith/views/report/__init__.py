@@ -1,0 +1,98 @@
+"""`rewardsmith report`: one self-contained HTML file per run (`report.html`) or batch (`batch_report.html`).
+
+No network: CSS is inline, plots are inline SVG, code is highlighted by pygments, videos and LLM
+transcripts are linked by paths relative to the report, inside the run folder.
+
+    path, warnings = write_report(Path("runs/hopper-hop/20250101-120000-abc123"))
+
+`html` renders the Jinja2 templates (package data under `templates/`), `plots` draws the inline SVG plots.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rewardsmith.errors import RunFolderError
+from rewardsmith.run_folder.index import batch_runs, is_batch, is_run, run_row
+from rewardsmith.views.run_view import read_run
+
+REPORT_FILE = "report.html"
+BATCH_REPORT_FILE = "batch_report.html"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def record_missing_videos(run_dir: Path) -> list[str]:
+    """Record a video for each iteration's best candidate that has a policy but no video; returns problems."""
+    from rewardsmith.stages.video import record_video
+    from rewardsmith.views.report.html import iteration_bests
+
+    view = read_run(run_dir)
+    problems = []
+    for c in iteration_bests(view):
+        if (
+            c.video is None
+            and (c.path / "model.zip").is_file()
+            and view.spec is not None
+            and record_video(view.spec, c.path, seed=int(view.config.get("seed") or 0)) is None
+        ):
+            problems.append(f"{c.id}: no video (rendering failed; see {c.path / 'video' / 'worker.log'})")
+    return problems
+
+
+def write_report(run_dir: Path, *, videos: bool = True) -> tuple[Path, list[str]]:
+    """Write `report.html` into the run folder; returns its path and what could not be read or rendered."""
+    from rewardsmith.views.report.html import render_run
+
+    run_dir = Path(run_dir)
+    read_run(run_dir)  # RunFolderError early for a folder that is not a run
+    problems = record_missing_videos(run_dir) if videos else []
+    view = read_run(run_dir)
+    warnings = view.warnings + problems
+    path = run_dir / REPORT_FILE
+    _write(path, render_run(view, warnings))
+    return path, warnings
+
+
+def write_batch_report(batch_dir: Path, *, videos: bool = True) -> tuple[Path, list[str]]:
+    """Write each run's report and `batch_report.html` linking them, with one summary row per run."""
+    from rewardsmith.views.report.html import render_batch
+
+    batch_dir = Path(batch_dir)
+    manifest, runs = batch_runs(batch_dir)
+    if not runs:
+        raise RunFolderError(f"{batch_dir}: no run folders inside (expected <batch>/<task>/<stamp>/run.json)")
+    rows, warnings = [], []
+    for run in runs:
+        report, problems = write_report(run, videos=videos)
+        warnings += [f"{run.relative_to(batch_dir)}: {p}" for p in problems]
+        row = run_row(run, batch_dir)
+        view = read_run(run)
+        best = view.best
+        rows.append(
+            {
+                "row": row,
+                "report": str(report.relative_to(batch_dir)),
+                "human": view.human_normalized(best.fitness) if best else None,
+                "success": best.success_rate if best else None,
+                "candidates": len(view.candidates),
+            }
+        )
+    path = batch_dir / BATCH_REPORT_FILE
+    _write(path, render_batch(batch_dir, manifest, rows, warnings))
+    return path, warnings
+
+
+def write_any_report(path: Path, *, videos: bool = True) -> tuple[Path, list[str]]:
+    """A run report for a run folder, a batch report for a batch folder."""
+    path = Path(path)
+    if not path.is_dir():
+        raise RunFolderError(f"{path}: no such run or batch folder")
+    if not is_run(path) and is_batch(path):
+        return write_batch_report(path, videos=videos)
+    return write_report(path, videos=videos)

@@ -1,0 +1,102 @@
+"""Render run and batch reports: Jinja2 templates (package data), pygments-highlighted code and diffs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import DiffLexer, PythonLexer
+
+from rewardsmith.errors import RunFolderError
+from rewardsmith.formatting import cell
+from rewardsmith.views.report import plots
+from rewardsmith.views.run_view import CandidateView, RunView
+from rewardsmith.views.tables import unified_diff
+
+FORMATTER = HtmlFormatter(cssclass="code", linenos=False)
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("rewardsmith.views.report", "templates"),
+        autoescape=select_autoescape(["j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = cell
+    return env
+
+
+def code_html(code: str | None) -> Markup | None:
+    """A reward file highlighted as HTML (styles come from `pygments_css`)."""
+    return Markup(highlight(code, PythonLexer(), FORMATTER)) if code else None
+
+
+def diff_html(view: RunView, c: CandidateView) -> Markup | None:
+    """The highlighted unified diff of a candidate against its parent, if it has one with code."""
+    if not c.parent or c.code is None:
+        return None
+    try:
+        parent = view.candidate(c.parent)
+    except RunFolderError:  # the parent folder was lost from a damaged run: no diff
+        return None
+    lines = unified_diff(parent, c)
+    return Markup(highlight("".join(lines), DiffLexer(), FORMATTER)) if lines else None
+
+
+def iteration_bests(view: RunView) -> list[CandidateView]:
+    """The best trained candidate of each iteration (the ones that get a video)."""
+    bests = []
+    for group in view.by_iteration().values():
+        trained = [c for c in group if c.status == "trained" and c.fitness is not None]
+        if trained:
+            bests.append(max(trained, key=lambda c: (c.fitness, c.success_rate or 0.0)))
+    return bests
+
+
+def candidate_context(view: RunView, c: CandidateView, featured: set[str]) -> dict[str, Any]:
+    """What the template shows for one candidate."""
+    return {
+        "c": c,
+        "anchor": f"cand-{c.id.replace('.', '-')}",
+        "featured": c.id in featured,
+        "human": view.human_normalized(c.fitness),
+        "code": code_html(c.code),
+        "diff": diff_html(view, c),
+        "components": plots.component_plot(c) if c.id in featured else None,
+        "video": str(c.video.relative_to(view.path)) if c.video else None,
+        "feedback": (c.analysis or {}).get("feedback"),
+        "llm_summary": (c.analysis or {}).get("llm_summary"),
+        "analysis_flags": [f for f in (c.analysis or {}).get("flags") or [] if isinstance(f, dict)],
+    }
+
+
+def render_run(view: RunView, warnings: list[str]) -> str:
+    """The whole report.html of one run, as a string."""
+    best = view.best
+    featured = {c.id for c in iteration_bests(view)} | ({best.id} if best else set())
+    context = {
+        "view": view,
+        "best": best,
+        "warnings": warnings,
+        "css": FORMATTER.get_style_defs(".code"),
+        "progress": plots.iteration_progress(view),
+        "curves": plots.learning_curves(view),
+        "iterations": {
+            i: [candidate_context(view, c, featured) for c in group] for i, group in view.by_iteration().items()
+        },
+        "best_human": view.human_normalized(best.fitness) if best else None,
+        "final": (view.summary or {}).get("final") if isinstance((view.summary or {}).get("final"), dict) else None,
+    }
+    return _env().get_template("report.html.j2").render(**context)
+
+
+def render_batch(path: Path, manifest: dict[str, Any], rows: list[dict[str, Any]], warnings: list[str]) -> str:
+    """batch_report.html: one row per run (task, status, best, link to its report)."""
+    return (
+        _env().get_template("batch_report.html.j2").render(path=path, manifest=manifest, rows=rows, warnings=warnings)
+    )

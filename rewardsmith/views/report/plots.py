@@ -1,0 +1,105 @@
+"""Report plots as inline SVG (matplotlib, Agg backend): iteration progress, learning curves, reward components."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from rewardsmith.views.run_view import CandidateView, RunView
+
+plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none"})
+
+
+def _svg(fig) -> str:
+    """The figure as an inline <svg> element (no XML prolog), closed afterwards."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def iteration_progress(view: RunView) -> str | None:
+    """Every trained candidate's fitness per iteration (dots) and the best so far (line)."""
+    trained = [c for c in view.candidates if c.fitness is not None]
+    if not trained:
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    ax.scatter(
+        [c.iteration for c in trained], [c.fitness for c in trained], color="#8aa4c8", label="candidates", zorder=3
+    )
+    for c in trained:
+        ax.annotate(c.id, (c.iteration, c.fitness), textcoords="offset points", xytext=(5, 3), fontsize=7, color="#555")
+    iterations = sorted({c.iteration for c in view.candidates})
+    best, line = None, []
+    for i in iterations:
+        scores = [c.fitness for c in trained if c.iteration == i]
+        best = max([*scores, *([best] if best is not None else [])], default=None)
+        line.append(best)
+    ax.step(iterations, line, where="post", color="#d1495b", linewidth=2, label="best so far")
+    ax.set_xticks(iterations)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("fitness")
+    ax.legend(frameon=False, loc="best")
+    return _svg(fig)
+
+
+def learning_curves(view: RunView) -> str | None:
+    """Evaluation fitness against env steps, one line per trained candidate."""
+    curves = [c for c in view.candidates if len(c.evals) > 0]
+    if not curves:
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    for c in curves:
+        points = [(m["timesteps"], m["fitness"]) for m in c.evals if isinstance(m.get("fitness"), (int, float))]
+        if points:
+            xs, ys = zip(*points)
+            ax.plot(xs, ys, marker="o", markersize=3, label=c.id)
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("eval fitness")
+    ax.legend(frameon=False, fontsize=7, ncol=2, loc="best")
+    return _svg(fig)
+
+
+def component_plot(c: CandidateView) -> str | None:
+    """Each reward component's episode sum over training (metrics.jsonl "train" lines) and in the final
+    evaluation (summary.json), so a dominating or sign-flipped term shows at a glance."""
+    series: dict[str, list[tuple[float, float]]] = {}
+    for m in c.train:
+        parts = m.get("components")
+        for name, value in parts.items() if isinstance(parts, dict) else ():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                series.setdefault(str(name), []).append((m["timesteps"], float(value)))
+    final = {
+        str(k): float(v)
+        for k, v in ((c.summary or {}).get("components") or {}).items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
+    if not series and not final:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.6, 2.6), gridspec_kw={"width_ratios": [3, 2]})
+    names = sorted(set(series) | set(final))
+    colors = {name: f"C{i % 10}" for i, name in enumerate(names)}
+    for name in names:
+        if name in series:
+            xs, ys = zip(*series[name])
+            left.plot(xs, ys, marker="o", markersize=3, label=name, color=colors[name])
+    left.axhline(0, color="#999", linewidth=0.6)
+    left.set_xlabel("env steps")
+    left.set_ylabel("episode sum")
+    left.set_title("during training", fontsize=9, loc="left")
+    if series:
+        left.legend(frameon=False, fontsize=7, loc="best")
+    shown = [n for n in names if n in final]
+    bars = right.barh(shown, [final[n] for n in shown], color=[colors[n] for n in shown])
+    right.bar_label(bars, fmt="%.3g", fontsize=7, padding=2)
+    right.margins(x=0.3)  # room for the labels of negative bars
+    right.axvline(0, color="#999", linewidth=0.6)
+    right.invert_yaxis()
+    right.set_title("final evaluation (mean episode sum)", fontsize=9, loc="left")
+    fig.tight_layout()
+    return _svg(fig)

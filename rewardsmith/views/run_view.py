@@ -1,0 +1,321 @@
+"""Read a run folder for review: every candidate with its code, critic, training results and analysis.
+
+Built on `rewardsmith.run_folder.folder.RunFolder` (the layout is documented there) but tolerant where the loop
+is strict: a run that is still going, was killed, or lost files still loads. Whatever could not be read
+becomes a line in `RunView.warnings` instead of an exception; only a folder that is not a run folder at
+all raises `RunFolderError`.
+
+    view = read_run(Path("runs/hopper-hop/20250101-120000-abc123"))
+    view.best.code, view.candidate("2.1").analysis["feedback"], view.warnings
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.errors import RunFolderError, TaskSpecError
+from rewardsmith.files import read_jsonl
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import (
+    ANALYSIS_FILE,
+    CANDIDATE_FILE,
+    EPISODES_FILE,
+    METRICS_FILE,
+    RUN_FILE,
+    SUMMARY_FILE,
+    TASK_FILE,
+    CandidateRecord,
+)
+from rewardsmith.search.baselines import load_cached
+from rewardsmith.task import TaskSpec, read_task
+from rewardsmith.workers.run import read_json_file, sanitize
+
+CAND_DIR = re.compile(r"^iter_(\d+)/cand_(\d+)$")
+
+
+@dataclass
+class CandidateView:
+    """One candidate as a reviewer sees it; every field may be missing on a partial run."""
+
+    id: str
+    iteration: int
+    index: int
+    path: Path
+    record: CandidateRecord | None = None
+    code: str | None = None
+    code_file: str | None = None
+    critic: dict[str, Any] | None = None
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
+    train: list[dict[str, Any]] = field(default_factory=list)
+    evals: list[dict[str, Any]] = field(default_factory=list)
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    analysis: dict[str, Any] | None = None
+    video: Path | None = None
+
+    @property
+    def status(self) -> str:
+        """designed | rejected | trained | failed, or "in progress" while it has no candidate.json."""
+        return self.record.status if self.record else "in progress"
+
+    @property
+    def parent(self) -> str | None:
+        return self.record.parent if self.record else None
+
+    @property
+    def fitness(self) -> float | None:
+        """Fitness from candidate.json, else from a training summary a killed run left behind."""
+        if self.record and self.record.fitness is not None:
+            return self.record.fitness
+        return _number((self.summary or {}).get("fitness"))
+
+    @property
+    def success_rate(self) -> float | None:
+        if self.record and self.record.success_rate is not None:
+            return self.record.success_rate
+        return _number((self.summary or {}).get("success_rate"))
+
+    @property
+    def verdict(self) -> str:
+        """The critic's verdict on the last checked attempt: accepted, rejected or "-"."""
+        if not isinstance(self.critic, dict) or "accepted" not in self.critic:
+            return "-"
+        return "accepted" if self.critic["accepted"] else "rejected"
+
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        """The critic's findings (stage, code, message, severity, line)."""
+        found = (self.critic or {}).get("findings")
+        return [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
+
+    @property
+    def flags(self) -> list[str]:
+        """The analyzer's flag codes."""
+        found = (self.analysis or {}).get("flags")
+        return [str(f.get("code", "?")) for f in found if isinstance(f, dict)] if isinstance(found, list) else []
+
+    @property
+    def note(self) -> str:
+        """One line on why: the analyzer's flags for a trained candidate, else the loop's reason."""
+        if self.status == "trained":
+            return ", ".join(self.flags)
+        return " ".join((self.record.reason if self.record else "").split())
+
+
+@dataclass
+class Transcript:
+    """One logged LLM call: `llm/NNNN_<role>.json`."""
+
+    file: str
+    role: str
+    sample: int | None
+    tokens: int
+    cost_usd: float
+    cached: bool
+    error: str | None
+
+
+@dataclass
+class RunView:
+    """A run folder, read as far as it goes."""
+
+    path: Path
+    info: dict[str, Any]
+    status: str
+    summary: dict[str, Any] | None
+    events: list[dict[str, Any]]
+    candidates: list[CandidateView]
+    transcripts: list[Transcript]
+    spec: TaskSpec | None
+    baseline: dict[str, Any] | None
+    warnings: list[str]
+
+    @property
+    def run_id(self) -> str:
+        return str(self.info.get("run_id") or self.path.name)
+
+    @property
+    def task(self) -> str:
+        return str((self.info.get("task") or {}).get("name") or (self.spec.name if self.spec else "?"))
+
+    @property
+    def model(self) -> str:
+        return str(self.info.get("model") or "?")
+
+    @property
+    def started_at(self) -> str:
+        return str(self.info.get("started_at") or "?")
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.info.get("config") or {}
+
+    @property
+    def best(self) -> CandidateView | None:
+        """The trained candidate with the highest fitness (the loop's own selection rule)."""
+        from rewardsmith.search.final import best_record
+
+        top = best_record([c.record for c in self.candidates if c.record])
+        return self.candidate(top.id) if top else None
+
+    @property
+    def tokens(self) -> int:
+        return sum(t.tokens for t in self.transcripts if not t.cached)
+
+    @property
+    def cost_usd(self) -> float:
+        return round(sum(t.cost_usd for t in self.transcripts if not t.cached), 6)
+
+    @property
+    def iterations_done(self) -> int:
+        return len({e.get("iteration") for e in self.events if e.get("event") == "iteration_done"})
+
+    def candidate(self, cid: str) -> CandidateView:
+        """A candidate by id ("2.1"); RunFolderError naming the known ids if there is none."""
+        for c in self.candidates:
+            if c.id == cid:
+                return c
+        known = ", ".join(c.id for c in self.candidates) or "none"
+        raise RunFolderError(f"{self.path}: no candidate {cid!r} (candidates: {known})")
+
+    def by_iteration(self) -> dict[int, list[CandidateView]]:
+        """Candidates grouped by iteration, in order."""
+        groups: dict[int, list[CandidateView]] = {}
+        for c in self.candidates:
+            groups.setdefault(c.iteration, []).append(c)
+        return groups
+
+    def human_normalized(self, fitness: float | None) -> float | None:
+        """Eureka's human-normalised score against the cached baselines at the search budget, if cached."""
+        from rewardsmith.search.baselines import normalized_score
+
+        return normalized_score(self.spec, fitness, self.baseline) if self.spec else None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _json(path: Path, warnings: list[str], root: Path, what: str) -> Any:
+    """A JSON file, or None (missing files are silent, unreadable ones are warnings)."""
+    if not path.is_file():
+        return None
+    value = read_json_file(path)
+    if value is None:
+        warnings.append(f"{path.relative_to(root)}: unreadable {what}, skipped")
+    return value
+
+
+def read_run(path: Path) -> RunView:
+    """Load a run folder; RunFolderError if it does not exist or holds nothing a run writes."""
+    path = Path(path)
+    if not path.is_dir():
+        raise RunFolderError(
+            f"{path}: no such run folder (expected runs/<task>/<stamp>/; list them with `rewardsmith runs`)"
+        )
+    folder = RunFolder(path)
+    warnings: list[str] = []
+    try:
+        info = folder.run_info()
+    except RunFolderError:
+        if not (path / "events.jsonl").is_file() and not list(path.glob("iter_*")):
+            raise RunFolderError(f"{path}: not a run folder (no {RUN_FILE}, events.jsonl or iter_*/ inside)") from None
+        info = {}
+        warnings.append(f"{RUN_FILE}: missing or unreadable; task, model and config unknown")
+    events, problems = read_jsonl(path / "events.jsonl")
+    warnings += [p.replace(f"{path}/", "") for p in problems]
+    spec, baseline = None, None
+    if (path / TASK_FILE).is_file():
+        try:
+            spec = read_task(path / TASK_FILE)
+            baseline = load_cached(spec, (info.get("config") or {}).get("timesteps"))
+        except TaskSpecError as e:
+            warnings.append(f"{TASK_FILE}: {e}")
+    candidates = [read_candidate(path, d, warnings) for d in _candidate_dirs(path)]
+    summary = _json(path / SUMMARY_FILE, warnings, path, "run summary")
+    return RunView(
+        path=path,
+        info=info,
+        status=folder.status(),
+        summary=summary if isinstance(summary, dict) else None,
+        events=events,
+        candidates=candidates,
+        transcripts=read_transcripts(path, warnings),
+        spec=spec,
+        baseline=baseline,
+        warnings=warnings,
+    )
+
+
+def _candidate_dirs(path: Path) -> list[Path]:
+    found = [d for d in path.glob("iter_*/cand_*") if d.is_dir() and CAND_DIR.match(f"{d.parent.name}/{d.name}")]
+    return sorted(found, key=lambda d: (int(d.parent.name[5:]), int(d.name[5:])))
+
+
+def read_candidate(root: Path, folder: Path, warnings: list[str]) -> CandidateView:
+    """One candidate folder; missing files leave fields empty, corrupt ones add warnings."""
+    from rewardsmith.stages.video import find_video
+
+    iteration, index = int(folder.parent.name[5:]), int(folder.name[5:])
+    view = CandidateView(id=f"{iteration}.{index}", iteration=iteration, index=index, path=folder)
+    raw = _json(folder / CANDIDATE_FILE, warnings, root, "candidate record")
+    if raw is not None:
+        try:
+            view.record = CandidateRecord.model_validate(raw)
+        except ValueError:
+            warnings.append(f"{folder.relative_to(root)}/{CANDIDATE_FILE}: not a candidate record, skipped")
+    elif not (folder / CANDIDATE_FILE).exists():
+        warnings.append(f"{folder.relative_to(root)}: no {CANDIDATE_FILE} yet (in progress or cut short)")
+    attempts = _json(folder / "attempts.json", warnings, root, "attempt list")
+    view.attempts = [a for a in attempts if isinstance(a, dict)] if isinstance(attempts, list) else []
+    code_files = [folder / "reward.py"] + sorted(
+        folder.glob("attempt_*.py"), key=lambda p: p.stat().st_mtime, reverse=True
+    )
+    code_file = next((f for f in code_files if f.is_file()), None)
+    if code_file is not None:
+        view.code, view.code_file = code_file.read_text(encoding="utf-8", errors="replace"), code_file.name
+    critic = _json(folder / "critic.json", warnings, root, "critic report")
+    view.critic = critic if isinstance(critic, dict) else None
+    summary = _json(folder / SUMMARY_FILE, warnings, root, "training summary")
+    view.summary = sanitize(summary) if isinstance(summary, dict) else None
+    if (folder / METRICS_FILE).is_file():
+        metrics, problems = read_jsonl(folder / METRICS_FILE)
+        warnings += [p.replace(f"{root}/", "") for p in problems]
+        view.train = [m for m in metrics if m.get("kind") == "train" and _number(m.get("timesteps")) is not None]
+        view.evals = [m for m in metrics if m.get("kind") == "eval" and _number(m.get("timesteps")) is not None]
+    elif view.status == "trained":
+        warnings.append(f"{folder.relative_to(root)}: trained but {METRICS_FILE} is missing (no learning curve)")
+    if (folder / EPISODES_FILE).is_file():
+        episodes, problems = read_jsonl(folder / EPISODES_FILE)
+        warnings += [p.replace(f"{root}/", "") for p in problems]
+        view.episodes = episodes
+    analysis = _json(folder / ANALYSIS_FILE, warnings, root, "analysis")
+    view.analysis = analysis if isinstance(analysis, dict) else None
+    view.video = find_video(folder)
+    return view
+
+
+def read_transcripts(path: Path, warnings: list[str]) -> list[Transcript]:
+    """The LLM call log under `llm/`, in call order."""
+    found = []
+    for file in sorted((path / "llm").glob("[0-9]*_*.json")):
+        call = read_json_file(file)
+        if not isinstance(call, dict):
+            warnings.append(f"llm/{file.name}: unreadable call record, skipped")
+            continue
+        tokens = int(_number(call.get("prompt_tokens")) or 0) + int(_number(call.get("completion_tokens")) or 0)
+        found.append(
+            Transcript(
+                file=f"llm/{file.name}",
+                role=str(call.get("role", "?")),
+                sample=call.get("sample"),
+                tokens=tokens,
+                cost_usd=float(_number(call.get("cost_usd")) or 0.0),
+                cached=bool(call.get("cached")),
+                error=call.get("error"),
+            )
+        )
+    return found

@@ -1,0 +1,301 @@
+"""Terminal views of runs for `rewardsmith runs` and `rewardsmith review`: rich renderables built from
+`rewardsmith.views.run_view` records, so they work on finished, running, interrupted and damaged runs alike.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from rich import box
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from rewardsmith.errors import RunFolderError
+from rewardsmith.formatting import cell
+from rewardsmith.run_folder.index import RunRow
+from rewardsmith.views.run_view import CandidateView, RunView
+
+STATUS_STYLE = {
+    "finished": "green",
+    "running": "cyan",
+    "failed": "red",
+    "interrupted": "yellow",
+    "trained": "green",
+    "rejected": "red",
+    "designed": "yellow",
+    "in progress": "cyan",
+    "accepted": "green",
+}
+
+
+def styled(word: str) -> Text:
+    return Text(word, style=STATUS_STYLE.get(word, ""))
+
+
+def when(stamp: str) -> str:
+    """An ISO UTC time as `YYYY-MM-DD HH:MM`."""
+    return stamp.replace("T", " ")[:16] if stamp and stamp != "?" else "?"
+
+
+class RunsTable:
+    """One line per run: where, task, model, status, best fitness, iterations, cost, start time.
+
+    On narrow terminals task, model and start time go on a dim second line under the run's path.
+    """
+
+    WIDE = 120
+
+    def __init__(self, rows: list[RunRow], title: str) -> None:
+        self.rows, self.title = rows, title
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        wide = options.max_width >= self.WIDE
+        table = Table(title=self.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column(
+            "run",
+            overflow="fold",
+            min_width=min(60, max((len(r.name) for r in self.rows), default=3)) if wide else None,
+        )
+        if wide:
+            table.add_column("task", no_wrap=True)
+            table.add_column("model", no_wrap=True)
+        for name in ("status", "best", "iter", "cost $", *(["started"] if wide else [])):
+            table.add_column(name, no_wrap=True)
+        for row in self.rows:
+            best = f"{cell(row.best_fitness, 3)} ({row.best_candidate})" if row.best_candidate else "-"
+            first = (
+                Text(row.name)
+                if wide
+                else Text(row.name + "\n").append(f"{row.task} · {row.model} · {when(row.started)}", style="dim")
+            )
+            cells = [
+                first,
+                *([row.task, row.model] if wide else []),
+                styled(row.status),
+                best,
+                row.iterations,
+                f"{row.cost_usd:.3f}",
+                *([when(row.started)] if wide else []),
+            ]
+            table.add_row(*cells)
+        yield table
+
+
+def run_header(view: RunView) -> Panel:
+    """The run in a few lines: id, task, model, status, progress, cost, best."""
+    best = view.best
+    lines = Text()
+    lines.append(f"{view.task}", style="bold").append(f"  {view.run_id}\n")
+    lines.append("status ").append_text(styled(view.status))
+    lines.append(f"   model {view.model}   started {when(view.started_at)} UTC\n")
+    lines.append(
+        f"iterations done {view.iterations_done}/{view.config.get('iterations', '?')}   "
+        f"candidates {len(view.candidates)}   LLM calls {len(view.transcripts)}   "
+        f"tokens {view.tokens:,}   cost ${view.cost_usd:.4f}\n"
+    )
+    if best:
+        lines.append(
+            f"best {best.id}: fitness {cell(best.fitness)}, success {cell(best.success_rate)}, "
+            f"human-normalised {cell(view.human_normalized(best.fitness))}"
+        )
+    else:
+        lines.append("no trained candidate yet")
+    final = (view.summary or {}).get("final")
+    if isinstance(final, dict) and final.get("fitness_mean") is not None:
+        lines.append(
+            f"\nfinal retraining: fitness {final['fitness_mean']:.4g} ± {final.get('fitness_std') or 0:.2g} "
+            f"over {len(final.get('seeds') or [])} seeds"
+        )
+    return Panel(lines, title=str(view.path), title_align="left", expand=True)
+
+
+class CandidatesTable:
+    """Every candidate by iteration: status, critic verdict, fitness, success, human-normalised, tokens, parent.
+
+    Flags and reasons get their own column on wide terminals and are listed under the table on narrow ones.
+    """
+
+    WIDE = 110
+
+    def __init__(self, view: RunView) -> None:
+        self.view = view
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        view, best = self.view, self.view.best
+        wide = options.max_width >= self.WIDE
+        table = Table(title="candidates", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for name in ("id", "parent", "status", "critic", "fitness", "success", "h-norm", "tokens"):
+            table.add_column(
+                name, no_wrap=True, justify="right" if name in ("fitness", "success", "h-norm", "tokens") else "left"
+            )
+        if wide:
+            table.add_column("flags / reason", overflow="fold")
+        notes = Text()
+        for group in view.by_iteration().values():
+            for c in group:
+                is_best = best is not None and c.id == best.id
+                cells = [
+                    Text(c.id + ("*" if is_best else ""), style="bold" if is_best else ""),
+                    c.parent or "-",
+                    styled(c.status),
+                    styled(c.verdict),
+                    cell(c.fitness, 3),
+                    cell(c.success_rate, 2),
+                    cell(view.human_normalized(c.fitness), 3),
+                    cell(c.record.tokens if c.record else None),
+                ]
+                table.add_row(*cells, *([Text(c.note or "-")] if wide else []))
+                if not wide and c.note:
+                    notes.append(f"{c.id}: ", style="bold").append(f"{c.note}\n")
+            table.add_section()
+        if best:
+            table.caption = f"* best: {best.id}"
+        yield table
+        if notes:
+            yield notes
+
+
+def code_view(c: CandidateView, title: str) -> Panel:
+    """A candidate's reward file, highlighted with line numbers."""
+    if c.code is None:
+        return Panel(Text("no code saved for this candidate", style="dim"), title=title, title_align="left")
+    return Panel(
+        Syntax(c.code, "python", line_numbers=True, word_wrap=True, theme="ansi_dark"),
+        title=f"{title} ({c.path.name}/{c.code_file})",
+        title_align="left",
+    )
+
+
+def warnings_view(warnings: list[str]) -> RenderableType:
+    """The problems met while reading, listed last so they never hide the results."""
+    if not warnings:
+        return Text("")
+    text = Text(f"{len(warnings)} warning(s) while reading the run:\n", style="yellow")
+    for w in warnings:
+        text.append(f"  - {w}\n", style="yellow")
+    return text
+
+
+def review_view(view: RunView) -> Group:
+    """The whole run: header, candidate table, the best reward."""
+    best = view.best
+    parts: list[RenderableType] = [run_header(view), CandidatesTable(view)]
+    parts.append(code_view(best, f"best reward: {best.id}") if best else Text("no best reward yet", style="dim"))
+    parts.append(warnings_view(view.warnings))
+    return Group(*parts)
+
+
+def candidate_view(view: RunView, cid: str) -> Group:
+    """One candidate: its record, critic findings, analyzer feedback and flags, attempts and code."""
+    c = view.candidate(cid)
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    for label, value in (
+        ("status", styled(c.status)),
+        ("parent", c.parent or "-"),
+        ("critic", styled(c.verdict)),
+        ("fitness", cell(c.fitness)),
+        ("success", cell(c.success_rate)),
+        ("human-normalised", cell(view.human_normalized(c.fitness))),
+        ("tokens", cell(c.record.tokens if c.record else None)),
+        ("cost $", f"{c.record.cost_usd:.4f}" if c.record else "-"),
+        ("repairs", cell(c.record.repair_rounds if c.record else None)),
+        ("video", str(c.video.relative_to(view.path)) if c.video else "-"),
+    ):
+        facts.add_row(label, value)
+    if c.record and c.record.reason:
+        facts.add_row("reason", Text(c.record.reason, overflow="fold"))
+    parts: list[RenderableType] = [Panel(facts, title=f"candidate {c.id}", title_align="left")]
+    findings = Table("stage", "severity", "code", "line", "message", title="critic findings", title_justify="left")
+    for f in c.findings:
+        severity = str(f.get("severity", "?"))
+        findings.add_row(
+            str(f.get("stage", "?")),
+            Text(severity, style="red" if severity == "error" else "yellow"),
+            str(f.get("code", "?")),
+            cell(f.get("line")),
+            Text(str(f.get("message", "")), overflow="fold"),
+        )
+    parts.append(
+        findings if c.findings else Text("critic findings: none" if c.critic else "critic: no report", style="dim")
+    )
+    parts.append(analysis_view(c))
+    parts.append(code_view(c, f"reward {c.id}"))
+    parts.append(warnings_view(view.warnings))
+    return Group(*parts)
+
+
+def analysis_view(c: CandidateView) -> RenderableType:
+    """The analyzer's flags and feedback text (and its LLM summary, if any)."""
+    if c.analysis is None:
+        why = "not trained" if c.status in ("rejected", "designed", "in progress") else "no analysis.json"
+        return Text(f"analysis: none ({why})", style="dim")
+    text = Text()
+    for flag in c.analysis.get("flags") or []:
+        if isinstance(flag, dict):
+            text.append(f"[{flag.get('code', '?')}] ", style="bold yellow").append(f"{flag.get('message', '')}\n")
+    text.append(str(c.analysis.get("feedback") or "(no feedback text)"))
+    if c.analysis.get("llm_summary"):
+        text.append("\n\nLLM summary: ", style="bold").append(str(c.analysis["llm_summary"]))
+    return Panel(text, title="analyzer", title_align="left")
+
+
+def diff_pair(view: RunView, a: str | None, b: str | None) -> tuple[CandidateView, CandidateView]:
+    """The two candidates to compare: B defaults to the best, A to B's parent."""
+    if b is None:
+        if view.best is None:
+            raise RunFolderError(
+                f"{view.path}: no trained candidate yet, so there is no best to diff; pass --a and --b"
+            )
+        b = view.best.id
+    new = view.candidate(b)
+    if a is None:
+        if new.parent is None:
+            raise RunFolderError(
+                f"{view.path}: candidate {new.id} has no parent (first iteration); pass --a ID to "
+                "compare it with another candidate"
+            )
+        a = new.parent
+    return view.candidate(a), new
+
+
+def unified_diff(old: CandidateView, new: CandidateView) -> list[str]:
+    """Unified diff lines between two candidates' reward files (the loop's header comment left out)."""
+    from rewardsmith.search.loop import strip_header
+
+    def lines(c: CandidateView) -> list[str]:
+        return (strip_header(c.code) + "\n").splitlines(keepends=True) if c.code else []
+
+    return list(
+        difflib.unified_diff(
+            lines(old),
+            lines(new),
+            fromfile=f"{old.id}/{old.code_file or 'reward.py'}",
+            tofile=f"{new.id}/{new.code_file or 'reward.py'}",
+        )
+    )
+
+
+def diff_view(view: RunView, a: str | None, b: str | None) -> Group:
+    """A coloured unified diff between two candidates, with their fitness for context."""
+    old, new = diff_pair(view, a, b)
+    text = Text()
+    for line in unified_diff(old, new) or ["(the two reward files are identical)\n"]:
+        style = (
+            "bold"
+            if line.startswith(("+++", "---"))
+            else "green"
+            if line.startswith("+")
+            else "red"
+            if line.startswith("-")
+            else "cyan"
+            if line.startswith("@@")
+            else ""
+        )
+        text.append(line, style=style)
+    title = f"{old.id} (fitness {cell(old.fitness)}) → {new.id} (fitness {cell(new.fitness)})"
+    return Group(Panel(text, title=title, title_align="left"), warnings_view(view.warnings))

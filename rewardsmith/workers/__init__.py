@@ -1,0 +1,9 @@
+"""Sandboxed worker processes: everything that runs generated code, and the parent side that starts them.
+
+- `job`: `WorkerJob` and `MODES`, the one table of worker modes (entry, outputs, extra inputs).
+- `run`: the parent side: write the job, start the worker clean, read back what it wrote as hostile input.
+- `executor`, `ray_executor`: where jobs run (a local pool, or a Ray cluster).
+- `main`: the worker entry point (`python -I -m rewardsmith.workers.main MODE JOB.json`).
+- The modes: `train` (SB3 training), `smoke` (the critic's dynamic check), `replay` (the screen),
+  `render` (policy videos); `trajectories` is the archive format the train worker writes and replay reads.
+"""

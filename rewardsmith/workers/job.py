@@ -1,0 +1,88 @@
+"""The job a parent hands to a sandboxed worker, and the one table of worker modes.
+
+A mode is one entry in `MODES`: the function the worker runs, the files it (re)writes in its folder
+(every other file there is the parent's and protected), and the job options that name extra input
+files (shipped with the job to a Ray node). Adding a mode means adding a module with its entry function
+and one line here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from rewardsmith.run_folder.records import (
+    EPISODES_FILE,
+    FRAMES_FILE,
+    METRICS_FILE,
+    MODEL_FILE,
+    SANDBOX_FILE,
+    SCREEN_FILE,
+    SMOKE_FILE,
+    SUMMARY_FILE,
+    TRAJECTORIES_FILE,
+)
+from rewardsmith.sandbox.lockdown import SandboxSettings
+from rewardsmith.task import TaskSpec, read_task
+
+JOB_FILE = "job.json"
+ERROR_FILE = "error.json"
+HEARTBEAT_FILE = "heartbeat"
+LOG_FILE = "worker.log"
+
+ModeName = Literal["train", "critic", "screen", "video"]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One kind of worker job."""
+
+    entry: str
+    """`module:function` the worker runs with the job."""
+    outputs: tuple[str, ...]
+    """What the worker (re)writes in its folder; a folder name covers everything below it."""
+    input_options: tuple[str, ...] = ()
+    """Job options holding {label: path} of extra files the worker reads (shipped to Ray nodes)."""
+
+
+MODES: dict[str, Mode] = {
+    "train": Mode(
+        "rewardsmith.workers.train:run_train_job",
+        (METRICS_FILE, EPISODES_FILE, SUMMARY_FILE, MODEL_FILE, "tb", SANDBOX_FILE, TRAJECTORIES_FILE),
+    ),
+    "critic": Mode("rewardsmith.workers.smoke:run_smoke_job", (SMOKE_FILE, SUMMARY_FILE, SANDBOX_FILE)),
+    "screen": Mode(
+        "rewardsmith.workers.replay:run_screen_job",
+        (SCREEN_FILE, SUMMARY_FILE, SANDBOX_FILE),
+        input_options=("trajectories",),
+    ),
+    "video": Mode("rewardsmith.workers.render:run_video_job", (FRAMES_FILE, SANDBOX_FILE)),
+}
+
+
+class WorkerJob(BaseModel):
+    """Everything a worker needs; serialised to `job.json` in the folder it may write to."""
+
+    mode: ModeName = "train"
+    task_path: Path = Field(description="The task spec file (the worker re-reads and re-validates it).")
+    reward_path: Path | None = Field(None, description="The reward file; None for the native/sparse baselines.")
+    reward_source: Literal["candidate", "native", "sparse"] = "candidate"
+    out_dir: Path = Field(description="The only folder the worker may write to.")
+    timesteps: int | None = Field(None, description="Override the spec's training budget.")
+    seed: int = 0
+    device: str = "cpu"
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    ast_gate: bool = Field(True, description="Test-only switch: False bypasses the AST gate to prove the OS layers.")
+    options: dict[str, Any] = Field(default_factory=dict, description="Mode-specific settings.")
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """What this job's worker may write."""
+        return MODES[self.mode].outputs
+
+    def task(self) -> TaskSpec:
+        """The validated task spec."""
+        return read_task(self.task_path)

@@ -1,0 +1,280 @@
+"""The critic's dynamic check, worker side: call a reward file on real transitions and measure it.
+
+Runs inside a sandboxed worker (`rewardsmith.workers.main critic JOB`). Before the reward is loaded, it
+collects transitions (state, action, next_state) from the task env with random-action and zero-action
+rollouts on fixed seeds. Then it locks the process down, loads the reward, makes one warm-up call and
+calls the reward on every transition, timing each call. Everything it finds goes to `smoke.json`:
+
+    {"transitions", "episodes", "evaluated", "budget": {"median_ms", "max_ms"},
+     "time_ms": {"median", "p95", "max"}, "total": {"min", "mean", "max", "std"},
+     "components": {name: {"min", "mean", "max", "mean_abs", "std", "count"}},
+     "findings": [{"code", "message", "severity", "line", "transition"}], "sandbox": {...}}
+
+Errors reject the reward: an exception (type, message, line in the reward file), a contract violation
+(the first one, with its transition index, and how many transitions broke it), a call slower than the
+budget. Warnings are sent to the designer but do not reject: a constant total, a dominant component.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+from rewardsmith.errors import RewardFileError
+from rewardsmith.files import write_json_atomic
+from rewardsmith.reward.contract import validate_result
+from rewardsmith.reward.state import Snapshotter, State
+from rewardsmith.run_folder.records import SUMMARY_FILE
+from rewardsmith.task import TaskSpec, make_env
+from rewardsmith.workers.job import WorkerJob
+
+SMOKE_FILE = "smoke.json"
+CAPTURED_FIELDS = ("xpos", "xquat", "xmat", "cvel", "subtree_com", "site_xpos")
+"""Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front (the reward is
+loaded only after the rollouts), so timed calls read copies as they do in training instead of paying
+for a late kinematics recomputation."""
+
+DEFAULTS: dict[str, Any] = {
+    "transitions": 400,  # at least this many transitions are collected
+    "episode_steps": 100,  # each rollout is cut after this many steps
+    "seed": 0,  # rollout i uses seed + i; even i: random actions, odd i: zero actions
+    "per_call_budget_ms": 2.0,  # median time per call; 100k training steps at 2 ms cost 200 s
+    "per_call_max_ms": 50.0,  # slowest single call; loose so scheduler noise on busy CPUs does not reject
+    "dominance_ratio": 100.0,  # a component whose mean |value| exceeds this times every other one dominates
+    "eval_time_limit_s": 10.0,  # stop calling a reward this slow early (the time findings then reject it)
+}
+CONSTANT_RTOL = 1e-6
+CONSTANT_ATOL = 1e-9
+
+Transition = tuple[State, np.ndarray, State]
+
+
+def run_smoke_job(job: WorkerJob) -> dict[str, Any]:
+    """Collect transitions, load the reward, sandbox, call it on every transition; write smoke.json."""
+    from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
+
+    options = {**DEFAULTS, **job.options}
+    spec = job.task()
+    transitions, episodes = collect_transitions(
+        spec, int(options["transitions"]), int(options["episode_steps"]), int(options["seed"])
+    )
+    findings: list[dict[str, Any]] = []
+    report: dict[str, Any] = {
+        "transitions": len(transitions),
+        "episodes": episodes,
+        "evaluated": 0,
+        "budget": {"median_ms": float(options["per_call_budget_ms"]), "max_ms": float(options["per_call_max_ms"])},
+    }
+    reward_file = str(job.reward_path)
+    source = read_job_reward(job)
+    report["sandbox"] = enter_sandbox(job)  # before any of the reward's code runs, module body included
+    try:
+        reward_fn = load_job_reward(job, source)
+    except RewardFileError:
+        raise  # policy violations: the worker records them in error.json
+    except Exception as e:  # noqa: BLE001 - the module body itself raised
+        findings.append(_exception_finding(e, reward_file, None, "while loading the reward file"))
+        reward_fn = None
+    if reward_fn is not None:
+        _call_once(reward_fn, transitions[0])  # warm-up (lazy numpy paths) before the timed calls
+        findings += evaluate(reward_fn, transitions, reward_file, options, report)
+    report["findings"] = findings
+    write_json_atomic(job.out_dir / SMOKE_FILE, report)
+    errors = sum(f["severity"] == "error" for f in findings)
+    write_json_atomic(
+        job.out_dir / SUMMARY_FILE,
+        {"status": "checked", "errors": errors, "warnings": len(findings) - errors, "transitions": len(transitions)},
+    )
+    return report
+
+
+def collect_transitions(spec: TaskSpec, count: int, episode_steps: int, seed: int) -> tuple[list[Transition], int]:
+    """At least `count` real transitions from alternating random-action and zero-action rollouts."""
+    env = make_env(spec)
+    snap = Snapshotter(env)
+    if snap.schema is not None:
+        snap.schema.used_fields.update(CAPTURED_FIELDS)
+    zero = np.zeros(env.action_space.shape, dtype=np.float64)
+    transitions: list[Transition] = []
+    episode = 0
+    while len(transitions) < count:
+        obs, _ = env.reset(seed=seed + episode)
+        env.action_space.seed(seed + episode)
+        state = snap(obs)
+        for _ in range(episode_steps):
+            action = np.asarray(env.action_space.sample() if episode % 2 == 0 else zero, dtype=np.float64)
+            action.flags.writeable = False
+            state.freeze()
+            obs, _, terminated, truncated, _ = env.step(action)
+            next_state = snap(obs)
+            transitions.append((state, action, next_state))
+            state = next_state
+            if terminated or truncated:
+                break
+        state.freeze()
+        episode += 1
+    env.close()
+    return transitions, episode
+
+
+def _call_once(reward_fn, transition: Transition) -> None:
+    try:
+        reward_fn(*transition)
+    except Exception:  # noqa: BLE001 - reported with its line by `evaluate`
+        pass
+
+
+def evaluate(
+    reward_fn, transitions: list[Transition], reward_file: str, options: dict[str, Any], report: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Call the reward on every transition; fill `report` with statistics and return the findings."""
+    findings: list[dict[str, Any]] = []
+    times, totals = [], []
+    components: dict[str, list[float]] = {}
+    first_exception = first_violation = None
+    exceptions = violations = 0
+    deadline = time.perf_counter() + float(options["eval_time_limit_s"])
+    for index, transition in enumerate(transitions):
+        if time.perf_counter() > deadline:
+            break
+        start = time.perf_counter()
+        try:
+            result = reward_fn(*transition)
+        except Exception as e:  # noqa: BLE001 - untrusted code; reported, not raised
+            times.append(time.perf_counter() - start)
+            exceptions += 1
+            first_exception = first_exception or _exception_finding(e, reward_file, index)
+            continue
+        times.append(time.perf_counter() - start)
+        try:
+            total, parts = validate_result(result)
+        except RewardFileError as e:
+            violations += 1
+            first_violation = first_violation or _finding("contract", f"transition {index}: {e}", transition=index)
+            continue
+        totals.append(total)
+        for name, value in parts.items():
+            components.setdefault(name, []).append(value)
+    for first, count in ((first_exception, exceptions), (first_violation, violations)):
+        if first is not None:
+            first["message"] += f" ({count} of {len(times)} transitions failed this way)"
+            findings.append(first)
+    report["evaluated"] = len(times)
+    report["time_ms"] = _time_stats(times)
+    findings += _time_findings(report["time_ms"], options)
+    if len(times) < len(transitions):
+        findings.append(
+            _finding(
+                "too-slow",
+                f"stopped after {len(times)} of {len(transitions)} transitions: the "
+                f"calls took over {float(options['eval_time_limit_s']):g} s in all",
+            )
+        )
+    report["total"] = _stats(totals) if totals else None
+    report["components"] = {name: _stats(values) for name, values in components.items()}
+    if totals:
+        findings += shape_findings(report["total"], report["components"], float(options["dominance_ratio"]))
+    return findings
+
+
+def shape_findings(
+    total: dict[str, float], components: dict[str, dict[str, float]], ratio: float
+) -> list[dict[str, Any]]:
+    """Warnings: a total that does not vary over the states, a component that dwarfs all the others."""
+    findings = []
+    if total["std"] <= CONSTANT_ATOL + CONSTANT_RTOL * abs(total["mean"]):
+        findings.append(
+            _finding(
+                "constant-total",
+                f"the total is constant ({total['mean']:.6g}) on all sampled "
+                "states, so it cannot guide learning; make it depend on the state and action",
+                severity="warning",
+            )
+        )
+    for name, stats in components.items():
+        others = [s["mean_abs"] for other, s in components.items() if other != name]
+        if others and max(others) > 0 and stats["mean_abs"] > ratio * max(others):
+            findings.append(
+                _finding(
+                    "dominant-component",
+                    f"component {name!r} (mean |value| {stats['mean_abs']:.4g}) is over "
+                    f"{ratio:g}x every other component (largest {max(others):.4g}); rescale the components so "
+                    "each one can matter",
+                    severity="warning",
+                )
+            )
+    return findings
+
+
+def _time_findings(time_ms: dict[str, float], options: dict[str, Any]) -> list[dict[str, Any]]:
+    median_budget, max_budget = float(options["per_call_budget_ms"]), float(options["per_call_max_ms"])
+    findings = []
+    if time_ms["median"] > median_budget:
+        findings.append(
+            _finding(
+                "too-slow",
+                f"a call takes {time_ms['median']:.3g} ms (median); the budget is "
+                f"{median_budget:g} ms per call: vectorise with numpy, drop loops over many items",
+            )
+        )
+    elif time_ms["max"] > max_budget:
+        findings.append(
+            _finding(
+                "too-slow",
+                f"the slowest call took {time_ms['max']:.3g} ms; the limit is "
+                f"{max_budget:g} ms: remove expensive branches taken on some states",
+            )
+        )
+    return findings
+
+
+def _exception_finding(error: BaseException, reward_file: str, index: int | None, where: str = "") -> dict[str, Any]:
+    line = None
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename == reward_file:
+            line = frame.lineno  # innermost frame in the reward file wins
+    at = where or f"on transition {index}"
+    where_line = f" at line {line}" if line else ""
+    return _finding(
+        "exception",
+        f"{type(error).__name__}: {error} (raised {at}{where_line})",
+        line=line,
+        transition=index,
+        exception=type(error).__name__,
+    )
+
+
+def _finding(
+    code: str,
+    message: str,
+    *,
+    severity: str = "error",
+    line: int | None = None,
+    transition: int | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    return {"code": code, "message": message, "severity": severity, "line": line, "transition": transition, **extra}
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    data = np.asarray(values, dtype=np.float64)
+    return {
+        "min": float(data.min()),
+        "mean": float(data.mean()),
+        "max": float(data.max()),
+        "mean_abs": float(np.abs(data).mean()),
+        "std": float(data.std()),
+        "count": int(data.size),
+    }
+
+
+def _time_stats(seconds: list[float]) -> dict[str, float]:
+    ms = np.asarray(seconds, dtype=np.float64) * 1000.0
+    return {
+        "median": round(float(np.median(ms)), 4),
+        "p95": round(float(np.percentile(ms, 95)), 4),
+        "max": round(float(ms.max()), 4),
+    }
