@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install rewardsmith and everything it needs into ./.venv (idempotent; fast when already installed).
+# Install rewardsmith and everything it needs into ./.venv (idempotent; seconds when already installed).
 set -euo pipefail
 cd "$(dirname "$0")"
+say() { echo "install.sh: $*" >&2; }
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # libosmesa6: MuJoCo offscreen rendering on CPU (policy videos); chromium: the report's browser test.
@@ -10,19 +11,30 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
   done
   if [ -n "$missing" ]; then
+    say "installing Debian packages:$missing"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
   fi
 else
-  echo "install.sh: not root; skipping Debian packages (libosmesa6 chromium libseccomp2): install them yourself" >&2
+  say "not root; skipping Debian packages (libosmesa6 chromium libseccomp2): install them yourself"
 fi
 
-[ -x .venv/bin/python ] || python3 -m venv .venv
+[ -x .venv/bin/python ] || { say "creating .venv"; python3 -m venv .venv; }
 . .venv/bin/activate
 if ! python -c "import torch" 2>/dev/null; then
+  say "installing torch 2.13.0 (the CPU build)"
   pip install -q torch==2.13.0   # the CPU build; a bare 'torch' would pull several GB of CUDA
 fi
-if ! python -c "import rewardsmith, llama_cpp, litellm, ray" 2>/dev/null || [ pyproject.toml -nt .venv/.installed ]; then
+if ! python -c "import rewardsmith, llama_cpp, litellm, ray, ruff, mypy" 2>/dev/null || [ pyproject.toml -nt .venv/.installed ]; then
+  if ! python -c "import llama_cpp" 2>/dev/null; then
+    say "installing rewardsmith and its dependencies; llama-cpp-python (the offline model) compiles once:"
+    say "about 15-25 minutes on 2 cores, with no output until it is done"
+  else
+    say "installing rewardsmith and its dependencies"
+  fi
+  started=$SECONDS
   CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF}" \
-    pip install -q -e ".[test]"
+    pip install -q -e ".[test,dev]"
   touch .venv/.installed
+  say "done in $(( (SECONDS - started) / 60 )) min"
 fi
+say "ready. Put rewardsmith on your PATH with:  source .venv/bin/activate   (or run .venv/bin/rewardsmith)"
