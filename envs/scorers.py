@@ -51,6 +51,15 @@ class ForwardProgress(EpisodeScorer):
         self.body, self.axis, self.sign, self.success_speed = body, axis, sign, success_speed
         self.min_height, self.max_tilt, self.episode_steps = min_height, max_tilt, episode_steps
 
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        way = f"{'+' if self.sign > 0 else '-'}{'xyz'[self.axis]}"
+        return (
+            f"m/s: mean speed of `{self.body}` along {way} over the nominal {self.episode_steps}-step episode, "
+            "counted until the first fall; higher is better"
+        )
+
     def _healthy(self, state: State) -> bool:
         return is_upright(state, self.body, self.min_height, self.max_tilt)
 
@@ -87,6 +96,15 @@ class FinalDistance(EpisodeScorer):
         self.point, self.target, self.success_distance = point, target, success_distance
         self.axes = list(axes)
 
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        axes = "".join("xyz"[a] for a in self.axes)
+        return (
+            f"m: minus the {axes}-distance between `{self.point}` and `{self.target}` at the episode's end; "
+            "higher (closer to 0) is better"
+        )
+
     def _distance(self, state: State) -> float:
         gap = state.body(self.point).pos - state.body(self.target).pos
         return float(np.linalg.norm(gap[self.axes]))
@@ -113,6 +131,14 @@ class Balance(EpisodeScorer):
     def __init__(self, site: str, min_height: float, success_fraction: float = 0.99, episode_steps: int = 1000) -> None:
         self.site, self.min_height = site, min_height
         self.success_fraction, self.episode_steps = success_fraction, episode_steps
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return (
+            f"fraction (0 to 1) of the nominal {self.episode_steps}-step episode with site `{self.site}` above "
+            f"{self.min_height:g} m; higher is better"
+        )
 
     def _up(self, state: State) -> bool:
         return bool(state.site(self.site).pos[2] > self.min_height)
@@ -145,6 +171,14 @@ class Backflip(EpisodeScorer):
                  max_tilt: float = 0.5, hold_s: float = 0.2) -> None:
         self.body, self.pitch_joint, self.backward = body, pitch_joint, backward
         self.min_height, self.max_tilt, self.hold_s = min_height, max_tilt, hold_s
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return (
+            "backward flips landed upright (a count), plus half of any further backward rotation reached "
+            "(in turns, below 0.5); higher is better"
+        )
 
     def _turns(self, state: State) -> float:
         return self.backward * state.joint(self.pitch_joint).qpos / TURN
@@ -191,6 +225,15 @@ class SpinInPlace(EpisodeScorer):
         self.body, self.success_turns, self.max_drift, self.max_tilt = body, success_turns, max_drift, max_tilt
         self.direction, self.episode_steps = direction, episode_steps
 
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        way = {0: "either way", 1: "counter-clockwise seen from above", -1: "clockwise seen from above"}
+        return (
+            f"turns (1 turn = 2*pi rad) of yaw rotation of `{self.body}`, {way[self.direction]}, counted only "
+            "while upright and near the start; higher is better"
+        )
+
     def _counts(self, state: State, origin: np.ndarray) -> bool:
         near = np.linalg.norm(state.body(self.body).pos[:2] - origin) <= self.max_drift
         return bool(near and is_upright(state, self.body, max_tilt=self.max_tilt))
@@ -236,6 +279,14 @@ class StandOnOneLeg(EpisodeScorer):
         self.feet, self.body, self.min_height, self.max_tilt = list(feet), body, min_height, max_tilt
         self.lift_height, self.ground_height, self.max_speed = lift_height, ground_height, max_speed
         self.success_fraction, self.episode_steps = success_fraction, episode_steps
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return (
+            f"fraction (0 to 1) of the nominal {self.episode_steps}-step episode spent standing still on one "
+            "foot; higher is better"
+        )
 
     def _one_leg(self, state: State) -> bool:
         if not is_upright(state, self.body, self.min_height, self.max_tilt):

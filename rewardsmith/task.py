@@ -80,6 +80,11 @@ class TaskSpec(BaseModel):
     env: str = Field(description="Gymnasium id (`HalfCheetah-v5`) or `module:Class` of an env shipped in `envs/`.")
     env_kwargs: dict[str, Any] = Field(default_factory=dict)
     description: str = Field(min_length=10, description="The task in plain words; this is what the LLM is asked to do.")
+    success: str | None = Field(
+        None,
+        min_length=10,
+        description="When the task counts as done, in words and units (shown to the LLM under `# Task`).",
+    )
     fitness: ScorerRef = Field(description="Trusted per-episode fitness and success criterion; never shown to the LLM.")
     human_baseline: bool = Field(
         False, description="The env's own reward rewards this task (a 'human' baseline exists)."
