@@ -95,3 +95,51 @@ def test_non_mujoco_env_gets_an_obs_only_description(tmp_path: Path) -> None:
     assert "bandit:Bandit" in text and "Observation: 3 dims" in text and "Action: 2 dims, each in [-2, 2]" in text
     assert "read `state.obs` only" in text and "state.body" not in text
     assert np.isfinite(len(text)) and "## Joints" not in text
+
+
+def _joint_line(text: str, joint: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(f"- {joint}:"))
+
+
+def test_backflip_description_settles_the_sign_of_a_backward_rotation(texts: dict[str, str]) -> None:
+    """A reader decides from the text which sign of rooty is backward; the physics agrees, and so does the scorer."""
+    import mujoco
+
+    from rewardsmith.task import make_scorer
+
+    line = _joint_line(texts["hopper-backflip"], "rooty")
+    said = "+x" if "pitches the body's top toward +x" in line else "-x" if "top toward -x" in line else None
+    assert said is not None, line
+    backward_sign = -1 if "backward rotation (backflip) makes it decrease" in line else +1
+    assert "makes it" in line
+    env = make_env(load_task("hopper-backflip"))
+    env.reset(seed=0)
+    base = env.unwrapped
+    qpos = base.init_qpos.copy()
+    qpos[2] = 0.3  # rooty positive
+    base.set_state(qpos, base.init_qvel)
+    mujoco.mj_forward(base.model, base.data)
+    top_x = base.data.xmat[base.model.body("torso").id].reshape(3, 3)[0, 2]  # torso up axis, x component
+    assert (top_x > 0) == (said == "+x")
+    assert backward_sign == (-1 if said == "+x" else +1)
+    assert make_scorer(load_task("hopper-backflip")).backward == backward_sign  # the trusted scorer agrees
+    assert "Hinge angles are not wrapped" in texts["hopper-backflip"]
+
+
+def test_reset_pose_noise_and_feet(texts: dict[str, str]) -> None:
+    text = texts["hopper-hop"]
+    assert "torso (0, 0, 1.25)" in text
+    assert "reset noise: qpos and qvel each + uniform(-0.005, 0.005) per entry" in text
+    assert "foot_geom on foot" in text
+    walker = texts["walker2d-one-leg"]
+    assert "foot_geom on foot" in walker and "foot_left_geom on foot_left" in walker
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_every_hinge_and_slide_has_its_axis_and_sign(texts: dict[str, str], name: str) -> None:
+    env = make_env(load_task(name))
+    env.reset(seed=0)
+    for joint in schema_for(env).joints.values():
+        line = _joint_line(texts[name], joint.name)
+        if joint.kind in ("hinge", "slide"):
+            assert "-> world " in line and "positive " in line, line

@@ -203,6 +203,127 @@ def _termination(base, schema: StateSchema) -> str:
     return "the episode ends as soon as any of these fails: " + "; ".join(rules) + "."
 
 
+def _axis_name(v: np.ndarray) -> str:
+    """A world direction as `+x`/`-z` when it is (nearly) one axis, else as a rounded vector."""
+    k = int(np.argmax(np.abs(v)))
+    if abs(v[k]) > 0.999 * np.linalg.norm(v):
+        return f"{'+' if v[k] > 0 else '-'}{'xyz'[k]}"
+    return "(" + ", ".join(f"{c + 0.0:.2f}" for c in np.round(v, 2)) + ")"
+
+
+def sign_words(kind: str, world_axis: np.ndarray, root: bool = False) -> str:
+    """What a positive joint value does, in words, for a slide or hinge joint with this world axis."""
+    u = world_axis / (np.linalg.norm(world_axis) or 1.0)
+    if kind == "slide":
+        return f"positive moves the body along {_axis_name(u)}"
+    moves = []
+    for k in (2, 0, 1):  # how the world's +z, +x, +y directions turn under a small positive rotation
+        e = np.eye(3)[k]
+        turn = np.cross(u, e)
+        if np.linalg.norm(turn) > 1e-6 and len(moves) < 2:
+            moves.append(f"{'+' + 'xyz'[k]} turns toward {_axis_name(turn)}")
+    words = f"positive rotates by the right-hand rule about {_axis_name(u)}: " + ", ".join(moves)
+    if root and _axis_name(u) in ("+y", "-y"):
+        forward = _axis_name(u) == "+y"
+        words += (
+            f" (pitches the body's top toward {'+x' if forward else '-x'}: a forward, nose-down rotation for a body"
+            f" facing +x; a backward rotation (backflip) makes it {'decrease' if forward else 'increase'})"
+        )
+    return words
+
+
+def _axis_words(base, j: int) -> str:
+    """`; axis (0, 1, 0) -> world +y: positive ...` for a hinge or slide joint at the reset pose."""
+    import mujoco
+
+    model = base.model
+    kind = JOINT_TYPE_NAMES[int(model.jnt_type[j])]
+    if kind not in ("hinge", "slide"):
+        return "; orientation as a unit quaternion (w, x, y, z) in qpos" if kind in ("free", "ball") else ""
+    data = mujoco.MjData(model)
+    data.qpos[:] = base.init_qpos
+    mujoco.mj_forward(model, data)
+    local = model.jnt_axis[j]
+    world = data.xmat[model.jnt_bodyid[j]].reshape(3, 3) @ local
+    body = "(" + " ".join(f"{c:g}" for c in local) + ")"
+    root = model.body_parentid[model.jnt_bodyid[j]] == 0
+    return f"; axis {body} -> world {_axis_name(world)}; {sign_words(kind, world, bool(root))}"
+
+
+_RESET_NOISE = {
+    "HopperEnv": "qpos and qvel each + uniform(-{s}, {s}) per entry",
+    "Walker2dEnv": "qpos and qvel each + uniform(-{s}, {s}) per entry",
+    "HalfCheetahEnv": "qpos + uniform(-{s}, {s}) per entry, qvel + {s} x standard normal",
+    "AntEnv": "qpos + uniform(-{s}, {s}) per entry, qvel + {s} x standard normal",
+    "SwimmerEnv": "qpos and qvel each + uniform(-{s}, {s}) per entry",
+    "InvertedDoublePendulumEnv": "qpos + uniform(-0.1, 0.1) per entry, qvel + 0.1 x standard normal",
+    "InvertedPendulumEnv": "qpos and qvel each + uniform(-0.01, 0.01) per entry",
+    "ReacherEnv": "arm qpos + uniform(-0.1, 0.1); the target is placed uniformly at random within 0.2 m of the"
+    " origin (x, y); arm qvel + uniform(-0.005, 0.005)",
+    "PusherEnv": "arm at the pose above; the object is placed at random with x in [-0.3, 0], y in [-0.2, 0.2], at"
+    " least 0.17 m from the goal; arm qvel + uniform(-0.005, 0.005)",
+}
+
+
+def _geom_bottom(model, data, g: int) -> float:
+    """The lowest world z of a geom (sphere, capsule, cylinder, box, ellipsoid; else its centre)."""
+    size, rot, z = model.geom_size[g], data.geom_xmat[g].reshape(3, 3), data.geom_xpos[g][2]
+    kind = int(model.geom_type[g])
+    if kind == 2:  # sphere
+        return z - size[0]
+    if kind in (3, 5):  # capsule, cylinder: radius size[0], half-length size[1] along the local z axis
+        az = abs(rot[2, 2])
+        radial = size[0] if kind == 3 else size[0] * np.sqrt(max(0.0, 1 - az * az))
+        return z - radial - size[1] * az
+    if kind in (4, 6):  # ellipsoid (bounded by its box), box
+        return z - float(np.abs(rot[2]) @ size[:3])
+    return z
+
+
+def _reset_sections(base, schema: StateSchema) -> list[str]:
+    """The reset pose (before noise), its noise, and the ground contact geoms with their heights."""
+    import mujoco
+
+    model = base.model
+    data = mujoco.MjData(model)
+    data.qpos[:], data.qvel[:] = base.init_qpos, base.init_qvel
+    mujoco.mj_forward(model, data)
+    names = _slot_labels(schema, _FREE_QPOS, "qpos")
+    scale = getattr(base, "_reset_noise_scale", None)
+    noise = _RESET_NOISE.get(type(base).__name__, "noise unknown to this tool")
+    lines = [
+        "## Reset pose (before noise; qvel 0)",
+        "- qpos: " + ", ".join(f"{n} {_fmt(v)}" for n, v in zip(names, base.init_qpos, strict=False)),
+        "- body positions (x, y, z): "
+        + ", ".join(
+            f"{schema.body_names[b]} ({', '.join(_fmt(round(c, 4) + 0.0) for c in data.xpos[b])})"
+            for b in range(1, model.nbody)
+        ),
+        f"- reset noise: {noise.format(s=_fmt(scale) if scale is not None else '?')}",
+    ]
+    floor = [g for g in range(model.ngeom) if model.geom_bodyid[g] == 0 and model.geom_type[g] == 0]
+    if not floor:
+        return lines
+    ground = float(data.geom_xpos[floor[0]][2])
+    geoms = [
+        g for g in range(model.ngeom) if model.geom_bodyid[g] != 0 and model.geom_contype[g] | model.geom_conaffinity[g]
+    ]
+    lowest = min((_geom_bottom(model, data, g) for g in geoms), default=ground)
+    feet = [g for g in geoms if _geom_bottom(model, data, g) <= lowest + 0.02]
+    shown = ", ".join(
+        f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or f'geom {g}'} on {schema.body_names[model.geom_bodyid[g]]}"
+        f" (lowest point z {_fmt(round(_geom_bottom(model, data, g), 4) + 0.0)})"
+        for g in feet
+    )
+    lines += [
+        f"## Ground contact (the floor is the plane z = {_fmt(ground)})",
+        f"- touching or nearest the floor at reset: {shown}.",
+        "- The State API has no contact list: judge ground contact from a body's height (`state.body(name).pos[2]`)"
+        " against its height at reset above, or from `cfrc_ext` in the observation where it is listed.",
+    ]
+    return lines
+
+
 def _model_sections(base, schema: StateSchema) -> list[str]:
     model = base.model
     bodies = schema.body_names
@@ -210,14 +331,23 @@ def _model_sections(base, schema: StateSchema) -> list[str]:
         "## Bodies (name <- parent)",
         ", ".join(f"{bodies[i]} <- {bodies[model.body_parentid[i]]}" for i in range(1, model.nbody)),
     ]
-    lines.append("## Joints (name: type, qpos index, qvel index, range)")
+    lines.append(
+        "## Joints (name: type, qpos index, qvel index, range; axis in its body's frame -> in the world frame at the"
+        " reset pose; what a positive value does)"
+    )
     for j, joint in enumerate(schema.joints.values()):
         qp, qv = joint.qpos, joint.qvel
         qps = f"qpos[{qp.start}]" if qp.stop - qp.start == 1 else f"qpos[{qp.start}:{qp.stop}]"
         qvs = f"qvel[{qv.start}]" if qv.stop - qv.start == 1 else f"qvel[{qv.start}:{qv.stop}]"
         limit = _range(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
         unit = " rad" if JOINT_TYPE_NAMES[int(model.jnt_type[j])] in ("hinge", "ball") and model.jnt_limited[j] else ""
-        lines.append(f"- {joint.name}: {joint.kind}, {qps}, {qvs}, {limit}{unit}")
+        lines.append(f"- {joint.name}: {joint.kind}, {qps}, {qvs}, {limit}{unit}{_axis_words(base, j)}")
+    if any(model.jnt_type[j] == 3 and not model.jnt_limited[j] for j in range(model.njnt)):
+        lines.append(
+            "Hinge angles are not wrapped: an unlimited hinge keeps counting past +-pi (one full turn in the positive"
+            " direction adds 2*pi = 6.283 rad). Child joint axes turn with their parent bodies; body orientations"
+            " (`.quat`, `.xmat`) are wrapped by nature."
+        )
     if schema.site_names:
         lines += ["## Sites", ", ".join(schema.site_names)]
     lines.append("## Actuators (action index -> actuator -> joint, control range, gear)")
@@ -288,7 +418,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
             head.append("- Not a MuJoCo env: no named bodies or joints; read `state.obs` only.")
             return "\n".join(head + _state_api(None)) + "\n"
         labels = label_observation(env, schema, seed)
-        body = _model_sections(base, schema)
+        body = _model_sections(base, schema) + _reset_sections(base, schema)
         obs_part = [
             f"## Observation layout ({sum(c is not None for c in labels)} of {len(labels)} dims named)",
             *_obs_lines(labels),
