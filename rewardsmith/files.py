@@ -38,7 +38,8 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     """Records of a JSON-lines file and a list of problems (corrupt or truncated lines are skipped)."""
-    records, problems = [], []
+    records: list[dict[str, Any]] = []
+    problems: list[str] = []
     if not Path(path).is_file():
         return records, [f"{path}: missing"]
     for number, line in enumerate(Path(path).read_text(encoding="utf-8", errors="replace").splitlines(), 1):

@@ -67,9 +67,10 @@ def find_runs(root: Path) -> list[Path]:
         raise RunFolderError(f"{root}: no such folder (runs are written to runs/ by `rewardsmith run`)")
     if is_run(root):
         return [root]
-    found, frontier = [], [root]
+    found: list[Path] = []
+    frontier = [root]
     for _ in range(MAX_DEPTH):
-        nxt = []
+        nxt: list[Path] = []
         for folder in frontier:
             try:
                 children = sorted(

@@ -75,7 +75,8 @@ class TrajectoryRecorder:
 
 
 def _arrays(state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return tuple(np.asarray(a, dtype=np.float32).reshape(-1) for a in (state.obs, state.qpos, state.qvel))
+    obs, qpos, qvel = (np.asarray(a, dtype=np.float32).reshape(-1) for a in (state.obs, state.qpos, state.qvel))
+    return obs, qpos, qvel
 
 
 def save_episodes(path: Path, episodes: list[Episode]) -> None:
