@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 import builtins
 import math
+import sys
 import types
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -84,10 +86,26 @@ FORBIDDEN_ATTRIBUTES = frozenset(
         "dump",
         "dumps",
         "setflags",
+        "flags",  # denied whole: `f = x.flags; f["WRITEABLE"] = True` is a write no static check could see
         "base",
         "mro",
+        # native pointers and callable native functions: buffers (`arr.data` is a memoryview whose repr
+        # is an address), numpy.random's bit generators (`.cffi`, `.ctypes`, `.capsule`), dlpack
+        "data",
+        "cffi",
+        "capsule",
+        "bit_generator",
+        "byte_bounds",
+        # process-wide numpy state
+        "seterr",
+        "seterrcall",
+        "seterrobj",
+        "geterrobj",
+        "setbufsize",
+        "set_string_function",
     }
 )
+"""`data` is denied on every object: a reward reads observations through `state.obs`, `state.qpos`, ..."""
 
 # numpy names removed from the view: file I/O, raw memory, introspection, test runners
 NUMPY_DENIED = frozenset(
@@ -122,6 +140,8 @@ NUMPY_DENIED = frozenset(
         "test",
         "setbufsize",
         "seterrcall",
+        "seterr",
+        "seterrobj",
         "set_printoptions",
         "printoptions",
         "frombuffer",
@@ -315,6 +335,11 @@ def _restricted_import(
     name: str, globals: Any = None, locals: Any = None, fromlist: tuple[str, ...] = (), level: int = 0
 ) -> types.ModuleType:
     views = _views()
+    if not level and name.startswith("numpy.") and name not in ALLOWED_MODULES and name in sys.modules:
+        # numpy's C code imports its own internals lazily (ndarray methods: numpy._core._methods) through
+        # the calling frame's __import__, only for the side effect; the gate already rejected any such
+        # import statement in the reward, so this is numpy itself, and it gets what it loaded before
+        return views["numpy"]
     if level or name not in ALLOWED_MODULES:
         raise ImportError(f"reward code may import only numpy and math, not {name!r}")
     if name == "numpy.linalg" and fromlist:
@@ -322,12 +347,36 @@ def _restricted_import(
     return views[name.split(".")[0]]
 
 
+def warm_numpy() -> None:
+    """Run the common ndarray methods, ufuncs and linalg calls once, before any gated code: numpy imports
+    the modules behind them lazily (and caches them in C), which must not happen through the restricted
+    `__import__` or after lock-down."""
+    x, y = numpy.arange(6.0).reshape(2, 3), numpy.ones(3)
+    calls = (
+        x.sum, x.mean, x.max, x.min, x.std, x.var, x.prod, x.argmax, x.argmin, x.any, x.all, x.cumsum,
+        x.copy, x.ravel, x.flatten, x.squeeze, x.tolist, x.trace, x.diagonal, x.argsort, x.nonzero,
+        lambda: x.dot(y), lambda: x @ y, lambda: x.clip(0, 1), lambda: x.astype(numpy.float32),
+        lambda: x.reshape(-1), lambda: x.round(2), lambda: x.item(0), lambda: str(x), lambda: repr(x),
+        lambda: f"{x.sum():.3f}", lambda: x / 0, lambda: numpy.sqrt(-x), lambda: numpy.float64(1.0) / 0,
+        lambda: numpy.ptp(x), lambda: numpy.median(x), lambda: numpy.percentile(x, 50),
+        lambda: numpy.average(x, weights=x), lambda: numpy.linalg.norm(x), lambda: numpy.linalg.inv(numpy.eye(2)),
+        lambda: numpy.linalg.det(numpy.eye(2)), lambda: numpy.linalg.solve(numpy.eye(2), numpy.ones(2)),
+        lambda: numpy.interp(1.0, [0, 2], [0, 1]), lambda: numpy.random.default_rng(0).normal(),
+        lambda: numpy.isclose(x, y).all(),
+    )  # fmt: skip
+    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for call in calls:
+            call()
+
+
 _VIEW_CACHE: dict[str, types.ModuleType] = {}
 
 
 def _views() -> dict[str, types.ModuleType]:
-    """The numpy and math views, built once per process."""
+    """The numpy and math views, built once per process (workers build them before lock-down)."""
     if not _VIEW_CACHE:
+        warm_numpy()
         _VIEW_CACHE["numpy"] = numpy_view()
         _VIEW_CACHE["math"] = _module_view(math, "math", frozenset())
     return _VIEW_CACHE
@@ -363,3 +412,8 @@ def frozen_copy(array: Any) -> numpy.ndarray:
     view = copy.view()
     view.flags.writeable = False
     return view
+
+
+def prepare_gate() -> None:
+    """Build the module views and warm numpy up (see `warm_numpy`); call before lock-down."""
+    _views()

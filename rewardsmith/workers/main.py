@@ -27,6 +27,8 @@ def read_job_reward(job: WorkerJob) -> str:
     """The candidate's source, read (not run) before lock-down, and checked by the AST gate unless bypassed."""
     from rewardsmith.reward.contract import read_reward_source, require_static_ok
 
+    if job.reward_path is None:
+        raise RewardFileError("this job has no reward file")
     return require_static_ok(job.reward_path) if job.ast_gate else read_reward_source(job.reward_path)
 
 
@@ -40,7 +42,9 @@ def load_job_reward(job: WorkerJob, source: str):
 def enter_sandbox(job: WorkerJob) -> dict[str, str]:
     """Lock this process down (after imports, env construction and a warm-up call) and record the layers."""
     from rewardsmith.sandbox.lockdown import lock_down
+    from rewardsmith.sandbox.policy import prepare_gate
 
+    prepare_gate()  # numpy's lazy imports happen now, not through the gate's importer or after lock-down
     layers = lock_down(job.out_dir, job.sandbox)
     write_json_atomic(job.out_dir / SANDBOX_FILE, layers)
     return layers
