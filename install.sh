@@ -24,7 +24,17 @@ if ! python -c "import torch" 2>/dev/null; then
   say "installing torch 2.13.0 (the CPU build)"
   pip install -q torch==2.13.0   # the CPU build; a bare 'torch' would pull several GB of CUDA
 fi
-if ! python -c "import rewardsmith, llama_cpp, litellm, ray, ruff, mypy" 2>/dev/null || [ pyproject.toml -nt .venv/.installed ]; then
+fix_mujoco() {
+  # mujoco 4 ships its library as mujoco-core; pip's downgrade to 3.3 (pinned by metaworld) leaves it behind
+  # and `import mujoco` then looks for libmujoco.so.4: remove it and reinstall mujoco cleanly.
+  if python -c "import importlib.metadata as m; m.version('mujoco-core')" 2>/dev/null; then
+    say "removing mujoco 4's split packages (mujoco-core, mujoco-studio): metaworld needs mujoco 3.3"
+    pip uninstall -y -q mujoco-core mujoco-studio
+    pip install -q --force-reinstall --no-deps "mujoco>=3.3,<3.4"
+  fi
+}
+fix_mujoco
+if ! python -c "import rewardsmith, llama_cpp, litellm, ray, ruff, mypy, metaworld, gymnasium_robotics, Box2D" 2>/dev/null || [ pyproject.toml -nt .venv/.installed ]; then
   if ! python -c "import llama_cpp" 2>/dev/null; then
     say "installing rewardsmith and its dependencies; llama-cpp-python (the offline model) compiles once:"
     say "about 15-25 minutes on 2 cores, with no output until it is done"
@@ -34,6 +44,7 @@ if ! python -c "import rewardsmith, llama_cpp, litellm, ray, ruff, mypy" 2>/dev/
   started=$SECONDS
   CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF}" \
     pip install -q -e ".[test,dev]"
+  fix_mujoco
   touch .venv/.installed
   say "done in $(( (SECONDS - started) / 60 )) min"
 fi
