@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rewardsmith.task import TaskSpec
+
+Strategy = Literal["default", "eureka"]
+
+EUREKA = {"iterations": 5, "samples": 16}
+"""Eureka's published search shape: K = 16 samples, 5 iterations, every candidate trained fully."""
+
+DEFAULT_RUNGS = (0.125, 0.25, 0.5, 1.0)
+"""Fractions of `timesteps` at which successive halving compares the survivors (the last is the full budget)."""
 
 
 class RunConfig(BaseModel):
@@ -32,7 +41,9 @@ class RunConfig(BaseModel):
         None, ge=1, description="Training steps of the final retraining (spec train.final_timesteps)."
     )
     final_seeds: int | None = Field(
-        None, ge=1, description="Seeds of the final retraining of the best reward (spec search.final_seeds)."
+        None,
+        ge=0,
+        description="Seeds of the final retraining of the best reward (spec search.final_seeds); 0 skips it.",
     )
     repair_rounds: int | None = Field(
         None, ge=0, description="Repair requests per candidate after a failed check (spec search.repair_rounds)."
@@ -65,15 +76,52 @@ class RunConfig(BaseModel):
         None,
         description="Sandbox layers that must hold, else the run refuses to start; None: settings file or default.",
     )
+    strategy: Strategy = Field(
+        "default",
+        description="'default': successive halving over each iteration's candidates, noise-aware selection, "
+        "history in the prompt; 'eureka': Eureka's K=16 x 5 iterations, every candidate trained fully, the highest "
+        "mean wins, best-only feedback.",
+    )
+    rungs: list[float] | None = Field(
+        None,
+        description="Successive halving: increasing fractions of `timesteps` at which survivors are compared (a "
+        "last rung below 1.0 leaves the rest of the budget to the final retraining, which resumes the winner); "
+        "None: the strategy's default (eureka: [1.0], no halving).",
+    )
+    keep: float = Field(
+        0.5, gt=0.0, le=1.0, description="Successive halving: fraction of a rung's candidates that go on (at least 1)."
+    )
+    stop_flat: bool = Field(
+        True,
+        description="Successive halving: drop a survivor whose fitness did not rise since its previous rung "
+        "by more than its standard error.",
+    )
     out: Path | None = Field(
         None, description="Explicit run folder (must be new or empty); default runs/<task>/<stamp>/."
     )
 
+    @field_validator("rungs")
+    @classmethod
+    def _check_rungs(cls, rungs: list[float] | None) -> list[float] | None:
+        if rungs is None:
+            return None
+        if not rungs or any(not 0 < f <= 1 for f in rungs) or sorted(set(rungs)) != list(rungs):
+            raise ValueError(f"rungs must increase strictly within (0, 1]; got {rungs}")
+        return list(rungs)
+
+    def rung_fractions(self) -> list[float]:
+        """The rungs in effect: the configured ones, else the strategy's default."""
+        if self.rungs is not None:
+            return list(self.rungs)
+        return [1.0] if self.strategy == "eureka" else list(DEFAULT_RUNGS)
+
     def resolve(self, spec: TaskSpec) -> RunConfig:
-        """A copy with every budget filled in from the spec, as recorded in run.json."""
+        """A copy with every budget filled in (from Eureka's shape for `strategy="eureka"`, else from the spec),
+        as recorded in run.json."""
+        eureka = self.strategy == "eureka"
         defaults = {
-            "iterations": spec.search.iterations,
-            "samples": spec.search.samples,
+            "iterations": EUREKA["iterations"] if eureka else spec.search.iterations,
+            "samples": EUREKA["samples"] if eureka else spec.search.samples,
             "timesteps": spec.train.timesteps,
             "final_timesteps": spec.train.final_timesteps,
             "final_seeds": spec.search.final_seeds,

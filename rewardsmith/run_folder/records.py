@@ -57,6 +57,8 @@ class CandidateRecord(Record):
     fitness: float | None = None
     success_rate: float | None = None
     wall_s: float = 0.0
+    timesteps: int = 0
+    """Env steps of the training behind `fitness` (under successive halving: the last rung it reached)."""
 
 
 class Attempt(Record):
