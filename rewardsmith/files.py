@@ -109,3 +109,57 @@ def json_depth(data: bytes) -> int:
     closes = (codes == ord("]")) | (codes == ord("}"))
     depth = np.cumsum(opens.astype(np.int64) - closes.astype(np.int64))
     return int(depth.max()) if depth.size else 0
+
+
+def remove_tree(path: Path, max_open: int = 32) -> None:
+    """Delete a file or folder tree another process may have planted, without recursion and without path
+    lengths: every step is relative to an open folder, symlinks are removed, never followed, and folders
+    deeper than `max_open` are first moved up to the top, so a 3,000-deep tree exhausts neither the stack,
+    the open-file limit nor PATH_MAX. What cannot be removed (no permission) is left in place."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        top = os.open(path, flags)
+    except OSError:
+        if os.path.lexists(path) and not (os.path.isdir(path) and not os.path.islink(path)):
+            Path(path).unlink(missing_ok=True)
+        return
+    stack: list[tuple[int, str]] = [(top, "")]
+    stuck: set[tuple[int, int]] = set()  # folders entered once already that could not be emptied
+    moved = 0
+    while stack:
+        fd = stack[-1][0]
+        child = None
+        try:
+            entries = list(os.scandir(fd))
+        except OSError:
+            entries = []
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    os.unlink(entry.name, dir_fd=fd)
+                    continue
+                key = (entry.inode(), os.stat(fd).st_dev)
+                if key in stuck:
+                    continue
+                if len(stack) < max_open:
+                    stuck.add(key)
+                    child = (os.open(entry.name, flags, dir_fd=fd), entry.name)
+                    break
+                moved += 1
+                os.rename(entry.name, f".removing-{moved}", src_dir_fd=fd, dst_dir_fd=top)
+            except OSError:
+                continue
+        if child is not None:
+            stack.append(child)
+            continue
+        fd, name = stack.pop()
+        os.close(fd)
+        if stack:
+            try:
+                os.rmdir(name, dir_fd=stack[-1][0])
+            except OSError:
+                pass
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass

@@ -44,6 +44,15 @@ def run_checks(folder: Path) -> dict:
     result["write_inside"] = attempt(lambda: (folder / "inside.txt").write_text("ok"))
     result["parent_environ"] = attempt(lambda: Path(f"/proc/{os.getppid()}/environ").read_bytes())
     result["kill_parent"] = attempt(lambda: os.kill(os.getppid(), 0))
+    import resource
+    ppid = os.getppid()
+    result["prlimit_parent"] = attempt(lambda: resource.prlimit(ppid, resource.RLIMIT_NOFILE, (8, 8)))
+    result["prlimit_parent_read"] = attempt(lambda: resource.prlimit(ppid, resource.RLIMIT_NOFILE))
+    result["setrlimit_own"] = attempt(lambda: resource.setrlimit(resource.RLIMIT_CPU, resource.getrlimit(resource.RLIMIT_CPU)))
+    result["prlimit_own"] = attempt(lambda: resource.prlimit(0, resource.RLIMIT_FSIZE, (1 << 40, 1 << 40)))
+    result["renice_parent"] = attempt(lambda: os.setpriority(os.PRIO_PROCESS, ppid, 19))
+    result["affinity_parent"] = attempt(lambda: os.sched_setaffinity(ppid, {0}))
+    result["getrlimit_own"] = str(resource.getrlimit(resource.RLIMIT_NOFILE))
     out: list[int] = []
     thread = threading.Thread(target=lambda: out.append(int(np.sum(np.arange(10)))))
     thread.start()

@@ -43,8 +43,9 @@ PARALLEL = 3
 CRITIC_TIMEOUT_S = 10
 CRITIC_OPTIONS = {"transitions": 20, "episode_steps": 20, "eval_time_limit_s": 2.0}
 TRAIN_OPTIONS = {"timeout_s": 60, "stall_timeout_s": 60, "final_eval_episodes": 1}
-TRAIN_SANDBOX = SandboxSettings(cpu_s=12)
-"""CPU seconds, not wall: a busy loop dies after the same work however loaded the CI machine is."""
+TRAIN_SANDBOX = SandboxSettings(cpu_s=12, folder_mb=64)
+"""CPU seconds, not wall: a busy loop dies after the same work however loaded the CI machine is. The folder
+quota is the critic's (a smaller disk bill for folder_quota.py)."""
 KILLED = re.compile(r"timed out after|crashed with|sent no heartbeat")
 GATES = {"gate-on": True, "gate-off": False}
 
@@ -198,6 +199,14 @@ def execute(run: Run, spec: TaskSpec, base: Path, secret: str) -> Run:
     return run
 
 
+def _parent_limits() -> tuple:
+    """This (the parent) process's resource limits, niceness and CPU affinity."""
+    import resource
+
+    kinds = sorted(getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_"))
+    return tuple(resource.getrlimit(k) for k in kinds), os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0)
+
+
 def _job_matches(job_path: Path, reward: Path, gate: bool) -> bool:
     job = WorkerJob.model_validate_json(job_path.read_text())
     return job.reward_path == reward.resolve() and job.ast_gate == gate and job.sandbox.enabled
@@ -222,9 +231,11 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     todo.sort(key=lambda run: run.runner != "train" or _expected(run.program, run.runner, run.gate) != "killed")
     for path in _escapes():
         os.remove(path)
+    limits = _parent_limits()
     with pytest.MonkeyPatch.context() as mp, ThreadPoolExecutor(PARALLEL) as pool:
         mp.setenv("OPENAI_API_KEY", secret)
         done = list(pool.map(lambda run: execute(run, spec, base, secret), todo))
+    assert _parent_limits() == limits, "a worker changed the parent's limits, priority or CPU affinity"
     for path in _escapes():
         os.remove(path)
     return {(run.program.stem, run.runner, "gate-on" if run.gate else "gate-off"): run for run in done}

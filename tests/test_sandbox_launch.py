@@ -105,3 +105,81 @@ def test_kill_leftovers_finds_session_members(tmp_path: Path) -> None:
     assert kill_leftovers(leader.pid) >= 1  # the sleep grandchild (the leader is excluded)
     leader.kill()
     leader.wait()
+
+
+PARENT = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from rewardsmith.sandbox.launch import python_command, run_worker
+folder = Path({folder!r})
+run_worker("test", folder / "job.json", cwd=folder, log_path=folder / "log.txt", timeout_s=120,
+           command=python_command("timeit", "-n", "1", "import time; time.sleep(100)"))
+"""
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if entry.name.isdigit() and int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def test_worker_dies_with_its_parent(tmp_path: Path) -> None:
+    """PR_SET_PDEATHSIG: a parent killed with SIGKILL (no cleanup at all) takes its worker along."""
+    import os
+    import signal
+    import subprocess
+
+    from rewardsmith.sandbox.launch import pid_alive
+
+    root = str(Path(__file__).resolve().parent.parent)
+    parent = subprocess.Popen([sys.executable, "-c", PARENT.format(root=root, folder=str(tmp_path))])
+    try:
+        deadline = time.monotonic() + 30
+        while not (workers := _children(parent.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert workers, "the worker did not start"
+        time.sleep(1.0)  # past the bootstrap's prctl
+        assert all(pid_alive(pid) for pid in workers)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 5
+        while any(pid_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(pid_alive(pid) for pid in workers), "the worker outlived its parent"
+    finally:
+        parent.kill()
+
+
+def test_worker_whose_parent_died_before_the_prctl_exits(tmp_path: Path) -> None:
+    """The race: the bootstrap compares getppid() with the parent that started it, after the prctl."""
+    import subprocess
+
+    from rewardsmith.sandbox.launch import EXIT_ORPHANED, python_command
+
+    argv = python_command("timeit", "-n", "1", "pass")
+    assert argv[5] == str(__import__("os").getpid())
+    argv[5] = "1"  # as if the parent had died and the worker been re-parented before the check
+    assert subprocess.run(argv, capture_output=True, timeout=60).returncode == EXIT_ORPHANED
+    argv[5] = str(__import__("os").getpid())
+    assert subprocess.run(argv, capture_output=True, timeout=60).returncode == 0
+
+
+def test_folder_quota_kills_and_names_the_quota(tmp_path: Path) -> None:
+    code = ("import time\nfor i in range(6):\n    open(f'f{i}', 'wb').write(b'x' * (2 << 20))\ntime.sleep(60)")
+    start = time.monotonic()
+    result = run(tmp_path, code, quota_bytes=8 << 20)
+    assert result.over_quota and not result.ok and time.monotonic() - start < 20
+    assert "over the 8 MiB quota" in result.reason
+
+
+def test_folder_quota_counts_entries_and_checks_after_exit(tmp_path: Path) -> None:
+    code = "import os\nfor i in range(3):\n    open(f'f{i}', 'wb').write(b'x' * (4 << 20))\n"
+    result = run(tmp_path, code, quota_bytes=8 << 20)  # exits at once, before a poll: the check after the exit
+    assert result.over_quota and result.returncode == 0 and not result.ok

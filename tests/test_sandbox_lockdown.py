@@ -29,7 +29,8 @@ def checks(tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("attack", ["socket", "unix_socket", "fork", "write_tmp", "parent_environ",
-                                    "kill_parent"])
+                                    "kill_parent", "prlimit_parent", "prlimit_parent_read", "setrlimit_own",
+                                    "prlimit_own", "renice_parent", "affinity_parent"])
 def test_attacks_fail_after_lock_down(checks: dict, attack: str) -> None:
     assert checks[attack].startswith("blocked"), checks[attack]
 
@@ -38,6 +39,7 @@ def test_work_still_possible_after_lock_down(checks: dict) -> None:
     assert checks["write_inside"] == "worked: 2"
     assert (Path(checks["folder"]) / "inside.txt").read_text() == "ok"
     assert checks["thread"] == [45]
+    assert checks["getrlimit_own"] == "(256, 256)"  # reading its own limits still works
     assert checks["torch"] == 256.0 ** 3
     assert checks["mujoco_steps"] == 10_000
 

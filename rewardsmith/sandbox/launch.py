@@ -1,8 +1,10 @@
 """Start a worker clean and supervise it (parent side).
 
 A worker is a fresh interpreter (`python -I`, never a fork of the parent) with an allow-listed
-environment, its own session, no stdin and a capped log. Timeouts and heartbeat stalls kill the
-whole session; afterwards every process the worker left behind is killed too.
+environment, its own session, no stdin and a capped log. It dies with its parent (PR_SET_PDEATHSIG,
+set before the worker's code runs; a worker whose parent died before that exits at once). Timeouts,
+heartbeat stalls, a folder over its byte quota and a stop request (`interrupt.STOP`) kill the whole
+session; afterwards every process the worker left behind is killed too.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import BinaryIO
 
 import rewardsmith
 from rewardsmith.errors import SandboxError
+from rewardsmith.sandbox.interrupt import STOP, raise_if_stopping
 from rewardsmith.sandbox.lockdown import sandbox_uid
 
 PASSTHROUGH_ENV = ("MUJOCO_GL", "PYTHONHASHSEED")
@@ -33,12 +36,21 @@ _PR_SET_DUMPABLE = 4
 WORKER_MODULE = "rewardsmith.workers.main"
 """The module every sandboxed worker runs (`python -I ... rewardsmith.workers.main MODE JOB.json`)."""
 
-# Runs a module with the checkout that holds this rewardsmith first on sys.path, so the worker
-# runs the same code as the parent whether or not the package is installed (-I ignores PYTHONPATH).
+EXIT_ORPHANED = 70
+"""Exit code of a worker whose parent died before the worker could ask to die with it."""
+# Asks the kernel for SIGKILL when the parent dies (PR_SET_PDEATHSIG = 1), then checks the race where the
+# parent died first (the worker was re-parented already), then runs a module with the checkout that holds
+# this rewardsmith first on sys.path, so the worker runs the same code as the parent whether or not the
+# package is installed (-I ignores PYTHONPATH).
 _BOOTSTRAP = (
-    "import runpy, sys; root, mod = sys.argv[1:3]; sys.argv = [mod, *sys.argv[3:]]; "
+    "import ctypes, os, runpy, sys; root, parent, mod = sys.argv[1:4]; "
+    "ctypes.CDLL(None).prctl(1, 9, 0, 0, 0); "
+    f"os.getppid() == int(parent) or os._exit({EXIT_ORPHANED}); "
+    "sys.argv = [mod, *sys.argv[4:]]; "
     "sys.path.insert(0, root); runpy.run_module(mod, run_name='__main__', alter_sys=True)"
 )
+FOLDER_ENTRY_CAP = 100_000
+"""More files and folders than this in a worker's folder count as a quota breach."""
 
 
 @dataclass
@@ -52,6 +64,7 @@ class WorkerResult:
     wall_s: float
     output_tail: str
     reason: str
+    over_quota: bool = False
 
     @property
     def ok(self) -> bool:
@@ -61,7 +74,7 @@ class WorkerResult:
 def python_command(module: str, *args: str) -> list[str]:
     """An isolated-interpreter command line running `module` with `args`."""
     root = str(Path(rewardsmith.__file__).resolve().parent.parent)
-    return [sys.executable, "-I", "-c", _BOOTSTRAP, root, module, *args]
+    return [sys.executable, "-I", "-c", _BOOTSTRAP, root, str(os.getpid()), module, *args]
 
 
 def pid_alive(pid: int) -> bool:
@@ -114,11 +127,16 @@ def run_worker(
     extra_env: dict[str, str] | None = None,
     on_poll: Callable[[], None] | None = None,
     command: list[str] | None = None,
+    quota_bytes: int | None = None,
 ) -> WorkerResult:
-    """Run one worker to completion, a timeout or a stall; safe to call from many threads.
+    """Run one worker to completion, a timeout, a stall or a quota breach; safe to call from many threads.
 
     `command` replaces `worker_command(mode, job_path)` (the probe and tests run other modules).
+    `quota_bytes` caps what the whole `cwd` folder may hold (RLIMIT_FSIZE caps one file only): it is checked
+    at every poll and once more after the exit. Raises `Interrupted` (after killing the worker) once a stop
+    was requested.
     """
+    raise_if_stopping()
     protect_parent()
     argv = command or worker_command(mode, job_path)
     start = time.monotonic()
@@ -140,19 +158,23 @@ def run_worker(
         copier = _CappedCopy(proc.stdout, log, output_cap_bytes)  # type: ignore[arg-type]
         copier.start()
         timed_out = stalled = False
-        while not _has_exited(proc.pid):
+        over = ""
+        while not _has_exited(proc.pid) and not STOP.is_set():
             if on_poll is not None:
                 on_poll()
             timed_out = time.monotonic() - start > timeout_s
             stalled = stall_timeout_s is not None and _stalled(heartbeat_path, started_wall, stall_timeout_s)
-            if timed_out or stalled:
+            over = _over_quota(cwd, quota_bytes)
+            if timed_out or stalled or over:
                 break
-            time.sleep(POLL_S)
+            STOP.wait(POLL_S)
         # the worker is dead or a zombie, so its pid (= session id) cannot be reused yet
         _kill_group(proc.pid)
         kill_leftovers(proc.pid)
         proc.wait()
         copier.join(timeout=5)
+    raise_if_stopping()
+    over = over or _over_quota(cwd, quota_bytes)
     rc = proc.returncode
     sig = -rc if rc is not None and rc < 0 else None
     return WorkerResult(
@@ -162,8 +184,43 @@ def run_worker(
         stalled=stalled,
         wall_s=time.monotonic() - start,
         output_tail=copier.tail(),
-        reason=_reason(rc, sig, timed_out, stalled, timeout_s, stall_timeout_s),
+        reason=over or _reason(rc, sig, timed_out, stalled, timeout_s, stall_timeout_s),
+        over_quota=bool(over),
     )
+
+
+def _over_quota(folder: Path, quota_bytes: int | None) -> str:
+    """ "" while `folder` holds at most `quota_bytes` (disk blocks, symlinks not followed) and at most
+    FOLDER_ENTRY_CAP entries; else the reason the worker is stopped."""
+    if quota_bytes is None:
+        return ""
+    used, entries = folder_usage(folder, FOLDER_ENTRY_CAP)
+    if used > quota_bytes:
+        return (
+            f"filled its folder with {used / 2**20:,.0f} MiB, over the {quota_bytes / 2**20:,.0f} MiB quota, "
+            "and was killed"
+        )
+    if entries > FOLDER_ENTRY_CAP:
+        return f"created more than {FOLDER_ENTRY_CAP:,} files and folders in its folder and was killed"
+    return ""
+
+
+def folder_usage(folder: Path, max_entries: int) -> tuple[int, int]:
+    """(bytes on disk, entries) under `folder`: an iterative walk that never follows a symlink and stops
+    counting after `max_entries` entries."""
+    used, entries, stack = 0, 0, [str(folder)]
+    while stack and entries <= max_entries:
+        try:
+            with os.scandir(stack.pop()) as found:
+                for entry in found:
+                    entries += 1
+                    info = entry.stat(follow_symlinks=False)
+                    used += info.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return used, entries
 
 
 def _reason(

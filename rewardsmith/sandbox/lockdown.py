@@ -26,6 +26,7 @@ workers, so limits count per worker and the parent can find every process it lef
 
 LOCKDOWN_LAYERS = ("netns", "rlimits", "landlock", "uid-drop", "seccomp")
 _CLONE_NEWNET = 0x40000000
+_PR_SET_PDEATHSIG = 1
 _SYSTEM_READ_ROOTS = (
     "/usr",
     "/lib",
@@ -56,6 +57,9 @@ class SandboxSettings(BaseModel):
     """RLIMIT_FSIZE: largest file the worker may write, in MiB."""
     open_files: int = 256
     """RLIMIT_NOFILE: open file descriptors."""
+    folder_mb: int = 1024
+    """Quota for the worker's whole folder in MiB, enforced by the supervising parent (RLIMIT_FSIZE caps one
+    file only): over it the worker is killed and the candidate rejected."""
     processes: int = 64
     """RLIMIT_NPROC for the sandbox uid (threads count; fork is also denied by seccomp).
     Applied only after a uid drop, since an unprivileged user's limit counts all their processes."""
@@ -152,12 +156,24 @@ def _drop_privileges(writable: Path) -> str:
             "kept uid 0 but dropped all capabilities"
         )
     uid = sandbox_uid(os.getpid())
+    parent = os.getppid()
     # only the folder itself: files the parent put there (reward.py, job.json) stay read-only
     os.lchown(writable, uid, uid)
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
+    _die_with_parent(parent)
     return f"uid/gid {uid}, no groups"
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask again for SIGKILL on the parent's death (a credential change clears PR_SET_PDEATHSIG), and exit
+    if the parent already died in between (the worker was re-parented)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:
+        os._exit(70)
 
 
 def _private_python_folder() -> str:

@@ -70,9 +70,21 @@ DENIED = (
     "fsconfig",
     "fsmount",
     "fspick",
+    # limits and scheduling of other processes (a uid-0 worker without capabilities may still act on the
+    # parent's: same uid); the worker's own limits are set before this filter and stay as they are
+    "setrlimit",
+    "setpriority",
+    "ioprio_set",
+    "migrate_pages",
+    "move_pages",
+    "kcmp",
+    "process_madvise",
+    "process_mrelease",
 )
 NETWORK = ("socket", "socketpair", "connect", "bind", "listen", "accept", "accept4")
 SIGNAL_OWN_PID_ONLY = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+SELF_ONLY = ("sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr", "setpgid", "prlimit64")
+"""Calls whose first argument names a process: allowed only with 0 (the caller itself)."""
 
 
 def install(*, allow_network: bool) -> str:
@@ -93,6 +105,9 @@ def install(*, allow_network: bool) -> str:
     pid = os.getpid()
     for name in SIGNAL_OWN_PID_ONLY:
         filt.add_rule(deny, name, sc.Arg(0, sc.NE, pid))
+    for name in SELF_ONLY:
+        filt.add_rule(deny, name, sc.Arg(0, sc.NE, 0))
+    filt.add_rule(deny, "prlimit64", sc.Arg(2, sc.NE, 0))  # reading its own limits is fine, setting is not
     filt.add_rule(deny, "ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, _TIOCSTI))
     filt.load()
     return "EPERM filter" + (f" (unknown here: {', '.join(unknown)})" if unknown else "")

@@ -5,20 +5,21 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.files import read_capped, read_json, write_bytes_atomic, write_json_atomic
+from rewardsmith.files import read_capped, read_json, remove_tree, write_bytes_atomic, write_json_atomic
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.sandbox.launch import WorkerResult, run_worker
 from rewardsmith.workers.job import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE, MODES, WorkerJob
 
 ProgressFn = Callable[[int, int], None]
 MAX_RESULT_BYTES = 1_000_000
+SMALL_OUTPUT_MB = {"critic": 64, "screen": 64}
+"""Folder quotas (MiB) of modes that write only small reports, below `SandboxSettings.folder_mb`."""
 
 
 @dataclass
@@ -78,8 +79,13 @@ def run_job(job: WorkerJob, *, on_progress: ProgressFn | None = None) -> JobResu
         heartbeat_path=heartbeat,
         stall_timeout_s=stall,
         on_poll=poll,
+        quota_bytes=min(job.sandbox.folder_mb, SMALL_OUTPUT_MB.get(job.mode, job.sandbox.folder_mb)) * 2**20,
     )
     _remove_symlinks(out)
+    if result.over_quota:  # free the disk: keep only the parent's own files and the capped log
+        for entry in out.iterdir():
+            if entry.name not in protected and entry.name != LOG_FILE:
+                _remove(entry)
     tampered = _restore(out, protected)
     if tampered:
         return JobResult(
@@ -92,10 +98,7 @@ def run_job(job: WorkerJob, *, on_progress: ProgressFn | None = None) -> JobResu
 
 
 def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
+    remove_tree(path)  # iterative and fd-relative: a planted deep tree cannot crash the parent
 
 
 def _protected_files(out: Path, mode: str) -> dict[str, bytes]:
@@ -136,13 +139,15 @@ def _remove_symlinks(out: Path, max_entries: int = 100_000, max_depth: int = 32)
                 path.unlink(missing_ok=True)
             elif entry.is_dir(follow_symlinks=False):
                 if depth + 1 >= max_depth or seen > max_entries:
-                    shutil.rmtree(path, ignore_errors=True)
+                    remove_tree(path)
                 else:
                     stack.append((path, depth + 1))
 
 
 def classify(out: Path, result: WorkerResult) -> JobResult:
     """Turn a worker's exit and files into a JobResult (files from the worker are parsed defensively)."""
+    if result.over_quota:
+        return JobResult("rejected", out, error=result.reason, wall_s=result.wall_s)
     error = read_json_file(out / ERROR_FILE)
     summary = read_json_file(out / SUMMARY_FILE) if result.returncode == 0 else None
     if result.returncode == 0 and isinstance(summary, dict):
