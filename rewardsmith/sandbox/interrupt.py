@@ -44,6 +44,11 @@ def stop_signal() -> int:
     return _state.get("signum", signal.SIGINT)
 
 
+def exit_code(code: object) -> object:
+    """The exit code for a command that ended with `code`: 128 + the signal when a signal stopped it."""
+    return 128 + stop_signal() if STOP.is_set() and code in (130, 1) else code
+
+
 def raise_if_stopping() -> None:
     """Raise `Interrupted` when a stop was requested (called before a worker starts and while it runs)."""
     if STOP.is_set():
