@@ -47,6 +47,11 @@ def main() -> None:
             raise
         err_console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        err_console.print("interrupted; the run folder keeps what finished (resume with `rewardsmith resume DIR`)")
-        sys.exit(130)
+    except KeyboardInterrupt as e:  # rewardsmith.sandbox.interrupt.Interrupted: 130 for SIGINT, 143 for SIGTERM
+        if not getattr(e, "reported", False):
+            err_console.print("interrupted; the run folder keeps what finished (resume with `rewardsmith resume DIR`)")
+        sys.exit(getattr(e, "exit_code", 130))
+    except SystemExit as e:  # typer turns an interrupt into exit 130; a SIGTERM exits 143
+        from rewardsmith.sandbox.interrupt import exit_code
+
+        sys.exit(exit_code(e.code))

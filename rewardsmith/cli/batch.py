@@ -102,11 +102,14 @@ def _interruptible(work) -> None:
 
     try:
         path = work()
-    except KeyboardInterrupt:
-        err_console.print("interrupted; the batch folder keeps what finished (continue with `rewardsmith resume DIR`)")
+    except KeyboardInterrupt as e:  # rewardsmith.sandbox.interrupt.Interrupted: 130 for SIGINT, 143 for SIGTERM
+        if not getattr(e, "reported", False):
+            err_console.print(
+                "interrupted; the batch folder keeps what finished (continue with `rewardsmith resume DIR`)"
+            )
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(130)
+        os._exit(getattr(e, "exit_code", 130))
     summary = read_summary(path) or {}
     console.print(summary_table(summary))
     console.print(f"batch folder: {path}  (summary.json, batch.json; one run folder per task)")

@@ -20,6 +20,8 @@ from __future__ import annotations
 import glob
 import json
 import os
+import signal
+import sys
 import threading
 import time
 import traceback
@@ -35,6 +37,7 @@ from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.claim import RUNS_DIR, claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder, versions
+from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.sandbox.launch import pid_alive
 from rewardsmith.search.batch_progress import BatchProgress, make_batch_progress
 from rewardsmith.task import TaskSpec, load_task
@@ -205,7 +208,8 @@ def _execute(path: Path, progress: BatchProgress | None) -> Path:
         save("running")
         threads = min(config.concurrent_tasks or 2 * executor.workers, len(tasks))
         pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="batch-task")
-        outcomes = list(pool.map(lambda t: _run_task(path, t, config, executor, progress, save), tasks))
+        with interruptible(lambda signum: _interrupted(path, tasks, save, signum)):
+            outcomes = list(pool.map(lambda t: _run_task(path, t, config, executor, progress, save), tasks))
         status = "finished" if all(o == "finished" for o in outcomes) else "failed"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -221,6 +225,15 @@ def _execute(path: Path, progress: BatchProgress | None) -> Path:
         save(status)
         (path / LOCK_FILE).unlink(missing_ok=True)
     return path
+
+
+def _interrupted(path: Path, tasks: list[dict[str, Any]], save: Callable[[str], None], signum: int) -> None:
+    """SIGINT/SIGTERM: stop every task's workers, record the batch as interrupted and say how to continue."""
+    for task in tasks:  # workers run in their own sessions: stop them, the run folders stay resumable
+        stop_workers_under(path / task["run_dir"])
+    save("interrupted")
+    name = signal.Signals(signum).name
+    print(f"{name}: the batch was stopped; continue it with `rewardsmith resume {path}`", file=sys.stderr, flush=True)
 
 
 def _run_task(

@@ -10,6 +10,8 @@ folder layout is documented in `rewardsmith.run_folder.folder`.
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +25,7 @@ from rewardsmith.llm import Model, default_model_name, get_model
 from rewardsmith.run_folder.claim import claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import TRAJECTORIES_FILE, CandidateRecord
+from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.final import best_record, clear_training_outputs, finished_job, retrain_best, write_summary
 from rewardsmith.search.progress import Progress, make_progress
 from rewardsmith.settings import require_sandbox
@@ -90,16 +93,19 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
     started = events[0]["t"] if events else time.time()
     progress.start()
     try:
-        model = get_model(config.model, api_base=config.api_base, run_dir=folder.path, use_cache=config.use_cache)
-        designer = Designer(model, spec, describe(spec), temperature=config.temperature, max_tokens=config.max_tokens)
-        search = Search(folder, config, spec, model, designer, executor, progress)
-        progress.status(**usage(search))
-        for iteration in range(1, (config.iterations or 1) + 1):
-            run_iteration(search, iteration)
-        final = retrain_best(folder, config, executor, progress)
-        record_videos(search)
-        summary = write_summary(folder, config, spec, "finished", started=started, final=final)
-        folder.event("run_finished", best_candidate=summary["best_candidate"], best_fitness=summary["best_fitness"])
+        with interruptible(lambda signum: _interrupted(folder, config, spec, started, signum)):
+            model = get_model(config.model, api_base=config.api_base, run_dir=folder.path, use_cache=config.use_cache)
+            designer = Designer(
+                model, spec, describe(spec), temperature=config.temperature, max_tokens=config.max_tokens
+            )
+            search = Search(folder, config, spec, model, designer, executor, progress)
+            progress.status(**usage(search))
+            for iteration in range(1, (config.iterations or 1) + 1):
+                run_iteration(search, iteration)
+            final = retrain_best(folder, config, executor, progress)
+            record_videos(search)
+            summary = write_summary(folder, config, spec, "finished", started=started, final=final)
+            folder.event("run_finished", best_candidate=summary["best_candidate"], best_fitness=summary["best_fitness"])
     except RewardsmithError as e:
         write_summary(folder, config, spec, "failed", started=started, error=str(e))
         folder.event("run_failed", error=str(e))
@@ -110,6 +116,20 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
             executor.shutdown()
         folder.release()
     return folder
+
+
+def _interrupted(folder: RunFolder, config: RunConfig, spec: TaskSpec, started: float, signum: int) -> None:
+    """SIGINT/SIGTERM: stop the run's workers, record the run as interrupted and say how to resume."""
+    name = signal.Signals(signum).name
+    stopped = stop_workers_under(folder.path)
+    folder.event("run_interrupted", signal=name, stopped_workers=stopped)
+    write_summary(folder, config, spec, "interrupted", started=started, error=f"stopped by {name}")
+    folder.release()
+    print(
+        f"{name}: the run was stopped and marked interrupted; resume it with `rewardsmith resume {folder.path}`",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def record_videos(s: Search) -> None:
