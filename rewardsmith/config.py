@@ -60,8 +60,10 @@ class RunConfig(BaseModel):
     llm_summary: bool = Field(False, description="Let the analyzer ask the LLM for a trajectory summary.")
     temperature: float = Field(1.0, ge=0.0, description="Sampling temperature of the designer.")
     max_tokens: int = Field(2048, ge=64, description="Completion token cap of each designer request.")
-    use_cache: bool = Field(
-        True, description="Also use the user-level LLM cache shared between runs (the run's own cache is always on)."
+    use_cache: bool | None = Field(
+        None,
+        description="LLM answer cache: None, the run's own cache only (resume replays it); True, also the "
+        "user-level cache shared between runs; False, none (every call goes to the model).",
     )
     screen: bool = Field(
         False,

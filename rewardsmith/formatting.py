@@ -12,7 +12,30 @@ def cell(value: Any, digits: int = 4) -> str:
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
+        value = value + 0.0  # -0.0 prints as 0
+        if f"{value:.{digits}g}".lstrip("-").strip("0.") == "":
+            value = 0.0  # a tiny negative number rounds to 0, not -0
         return f"{value:,.0f}" if abs(value) >= 10**digits else f"{value:.{digits}g}"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """`1 seed`, `3 seeds`, `0 errors` (`words` for irregular plurals)."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def mean_pm(mean: float | None, std: float | None, n: int) -> str:
+    """A result with its uncertainty over `n` seeds: `0.8912 ± 0.16 std, n=3` (`-` when missing)."""
+    if mean is None:
+        return "-"
+    return f"{cell(float(mean))} ± {cell(float(std or 0.0), 2)} std, n={n}"
+
+
+def final_result(final: Any) -> str | None:
+    """The headline of a run: its final retraining (summary.json "final") as mean ± std over seeds, or None."""
+    if not isinstance(final, dict) or final.get("fitness_mean") is None:
+        return None
+    seeds = [s for s in final.get("seeds") or [] if isinstance(s, dict) and s.get("fitness") is not None]
+    return mean_pm(final["fitness_mean"], final.get("fitness_std"), len(seeds) or len(final.get("seeds") or []))

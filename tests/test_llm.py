@@ -12,7 +12,7 @@ import pytest
 
 from rewardsmith.errors import LLMError, ScriptExhaustedError
 from rewardsmith.llm import LLMResponse, Model, default_model_name, get_model
-from rewardsmith.llm.choose import DEFAULT_MODELS, MODEL_ENV
+from rewardsmith.llm.choose import DEFAULT_MODELS, MODEL_ENV, require_model_ready
 from rewardsmith.testing import serve_scripted
 
 REWARD = "```python\ndef compute_reward(state, action, next_state):\n    return 1.0, {'one': 1.0}\n```"
@@ -154,12 +154,17 @@ def test_user_cache_means_a_repeated_run_never_pays_twice(script: Path, tmp_path
     with serve_scripted(script) as server:
         answers = []
         for run in ("run1", "run2"):
-            model = get_model("openai/scripted", api_base=server.url, run_dir=tmp_path / run, cache_dir=tmp_path / "c")
+            model = get_model(
+                "openai/scripted", api_base=server.url, run_dir=tmp_path / run, cache_dir=tmp_path / "c", use_cache=True
+            )
             answers.append(ask(model, "task"))
         assert [a.text for a in answers] == ["d1", "d1"] and [a.cached for a in answers] == [False, True]
         assert len(server.requests) == 1
-        uncached = get_model("openai/scripted", api_base=server.url, cache_dir=tmp_path / "c", use_cache=False)
-        assert ask(uncached, "task").text == "any1" and len(server.requests) == 2
+        own = get_model("openai/scripted", api_base=server.url, run_dir=tmp_path / "run3", cache_dir=tmp_path / "c")
+        assert not ask(own, "task").cached and len(server.requests) == 2  # default: the run's own cache only
+        assert ask(own, "task").cached and len(server.requests) == 2  # ...which a resume replays
+        off = get_model("openai/scripted", api_base=server.url, run_dir=tmp_path / "run3", use_cache=False)
+        assert not ask(off, "task").cached and len(server.requests) == 3  # --no-cache: nothing replayed
 
 
 def test_retries_transient_failures(script: Path, tmp_path: Path, api_env: None) -> None:
@@ -184,9 +189,36 @@ def test_gives_up_after_bounded_attempts(script: Path, api_env: None, monkeypatc
 def test_client_errors_fail_at_once(script: Path, api_env: None, status: int) -> None:
     with serve_scripted(script, fail_first=1, fail_status=status) as server:
         model = get_model("openai/scripted", api_base=server.url, use_cache=False)
-        with pytest.raises(LLMError, match="rejected the request"):
+        with pytest.raises(LLMError, match="rejected the request" if status == 400 else "refused the credentials"):
             ask(model, "x")
         assert len(server.requests) == 1
+
+
+def test_missing_key_is_named_before_any_call(no_keys: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    start = time.perf_counter()
+    with pytest.raises(LLMError, match="needs OPENAI_API_KEY: set OPENAI_API_KEY or pass --model"):
+        get_model("gpt-4o-mini")
+    with pytest.raises(LLMError, match="needs ANTHROPIC_API_KEY"):
+        require_model_ready("anthropic/claude-haiku-4-5")
+    monkeypatch.setenv(MODEL_ENV, "gpt-4o-mini")
+    with pytest.raises(LLMError, match="OPENAI_API_KEY"):
+        require_model_ready(None)
+    require_model_ready("local")
+    require_model_ready("openai/served", api_base="http://127.0.0.1:9")  # a self-hosted server needs no key
+    assert time.perf_counter() - start < 5
+
+
+def test_auth_errors_are_not_retried() -> None:
+    """litellm reports a missing OpenAI key as a 500 InternalServerError; that must not be retried."""
+    from rewardsmith.llm.litellm_model import _import_litellm, _is_retryable
+
+    litellm = _import_litellm()
+    missing = litellm.InternalServerError(
+        message="OpenAIException - Missing credentials. Please pass an `api_key`", llm_provider="openai", model="x"
+    )
+    outage = litellm.InternalServerError(message="upstream overloaded", llm_provider="openai", model="x")
+    assert not _is_retryable(litellm, missing) and _is_retryable(litellm, outage)
 
 
 def test_server_exhausted_script_is_a_clear_client_error(script: Path, api_env: None) -> None:

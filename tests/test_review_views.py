@@ -74,9 +74,9 @@ def test_diff_between_candidates_and_best_against_parent(review_run):
     best = view.best
     if best.parent:
         assert f"{best.parent} (fitness" in render(diff_view(view, None, None))
-    else:
-        with pytest.raises(RunFolderError, match="has no parent"):
-            diff_view(view, None, None)
+    # a first-iteration candidate has no parent: it is compared with the best earlier candidate
+    assert render(diff_view(view, None, "1.2")).startswith("╭─ 1.1 (fitness")
+    assert "→ 1.1 (fitness" in render(diff_view(view, None, "1.1"))  # the first: against the best other one
 
 
 def test_runs_lists_statuses_and_skips_unknown_folders(review_run, tmp_path):
@@ -107,6 +107,8 @@ def test_cli_review_runs_and_missing_folder(review_run, cli):
     assert code == 0 and "+import math" in out
     code, out, _ = cli("review", review_run, "--candidate", "1.2")
     assert code == 0 and "forbidden-import" in out
+    code, out, _ = cli("review", review_run, "--diff", "--candidate", "2.1")
+    assert code == 0 and "1.1 (fitness" in out and "→ 2.1 (fitness" in out  # --candidate is honoured
     code, out, _ = cli("runs", review_run.parent.parent)
     assert code == 0 and "interrupted" in out
     code, _, err = cli("review", review_run.parent / "missing")

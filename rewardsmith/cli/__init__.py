@@ -8,26 +8,74 @@ Each group of verbs lives in its own module and registers itself on `app`. Error
 - `check`: the critic on one reward file.
 - `batch`: one search per task of a list.
 - `review`: runs, review, report, export.
+- `logs`: browse a run's LLM prompts and responses.
+- `evaluate`: play a saved policy, scored by the task's trusted fitness.
+
+Help text is plain (wrapped, never cut) when stdout is not a wide terminal.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from rewardsmith.errors import RewardsmithError
 
+
+def _rich_help() -> str | None:
+    """Rich help boxes on a wide terminal; plain, wrapped help (nothing cut) in a pipe or a narrow window."""
+    import shutil
+
+    return "rich" if sys.stdout.isatty() and shutil.get_terminal_size().columns >= 100 else None
+
+
+class _Group(TyperGroup):
+    """The verb list in plain help shows each verb's whole first sentence, wrapped, instead of cutting it."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:  # click's Context and HelpFormatter
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, " ".join((cmd.help or "").split("\n\n")[0].split())))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 app = typer.Typer(
+    cls=_Group,
     help="An LLM writes reward functions; rewardsmith checks, sandboxes, trains and refines them.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=_rich_help(),  # type: ignore[arg-type]
 )
 console = Console()
 err_console = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from rewardsmith import __version__
+
+        typer.echo(f"rewardsmith {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main_options(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """An LLM writes reward functions; rewardsmith checks, sandboxes, trains and refines them."""
+
 
 from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `app`, defined above
     batch,  # noqa: F401  (registers `batch`)

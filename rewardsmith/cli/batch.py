@@ -37,7 +37,7 @@ def batch(
     samples: int | None = typer.Option(None, min=1, help="Candidates per iteration (default: each spec's)."),
     timesteps: int | None = typer.Option(None, min=1, help="Training steps per candidate (default: each spec's)."),
     final_timesteps: int | None = typer.Option(
-        None, min=1, help="Steps of the final retraining (default: each spec's)."
+        None, min=1, help="Steps of the final retraining (default: --timesteps when given, else each spec's)."
     ),
     final_seeds: int | None = typer.Option(None, min=1, help="Seeds of the final retraining (default: each spec's)."),
     seed: int = typer.Option(0, help="Random seed of training."),
@@ -56,9 +56,11 @@ def batch(
     ),
 ) -> None:
     """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`)."""
+    from rewardsmith.llm.choose import require_model_ready
     from rewardsmith.search.batch import BatchConfig, start
     from rewardsmith.settings import require_sandbox
 
+    require_model_ready(model, api_base)  # a missing API key is named before the batch folder is made
     minimum = sandbox_minimum.split(",") if sandbox_minimum else None
     require_sandbox(minimum)  # refuse before the batch folder is made
     options = dict(
@@ -67,7 +69,7 @@ def batch(
         iterations=iterations,
         samples=samples,
         timesteps=timesteps,
-        final_timesteps=final_timesteps,
+        final_timesteps=final_timesteps or timesteps,  # the command's budget also sizes the final retraining
         final_seeds=final_seeds,
         seed=seed,
         device=device,

@@ -3,17 +3,66 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich import box
+from rich.padding import Padding
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from rewardsmith.cli import app, console
 from rewardsmith.errors import RewardFileError, RewardsmithError
 from rewardsmith.formatting import cell
 
+if TYPE_CHECKING:
+    from rewardsmith.task import TaskSpec
+
 TaskArg = typer.Argument(..., help="A task spec name (see `rewardsmith tasks`) or a path to a .toml file.")
+
+
+UNUSABLE_CODES = ("too-large", "syntax-error", "signature")
+"""Static findings that make a file unusable as a reward file at all (exit 2), not a rejected reward (exit 1)."""
+
+
+def usable_reward_file(path: Path) -> str:
+    """The source of a reward file the critic can work on; RewardFileError (one line, exit 2) for a missing path,
+    a folder, an unreadable file, a syntax error or a missing/wrong `compute_reward`."""
+    from rewardsmith.reward.contract import read_reward_source
+    from rewardsmith.sandbox.policy import check_source
+
+    if path.is_dir():
+        raise RewardFileError(f"{path}: is a folder, not a reward file (give the .py file that defines compute_reward)")
+    source = read_reward_source(path)
+    for finding in check_source(source):
+        if finding.code in UNUSABLE_CODES:
+            where = f"{path}:{finding.line}" if finding.line else str(path)
+            raise RewardFileError(f"{where}: {finding.code}: {finding.message}")
+    return source
+
+
+@contextmanager
+def work_folder(out: Path | None, kind: str, *, keep_on_error: bool = False) -> Iterator[Path]:
+    """`--out` (claimed, kept) or a temporary folder that is removed afterwards (kept on error if asked, so its
+    log can be read): `check` and `train` leave nothing under runs/ unless told where."""
+    from rewardsmith.run_folder.claim import claim_dir
+
+    if out is not None:
+        yield claim_dir(out)
+        return
+    folder = Path(tempfile.mkdtemp(prefix=f"rewardsmith-{kind}-"))
+    try:
+        yield folder
+    except BaseException:
+        if not keep_on_error:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def training_progress() -> Progress:
@@ -34,10 +83,21 @@ def tasks(folder: Path | None = typer.Option(None, help="Folder of task specs (d
     """List the task specs: name, environment and the first line of the description."""
     from rewardsmith.task import ENVS_DIR, list_tasks
 
-    table = Table("name", "env", "task", title=f"tasks in {folder or ENVS_DIR}")
-    for spec in list_tasks(folder or ENVS_DIR):
-        table.add_row(spec.name, spec.env, spec.summary)
-    console.print(table)
+    specs = list_tasks(folder or ENVS_DIR)
+    title = f"tasks in {folder or ENVS_DIR}"
+    if console.width >= 100:
+        table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column("name", no_wrap=True)  # typed by the user: never cut
+        table.add_column("env", no_wrap=True)
+        table.add_column("task", overflow="fold")
+        for spec in specs:
+            table.add_row(spec.name, spec.env, spec.summary)
+        console.print(table)
+        return
+    console.print(title, highlight=False)  # narrow: the name on its own line, the text wrapped under it
+    for spec in specs:
+        console.print(Text(spec.name, style="bold").append(f"  ({spec.env})", style="dim"), no_wrap=True, crop=False)
+        console.print(Padding(Text(spec.summary), (0, 0, 0, 4), expand=False))
 
 
 @app.command()
@@ -56,22 +116,36 @@ def train(
     timesteps: int | None = typer.Option(None, min=1, help="Env steps (default: the spec's train.timesteps)."),
     seed: int = typer.Option(0, help="Random seed."),
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
-    out: Path | None = typer.Option(None, help="Output folder (default: a new folder under runs/<task>/train/)."),
+    out: Path | None = typer.Option(
+        None, help="Folder to keep the model, metrics and logs in (default: a temporary folder, removed)."
+    ),
 ) -> None:
     """Train a policy on TASK with a reward file in a sandboxed worker and report its fitness."""
     from rewardsmith.reward.contract import require_static_ok
-    from rewardsmith.run_folder.claim import RUNS_DIR, claim_dir, new_run_dir
-    from rewardsmith.search.baselines import load_cached, normalized_score
     from rewardsmith.task import load_task, make_env
-    from rewardsmith.workers.job import WorkerJob
-    from rewardsmith.workers.run import run_job
 
     spec = load_task(task)
     make_env(spec).close()  # an unknown env id fails here, before any work
+    usable_reward_file(reward)
     require_static_ok(reward)
-    folder = claim_dir(out) if out else new_run_dir(RUNS_DIR / spec.name, "train")
+    with work_folder(out, "train", keep_on_error=True) as folder:
+        _train_in(folder, spec, reward, timesteps or spec.train.timesteps, seed, device)
+        if out is None:
+            console.print(
+                "[dim]the training folder was temporary and is removed; pass --out DIR to keep the model, "
+                "metrics and TensorBoard logs[/]"
+            )
+        else:
+            console.print(f"results in {folder}", highlight=False)
+
+
+def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int, device: str) -> None:
+    """Train in `folder` with a progress bar, then print the fitness table."""
+    from rewardsmith.search.baselines import load_cached, normalized_score
+    from rewardsmith.workers.job import WorkerJob
+    from rewardsmith.workers.run import run_job
+
     shutil.copyfile(reward, folder / "reward.py")
-    steps = timesteps or spec.train.timesteps
     job = WorkerJob(
         task_path=spec.source,
         reward_path=folder / "reward.py",
@@ -81,7 +155,8 @@ def train(
         device=device,
     )
     console.print(
-        f"training [bold]{spec.name}[/] with {reward} ({spec.train.algo}, {steps:,} steps, seed {seed}) -> {folder}"
+        f"training [bold]{spec.name}[/] with {reward} ({spec.train.algo}, {steps:,} steps, seed {seed})",
+        highlight=False,
     )
     with training_progress() as progress:
         bar = progress.add_task(spec.name, total=steps)
@@ -117,7 +192,10 @@ def train(
             f"[dim]no cached baseline for {steps:,} steps: run `rewardsmith baseline {spec.name} --timesteps {steps}` "
             "for the human-normalised score[/]"
         )
-    console.print(f"results in {folder}")
+
+
+def _bar_callback(progress: Progress, bar: TaskID) -> Callable[[int, int], None]:
+    return lambda done, total: progress.update(bar, completed=done, total=total)
 
 
 @app.command()
@@ -136,9 +214,7 @@ def baseline(
     with training_progress() as progress:
         sources = ["native", "sparse"] if spec.human_baseline else ["sparse"]
         bars = {s: progress.add_task(f"{spec.name} {'human' if s == 'native' else s}", total=steps) for s in sources}
-        callbacks = {
-            s: (lambda done, total, b=b: progress.update(b, completed=done, total=total)) for s, b in bars.items()
-        }
+        callbacks = {s: _bar_callback(progress, b) for s, b in bars.items()}
         record = run_baselines(spec, timesteps=steps, seed=seed, device=device, on_progress=callbacks)
     table = Table(
         "baseline",

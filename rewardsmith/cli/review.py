@@ -33,10 +33,15 @@ def review(
     run_dir: Path = RunDirArg,
     candidate: str | None = typer.Option(None, "--candidate", "-c", help="Show one candidate (id like 2.1)."),
     diff: bool = typer.Option(
-        False, "--diff", help="Diff two candidates' rewards (default: the best against its parent)."
+        False,
+        "--diff",
+        help="Diff two candidates' rewards: --candidate (or the best) against its parent, "
+        "or the best earlier candidate when it has none.",
     ),
     a: str | None = typer.Option(None, "--a", help="With --diff: the old candidate (default: B's parent)."),
-    b: str | None = typer.Option(None, "--b", help="With --diff: the new candidate (default: the best)."),
+    b: str | None = typer.Option(
+        None, "--b", help="With --diff: the new candidate (default: --candidate, else the best)."
+    ),
 ) -> None:
     """Review a run: every candidate by iteration, the best reward, one candidate, or a diff."""
     from rewardsmith.views.run_view import read_run
@@ -44,7 +49,7 @@ def review(
 
     view = read_run(run_dir)
     if diff or a or b:
-        console.print(diff_view(view, a, b))
+        console.print(diff_view(view, a, b or candidate))
     elif candidate:
         console.print(candidate_view(view, candidate))
     else:

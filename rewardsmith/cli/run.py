@@ -25,10 +25,12 @@ def run(
     samples: int | None = typer.Option(None, min=1, help="Candidates per iteration, K (spec search.samples)."),
     timesteps: int | None = typer.Option(None, min=1, help="Training steps per candidate (spec train.timesteps)."),
     final_timesteps: int | None = typer.Option(
-        None, min=1, help="Steps of the final retraining (spec train.final_timesteps)."
+        None,
+        min=1,
+        help="Steps of the final retraining (default: --timesteps when given, else spec train.final_timesteps).",
     ),
     final_seeds: int | None = typer.Option(
-        None, min=1, help="Seeds of the final retraining (spec search.final_seeds)."
+        None, min=0, help="Seeds of the final retraining (spec search.final_seeds); 0 skips it."
     ),
     repair_rounds: int | None = typer.Option(
         None, min=0, help="Repair requests per failed candidate (spec search.repair_rounds)."
@@ -57,10 +59,36 @@ def run(
         "(default: settings file [sandbox] minimum, else clean-start,rlimits,seccomp,ast-gate).",
     ),
     out: Path | None = typer.Option(None, help="Run folder (new or empty; default runs/<task>/<stamp>/)."),
+    strategy: str = typer.Option(
+        "default",
+        help="default: successive halving and noise-aware selection; eureka: K=16 x 5 iterations, every "
+        "candidate trained fully, highest mean wins, best-only feedback.",
+    ),
+    rungs: str | None = typer.Option(
+        None,
+        help="Successive halving rungs as comma-separated fractions of --timesteps, e.g. 0.125,0.25,0.5,1 "
+        "(default for the default strategy).",
+    ),
+    keep: float = typer.Option(0.5, min=0.01, max=1.0, help="Fraction of a rung's candidates that go on."),
+    stop_flat: bool = typer.Option(
+        True, "--stop-flat/--no-stop-flat", help="Stop a rung survivor whose fitness stopped rising."
+    ),
+    shared_cache: bool = typer.Option(
+        False,
+        "--shared-cache",
+        help="Also replay LLM answers from the cache shared between runs (~/.cache/rewardsmith/llm); "
+        "by default only the run's own cache is used (for resume).",
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Replay nothing: every LLM call goes to the model (a resume pays again)."
+    ),
 ) -> None:
     """Search for a reward function for TASK: design, critique, train, analyse, refine; then retrain the best."""
     from rewardsmith.config import RunConfig
+    from rewardsmith.llm.choose import require_model_ready
     from rewardsmith.search.loop import run as run_search
+
+    require_model_ready(model, api_base)  # a missing API key is named before anything starts
 
     options = dict(
         model=model,
@@ -68,13 +96,16 @@ def run(
         iterations=iterations,
         samples=samples,
         timesteps=timesteps,
-        final_timesteps=final_timesteps,
+        final_timesteps=final_timesteps or timesteps,  # the command's budget also sizes the final retraining
         final_seeds=final_seeds,
         repair_rounds=repair_rounds,
         workers=workers,
         semantic=semantic,
         out=out,
     )
+    if shared_cache and no_cache:
+        raise typer.BadParameter("choose one of --shared-cache and --no-cache", param_hint="--no-cache")
+    use_cache = True if shared_cache else False if no_cache else None
     config = RunConfig(
         task=task,
         seed=seed,
@@ -83,9 +114,38 @@ def run(
         videos=videos,
         screen=screen,
         sandbox_minimum=sandbox_minimum.split(",") if sandbox_minimum else None,
+        strategy=strategy,
+        rungs=parse_rungs(rungs),
+        keep=keep,
+        stop_flat=stop_flat,
+        use_cache=use_cache,
         **{k: v for k, v in options.items() if v is not None or k == "semantic"},
     )
+    announce_cache(use_cache)
     _report(run_search(config).path)
+
+
+def announce_cache(use_cache: bool | None) -> None:
+    """Say where LLM answers may be replayed from, when it is not the run's own cache."""
+    from rewardsmith.llm.cache import default_cache_dir
+
+    if use_cache:
+        console.print(
+            f"LLM cache: shared ({default_cache_dir()}); answers from earlier runs are replayed and shown as replayed",
+            highlight=False,
+        )
+    elif use_cache is False:
+        console.print("LLM cache: off; every call goes to the model", highlight=False)
+
+
+def parse_rungs(text: str | None) -> list[float] | None:
+    """`--rungs 0.125,0.25,1` as a list of fractions; a clear error for anything else."""
+    if text is None:
+        return None
+    try:
+        return [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"expected comma-separated fractions like 0.25,0.5,1; got {text!r}") from None
 
 
 @app.command()
@@ -97,6 +157,10 @@ def resume(run_dir: Path = typer.Argument(..., help="The run folder to continue 
         from rewardsmith.cli.batch import resume_batch
 
         return resume_batch(run_dir)
+    from rewardsmith.views.run_view import require_run_dir
+
+    require_run_dir(run_dir)
+    console.print(f"resuming run {run_dir}", highlight=False, soft_wrap=True)
     _report(resume_search(run_dir).path)
 
 

@@ -62,13 +62,15 @@ class Model(ABC):
         api_base: str | None = None,
         run_dir: Path | None = None,
         cache_dir: Path | None = None,
-        use_cache: bool = True,
+        use_cache: bool | None = None,
     ) -> None:
+        """`use_cache`: None, the run's own cache only; True, also the user-level cache shared between runs
+        (`cache_dir`); False, no cache at all."""
         self.name = name
         self.api_base = api_base
         self.run_dir = Path(run_dir) if run_dir is not None else None
         cache_dirs = []
-        if self.run_dir is not None:
+        if self.run_dir is not None and use_cache is not False:
             cache_dirs.append(self.run_dir / "llm" / "cache")
         if use_cache and self.uses_user_cache:
             cache_dirs.append(Path(cache_dir) if cache_dir is not None else default_cache_dir())

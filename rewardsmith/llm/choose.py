@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from rewardsmith.llm.base import Model
-from rewardsmith.llm.litellm_model import LiteLLMModel
+from rewardsmith.llm.litellm_model import LiteLLMModel, require_credentials
 from rewardsmith.llm.local import LocalModel
 from rewardsmith.llm.scripted import ScriptedModel
 
@@ -39,20 +39,29 @@ def default_model_name() -> str:
     return "local"
 
 
+def require_model_ready(name: str | None, api_base: str | None = None) -> None:
+    """Fail fast, before a run folder or any call: an API model named (or in $REWARDSMITH_MODEL) whose key is
+    missing raises LLMError naming the variable to set."""
+    name = name or os.environ.get(MODEL_ENV, "").strip() or None
+    if name and name != "local" and not name.startswith("scripted:"):
+        require_credentials(name, api_base)
+
+
 def get_model(
     name: str | None = None,
     *,
     api_base: str | None = None,
     run_dir: Path | None = None,
     cache_dir: Path | None = None,
-    use_cache: bool = True,
+    use_cache: bool | None = None,
 ) -> Model:
     """The model called `name` (None: see `default_model_name`).
 
     "local" is the built-in offline model, "scripted:PATH" replays a JSONL script, anything else goes to
     litellm (e.g. "gpt-4o-mini", "anthropic/claude-sonnet-4-5", "openai/<served-name>" with `api_base`).
-    With `run_dir`, every call is logged under `run_dir/llm/` and cached there; `cache_dir` (default
-    ~/.cache/rewardsmith/llm) is the cache shared between runs, off with `use_cache=False`.
+    With `run_dir`, every call is logged under `run_dir/llm/` and cached there (`use_cache=None`, the default);
+    `use_cache=True` also replays from `cache_dir` (default ~/.cache/rewardsmith/llm), the cache shared between
+    runs; `use_cache=False` replays nothing.
     """
     name = name or default_model_name()
     if name == "local":

@@ -34,7 +34,36 @@ def _import_litellm() -> ModuleType:
     return litellm
 
 
+_AUTH_WORDS = ("missing credentials", "api_key", "api key", "unauthorized", "authentication", "permission denied")
+
+
+def missing_keys(name: str, api_base: str | None) -> list[str]:
+    """The environment variables litellm needs for model `name` and does not find (none when `api_base` is
+    given: a self-hosted server usually needs no key)."""
+    if api_base:
+        return []
+    check = _import_litellm().validate_environment(model=name)
+    return [] if check.get("keys_in_environment") else list(check.get("missing_keys") or [])
+
+
+def require_credentials(name: str, api_base: str | None) -> None:
+    """LLMError naming the missing key, before any call is made."""
+    if keys := missing_keys(name, api_base):
+        raise LLMError(
+            f"model {name} needs {' or '.join(keys)}: set {keys[-1] if len(keys) > 1 else keys[0]} "
+            "or pass --model (e.g. --model local, the built-in offline model)"
+        )
+
+
+def _is_auth_error(litellm: ModuleType, exc: Exception) -> bool:
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)):
+        return True
+    return getattr(exc, "status_code", None) in (401, 403) or any(w in str(exc).lower() for w in _AUTH_WORDS)
+
+
 def _is_retryable(litellm: ModuleType, exc: Exception) -> bool:
+    if _is_auth_error(litellm, exc):
+        return False  # a bad or missing key does not heal by waiting
     transient = (
         litellm.RateLimitError,
         litellm.Timeout,
@@ -60,7 +89,8 @@ class LiteLLMModel(Model):
     Transient failures (rate limits, timeouts, connection errors, 5xx) are retried with exponential
     backoff: `attempts` tries in all (env `REWARDSMITH_LLM_ATTEMPTS`, default 5), waiting
     `backoff_s * 2**i` plus jitter between them (env `REWARDSMITH_LLM_BACKOFF_S`, default 2 s).
-    Other errors (bad key, bad request, unknown model) fail at once. Each request carries the loop stage
+    Other errors (bad key, bad request, unknown model) fail at once; a missing key fails in the constructor,
+    before any call. Each request carries the loop stage
     in the `X-Rewardsmith-Role` header.
     """
 
@@ -73,12 +103,15 @@ class LiteLLMModel(Model):
         api_base: str | None = None,
         run_dir: Path | None = None,
         cache_dir: Path | None = None,
-        use_cache: bool = True,
+        use_cache: bool | None = None,
         attempts: int | None = None,
         backoff_s: float | None = None,
         timeout_s: float | None = None,
     ) -> None:
+        require_credentials(name, api_base)
         super().__init__(name, api_base=api_base, run_dir=run_dir, cache_dir=cache_dir, use_cache=use_cache)
+        # A self-hosted OpenAI-compatible server (vLLM, Ollama) usually takes any key; litellm insists on one.
+        self._api_key = "no-key" if api_base and not os.environ.get("OPENAI_API_KEY") else None
         self.attempts = max(1, int(attempts if attempts is not None else _env_number("REWARDSMITH_LLM_ATTEMPTS", 5)))
         self.backoff_s = backoff_s if backoff_s is not None else _env_number("REWARDSMITH_LLM_BACKOFF_S", 2.0)
         self.timeout_s = timeout_s if timeout_s is not None else _env_number("REWARDSMITH_LLM_TIMEOUT_S", 120.0)
@@ -96,6 +129,7 @@ class LiteLLMModel(Model):
                     model=self.name,
                     messages=messages,
                     api_base=self.api_base,
+                    api_key=self._api_key,
                     temperature=temperature,
                     max_tokens=max_tokens,
                     timeout=self.timeout_s,
@@ -105,6 +139,11 @@ class LiteLLMModel(Model):
                 )
                 break
             except Exception as exc:  # litellm maps every provider error onto its exception classes
+                if _is_auth_error(litellm, exc):
+                    raise LLMError(
+                        f"provider {self._where()} refused the credentials ({_short(exc)}); check the API key "
+                        "environment variable or pass --model"
+                    ) from exc
                 if not _is_retryable(litellm, exc):
                     raise LLMError(
                         f"provider {self._where()} rejected the request ({_short(exc)}); check the model "

@@ -146,7 +146,9 @@ class LocalModel(Model):
     kind = "local"
     variant = hashlib.sha256(f"{EXAMPLE}{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()).hexdigest()[:12]
 
-    def __init__(self, *, run_dir: Path | None = None, cache_dir: Path | None = None, use_cache: bool = True) -> None:
+    def __init__(
+        self, *, run_dir: Path | None = None, cache_dir: Path | None = None, use_cache: bool | None = None
+    ) -> None:
         super().__init__("local", run_dir=run_dir, cache_dir=cache_dir, use_cache=use_cache)
 
     def _generate(

@@ -209,13 +209,20 @@ def _json(path: Path, warnings: list[str], root: Path, what: str) -> Any:
     return value
 
 
+NO_RUN_FOLDER = "{path}: no such run folder (expected runs/<task>/<stamp>/; list them with `rewardsmith runs`)"
+"""The one wording for a missing run folder, used by every verb that takes RUN_DIR."""
+
+
+def require_run_dir(path: Path) -> Path:
+    """`path` if it is a folder; RunFolderError in the shared wording otherwise."""
+    if not Path(path).is_dir():
+        raise RunFolderError(NO_RUN_FOLDER.format(path=path))
+    return Path(path)
+
+
 def read_run(path: Path) -> RunView:
     """Load a run folder; RunFolderError if it does not exist or holds nothing a run writes."""
-    path = Path(path)
-    if not path.is_dir():
-        raise RunFolderError(
-            f"{path}: no such run folder (expected runs/<task>/<stamp>/; list them with `rewardsmith runs`)"
-        )
+    path = require_run_dir(path)
     folder = RunFolder(path)
     warnings: list[str] = []
     try:

@@ -71,7 +71,7 @@ class RunsTable:
                 if wide
                 else Text(row.name + "\n").append(f"{row.task} · {row.model} · {when(row.started)}", style="dim")
             )
-            cells = [
+            cells: list[RenderableType] = [
                 first,
                 *([row.task, row.model] if wide else []),
                 styled(row.status),
@@ -137,7 +137,7 @@ class CandidatesTable:
         for group in view.by_iteration().values():
             for c in group:
                 is_best = best is not None and c.id == best.id
-                cells = [
+                cells: list[RenderableType] = [
                     Text(c.id + ("*" if is_best else ""), style="bold" if is_best else ""),
                     c.parent or "-",
                     styled(c.status),
@@ -245,7 +245,8 @@ def analysis_view(c: CandidateView) -> RenderableType:
 
 
 def diff_pair(view: RunView, a: str | None, b: str | None) -> tuple[CandidateView, CandidateView]:
-    """The two candidates to compare: B defaults to the best, A to B's parent."""
+    """The two candidates to compare: B defaults to the best; A to B's parent, else (a first-iteration
+    candidate) the best candidate before B by search fitness, else the candidate just before B."""
     if b is None:
         if view.best is None:
             raise RunFolderError(
@@ -254,13 +255,19 @@ def diff_pair(view: RunView, a: str | None, b: str | None) -> tuple[CandidateVie
         b = view.best.id
     new = view.candidate(b)
     if a is None:
-        if new.parent is None:
-            raise RunFolderError(
-                f"{view.path}: candidate {new.id} has no parent (first iteration); pass --a ID to "
-                "compare it with another candidate"
-            )
-        a = new.parent
+        a = new.parent or _earlier(view, new)
     return view.candidate(a), new
+
+
+def _earlier(view: RunView, new: CandidateView) -> str:
+    """The best trained candidate before `new` by search fitness (else the one just before it); for the very
+    first candidate, the best other one."""
+    others = [c for c in view.candidates if c.id != new.id and c.code]
+    before = [c for c in others if (c.iteration, c.index) < (new.iteration, new.index)] or others
+    if not before:
+        raise RunFolderError(f"{view.path}: candidate {new.id} is the only one with code; there is nothing to diff")
+    trained = [c for c in before if c.fitness is not None]
+    return max(trained, key=lambda c: c.fitness or 0.0).id if trained else before[-1].id
 
 
 def unified_diff(old: CandidateView, new: CandidateView) -> list[str]:
