@@ -6,7 +6,9 @@ A spec is validated with pydantic. Its fitness scorer lives in a Python module n
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -28,6 +30,18 @@ def _shipped_envs() -> Path:
 
 
 ENVS_DIR = _shipped_envs()
+TASKS_PATH_VAR = "REWARDSMITH_TASKS"  # extra folders of user specs, os.pathsep-separated, searched after envs/
+ACTIVATIONS = ("tanh", "relu", "elu", "leaky_relu", "gelu", "silu", "selu", "sigmoid")
+
+
+def user_task_dirs() -> list[Path]:
+    """The user's own spec folders, from the `REWARDSMITH_TASKS` environment variable (os.pathsep-separated)."""
+    return [Path(p).expanduser() for p in os.environ.get(TASKS_PATH_VAR, "").split(os.pathsep) if p.strip()]
+
+
+def task_dirs() -> list[Path]:
+    """Every folder a task name is looked up in: the shipped `envs/`, then the user's folders."""
+    return [ENVS_DIR, *user_task_dirs()]
 
 
 class ScorerRef(BaseModel):
@@ -56,10 +70,32 @@ class TrainDefaults(BaseModel):
     final_timesteps: int = Field(300_000, gt=0, description="Env steps for the final retraining of the best reward.")
     n_envs: int = Field(1, ge=1, le=64)
     hyperparams: dict[str, Any] = Field(default_factory=dict, description="Passed to the SB3 algorithm constructor.")
-    policy_kwargs: dict[str, Any] = Field(default_factory=dict, description="e.g. {net_arch = [64, 64]}.")
+    policy_kwargs: dict[str, Any] = Field(
+        default_factory=dict,
+        description='e.g. {net_arch = [64, 64], activation_fn = "tanh"}; activation_fn by name, as RL Zoo\'s files.',
+    )
     eval_freq: int = Field(10_000, gt=0, description="Evaluate every this many env steps.")
     eval_episodes: int = Field(5, ge=1)
     max_episode_steps: int | None = Field(None, description="Override the env's time limit.")
+
+    @field_validator("policy_kwargs")
+    @classmethod
+    def _named_activation(cls, v: dict[str, Any]) -> dict[str, Any]:
+        name = v.get("activation_fn")
+        if name is not None and name not in ACTIVATIONS:
+            raise ValueError(f"activation_fn {name!r} is not one of {', '.join(ACTIVATIONS)}")
+        return v
+
+    def sb3_policy_kwargs(self) -> dict[str, Any]:
+        """`policy_kwargs` for SB3, with a named `activation_fn` resolved to its torch.nn class."""
+        kwargs = dict(self.policy_kwargs)
+        if "activation_fn" in kwargs:
+            from torch import nn
+
+            classes = {"leaky_relu": nn.LeakyReLU, "gelu": nn.GELU, "silu": nn.SiLU, "selu": nn.SELU}
+            name = kwargs["activation_fn"]
+            kwargs["activation_fn"] = classes.get(name) or getattr(nn, {"relu": "ReLU"}.get(name, name.capitalize()))
+        return kwargs
 
 
 class SearchDefaults(BaseModel):
@@ -79,6 +115,10 @@ class TaskSpec(BaseModel):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     env: str = Field(description="Gymnasium id (`HalfCheetah-v5`) or `module:Class` of an env shipped in `envs/`.")
     env_kwargs: dict[str, Any] = Field(default_factory=dict)
+    imports: list[str] = Field(
+        default_factory=list,
+        description="Modules imported before the env is made, so that they register their ids (e.g. ['metaworld']).",
+    )
     description: str = Field(min_length=10, description="The task in plain words; this is what the LLM is asked to do.")
     success: str | None = Field(
         None,
@@ -127,21 +167,43 @@ def read_task(path: Path) -> TaskSpec:
     return spec.model_copy(update={"source": path.resolve()})
 
 
-def list_tasks(folder: Path = ENVS_DIR) -> list[TaskSpec]:
-    """All task specs in a folder, sorted by name."""
-    return sorted((read_task(p) for p in sorted(Path(folder).glob("*.toml"))), key=lambda s: s.name)
+def list_tasks(folder: Path | None = None) -> list[TaskSpec]:
+    """All task specs in a folder (default: `envs/` and the user's folders; a name's first spec wins), by name."""
+    folders = [Path(folder)] if folder is not None else task_dirs()
+    found: dict[str, TaskSpec] = {}
+    for where in folders:
+        for p in sorted(where.glob("*.toml")) if where.is_dir() else []:
+            spec = read_task(p)
+            found.setdefault(spec.name, spec)
+    return sorted(found.values(), key=lambda s: s.name)
 
 
 def load_task(name_or_path: str | Path) -> TaskSpec:
-    """A spec by name (from `envs/`) or by path to a `.toml` file."""
+    """A spec by name (from `envs/`, then the folders in `REWARDSMITH_TASKS`) or by path to a `.toml` file."""
     text = str(name_or_path)
     if text.endswith(".toml") or "/" in text or Path(text).is_file():
         return read_task(Path(text))
-    candidate = ENVS_DIR / f"{text}.toml"
-    if candidate.is_file():
-        return read_task(candidate)
+    for folder in task_dirs():
+        candidate = folder / f"{text}.toml"
+        if candidate.is_file():
+            return read_task(candidate)
     known = ", ".join(s.name for s in list_tasks()) or "none"
-    raise TaskSpecError(f"unknown task '{text}': not a file and not a spec in {ENVS_DIR} (known: {known})")
+    where = ", ".join(str(d) for d in task_dirs())
+    raise TaskSpecError(
+        f"unknown task '{text}': not a file and not a spec in {where} (known: {known}); "
+        f"add your own folders with {TASKS_PATH_VAR}=DIR{os.pathsep}DIR"
+    )
+
+
+def import_registrations(spec: TaskSpec) -> None:
+    """Import the spec's `imports` (modules that register third-party env ids), with a clear error if missing."""
+    for module in spec.imports:
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            raise TaskSpecError(
+                f"{spec.source or spec.name}: imports: cannot import '{module}' ({e}); install it (pip install ...)"
+            ) from None
 
 
 def import_from_folder(folder: Path, ref: str) -> Any:
@@ -173,6 +235,7 @@ def make_env(spec: TaskSpec, *, render_mode: str | None = None, **overrides: Any
     if spec.train.max_episode_steps:
         kwargs["max_episode_steps"] = spec.train.max_episode_steps
     where = spec.source or spec.name
+    import_registrations(spec)
     try:
         if ":" in spec.env:
             env_cls = import_from_folder(spec.folder, spec.env)

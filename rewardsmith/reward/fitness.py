@@ -12,7 +12,20 @@ from rewardsmith.reward.state import State
 
 
 class EpisodeScorer:
-    """Per-episode fitness and success. Subclass and override `step` and `result`."""
+    """Per-episode fitness and success. Subclass and override `step` and `result`.
+
+    `self.env` is the scorer-only accessor of the simulator: the unwrapped env, bound by the wrapper
+    that runs the episode (`bind_env`) before `reset`. A scorer of an env without a MuJoCo model (Box2D,
+    classic control) may read the env's own state there (e.g. `self.env.hull.position`); reward code
+    only ever gets `State` snapshots and never this object. It is None where no live env exists
+    (a replayed trajectory), so a scorer that needs it must say so in its own docs.
+    """
+
+    env = None
+
+    def bind_env(self, env) -> None:
+        """Give the scorer (never a reward) the unwrapped env whose episodes it scores."""
+        self.env = env
 
     def reset(self, state: State) -> None:
         """Start a new episode at `state`."""

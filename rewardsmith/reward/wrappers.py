@@ -29,6 +29,8 @@ class ApplyReward(gym.Wrapper):
     The native reward never reaches the policy: it is dropped from the step's reward and its terms from
     `info`; it is only summed into `info["episode_stats"]["native_return"]` for reporting. At episode end,
     `info["episode_stats"]` holds the return, per-component sums, fitness, success, length and how it ended.
+    A dict observation (goal-conditioned envs) reaches the policy flattened (Gymnasium's key order) and
+    the reward as `State.obs`/`goal`/`achieved_goal`.
     """
 
     def __init__(
@@ -45,6 +47,11 @@ class ApplyReward(gym.Wrapper):
             raise ValueError("source='sparse' needs a scorer")
         self.reward_fn, self.scorer, self.source = reward_fn, scorer, source
         self._snapshot = Snapshotter(env)
+        self._dict_space = env.observation_space if isinstance(env.observation_space, gym.spaces.Dict) else None
+        if self._dict_space is not None:
+            self.observation_space = gym.spaces.flatten_space(self._dict_space)
+        if scorer is not None:
+            scorer.bind_env(env.unwrapped)
         self._info_keys: set[str] = set()
         self._native_keys: list[str] = []
         self._schema = self._snapshot.schema
@@ -69,7 +76,11 @@ class ApplyReward(gym.Wrapper):
         if self.scorer is not None:
             self.scorer.reset(self._state)
         self._sums, self._return, self._native_return, self._length = {}, 0.0, 0.0, 0
-        return obs, self._strip_native(info)
+        return self._policy_obs(obs), self._strip_native(info)
+
+    def _policy_obs(self, obs):
+        """What the policy sees: the observation, a dict one flattened."""
+        return obs if self._dict_space is None else gym.spaces.flatten(self._dict_space, obs)
 
     def step(self, action):
         state = self._state
@@ -88,7 +99,7 @@ class ApplyReward(gym.Wrapper):
         info = self._strip_native(info)
         if terminated or truncated:
             info["episode_stats"] = self.episode_stats(terminated)
-        return obs, reward, terminated, truncated, info
+        return self._policy_obs(obs), reward, terminated, truncated, info
 
     def _reward(self, state: State, action: np.ndarray, next_state: State, native: float) -> float:
         if self.source == "native":

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rewardsmith.reward.state import JOINT_TYPE_NAMES, StateSchema, schema_for
+from rewardsmith.reward.state import JOINT_TYPE_NAMES, StateSchema, control_period, schema_for
+from rewardsmith.stages.obs_layouts import (
+    known_action_lines,
+    known_layout_lines,
+    manipulation_lines,
+    source_without_reward,
+)
 from rewardsmith.task import TaskSpec, make_env
 
 _FREE_QPOS = ("x", "y", "z", "qw", "qx", "qy", "qz")
@@ -241,7 +247,7 @@ def _axis_words(base, j: int) -> str:
     if kind not in ("hinge", "slide"):
         return "; orientation as a unit quaternion (w, x, y, z) in qpos" if kind in ("free", "ball") else ""
     data = mujoco.MjData(model)
-    data.qpos[:] = base.init_qpos
+    data.qpos[:] = getattr(base, "init_qpos", base.data.qpos)
     mujoco.mj_forward(model, data)
     local = model.jnt_axis[j]
     world = data.xmat[model.jnt_bodyid[j]].reshape(3, 3) @ local
@@ -386,6 +392,26 @@ def _state_api(schema: StateSchema | None) -> list[str]:
     return lines
 
 
+def _observation_head(obs) -> list[str]:
+    """The observation's size; a dict observation's parts and where a reward finds each."""
+    if not isinstance(obs, dict):
+        return [f"- Observation: {np.asarray(obs).size} dims"]
+    where = {"observation": "state.obs", "desired_goal": "state.goal", "achieved_goal": "state.achieved_goal"}
+    parts = ", ".join(
+        f"`{k}` ({np.asarray(v).size} dims, `{where.get(k, f'state.parts[{k!r}]')}`)" for k, v in sorted(obs.items())
+    )
+    return [f"- Observation: a dict of {parts}; the policy sees them flattened in that order"]
+
+
+def _goal_api(obs) -> list[str]:
+    if not isinstance(obs, dict):
+        return []
+    return [
+        "- `state.goal`, `state.achieved_goal`: the desired and the achieved goal (numpy arrays; the task is done"
+        " when they match); `state.parts`: every part of the dict observation by name."
+    ]
+
+
 def describe(spec: TaskSpec, seed: int = 0) -> str:
     """The compact plain-text description of the task's environment shown to the LLM."""
     env = make_env(spec)
@@ -394,14 +420,20 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         base, schema = env.unwrapped, schema_for(env)
         limit = getattr(env.spec, "max_episode_steps", None) if env.spec else None
         limit = limit or getattr(env, "_max_episode_steps", None)
-        dt = getattr(base, "dt", None)
+        dt_value, dt_source = control_period(env)
+        dt = dt_value if dt_source != "none" else None
         act = env.action_space
         head = [f"# Environment: {spec.env}"]
         if dt:
             timing = f"- Control step dt = {_fmt(dt)} s"
-            if schema is not None:
-                timing += f" (physics timestep {_fmt(base.model.opt.timestep)} x frame_skip {base.frame_skip})"
+            skip = getattr(base, "frame_skip", None) or getattr(base, "n_substeps", None)
+            if schema is not None and skip:
+                timing += f" (physics timestep {_fmt(base.model.opt.timestep)} x {skip} substeps)"
+            elif schema is None:
+                timing += f" (from {dt_source})"
             head.append(timing)
+        else:
+            head.append("- No physical control period: this env's dynamics are per step; `state.dt` is 1.0 (one step).")
         if limit:
             head.append(f"- Episode: time limit {limit} steps" + (f" ({_fmt(limit * dt)} s)" if dt else ""))
         if schema is not None:
@@ -410,19 +442,35 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
             f"- Action: {act.shape[0] if act.shape else act} dims"
             + (f", each in {_range(act.low.min(), act.high.max())}" if hasattr(act, "low") else "")
         )
-        head.append(f"- Observation: {np.asarray(obs).size} dims")
+        head += _observation_head(obs)
+        known = known_layout_lines(base)
         if schema is None:
             space = env.observation_space
             if hasattr(space, "low"):
                 head.append(f"  bounds low {np.round(space.low, 3).tolist()}, high {np.round(space.high, 3).tolist()}")
-            head.append("- Not a MuJoCo env: no named bodies or joints; read `state.obs` only.")
-            return "\n".join(head + _state_api(None)) + "\n"
-        labels = label_observation(env, schema, seed)
-        body = _model_sections(base, schema) + _reset_sections(base, schema)
-        obs_part = [
-            f"## Observation layout ({sum(c is not None for c in labels)} of {len(labels)} dims named)",
-            *_obs_lines(labels),
-        ]
-        return "\n".join(head + body + obs_part + _state_api(schema)) + "\n"
+            head.append(
+                "- Not a MuJoCo env: no named bodies, joints or sites; read `state.obs` only (by index, layout below)."
+            )
+            if known:
+                layout = ["## Observation layout (from the env's documentation)", *known]
+                layout += ["## Action (from the env's documentation)", *(known_action_lines(base) or [])]
+            else:
+                layout = ["## Observation code (the env's source, reward lines removed)", *source_without_reward(base)]
+            return "\n".join(head + layout + _state_api(None)) + "\n"
+        if known:
+            obs_part = ["## Observation layout (from the env's documentation)", *known]
+        else:
+            labels = label_observation(env, schema, seed)
+            obs_part = [
+                f"## Observation layout ({sum(c is not None for c in labels)} of {len(labels)} dims named)",
+                *_obs_lines(labels),
+            ]
+        body = _model_sections(base, schema) + (_reset_sections(base, schema) if not known else [])
+        actions = known_action_lines(base)
+        if actions:  # the policy moves a mocap hand: the model's actuators are not the action
+            cut = next((i for i, line in enumerate(body) if line.startswith("## Actuators")), len(body))
+            body = [*body[:cut], "## Action (from the env's documentation)", *actions]
+        extra = manipulation_lines(schema) if known or spec.imports else []
+        return "\n".join(head + body + obs_part + _state_api(schema) + extra + _goal_api(obs)) + "\n"
     finally:
         env.close()

@@ -133,7 +133,7 @@ def _build_model(spec: TaskSpec, env, job: WorkerJob):
         seed=job.seed,
         device=job.device,
         verbose=0,
-        policy_kwargs=spec.train.policy_kwargs or None,
+        policy_kwargs=spec.train.sb3_policy_kwargs() or None,
         **hyperparams,
     )
 

@@ -1,0 +1,134 @@
+"""Trusted scorers for stable-eureka's envs (Box2D and classic control), from the env's own state.
+
+These envs have no MuJoCo model, so a `State` holds only the observation. The scorers read the
+simulator through `self.env`, the scorer-only accessor (`EpisodeScorer.bind_env`): reward code never
+gets it. Success restates what "solved" means for each env in the peer's terms (stable-eureka judges a
+policy by the benchmark env's return: BipedalWalker 300, LunarLander 200, MountainCarContinuous 90, the
+Gymnasium "solved" thresholds); the fitness is a graded measure of the same behaviour, never the reward.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from rewardsmith.reward.fitness import EpisodeScorer
+from rewardsmith.reward.state import State
+
+
+def _env_module(env):
+    return sys.modules[type(env).__module__]
+
+
+class BipedalCourse(EpisodeScorer):
+    """BipedalWalker: how much of the course the hull covers before it first touches the ground.
+
+    Fitness: the fraction (0 to 1) of the course from the start pad to the finish that the hull's x
+    covered before the first fall. Success: the walker reached the finish without a fall, the run that
+    scores the env's "solved" 300 points.
+    """
+
+    def __init__(self) -> None:
+        self.start_x = self.finish_x = 0.0
+        self.best_x, self.fell = 0.0, False
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return "fraction (0 to 1) of the course walked before the hull first touched the ground; higher is better"
+
+    def reset(self, state: State) -> None:
+        m = _env_module(self.env)
+        self.start_x = float(m.TERRAIN_STARTPAD * m.TERRAIN_STEP)
+        self.finish_x = float((m.TERRAIN_LENGTH - m.TERRAIN_GRASS) * m.TERRAIN_STEP)
+        self.best_x, self.fell = self.start_x, False
+
+    def step(self, state: State, action: np.ndarray, next_state: State) -> None:
+        if self.fell:
+            return
+        self.fell = bool(self.env.game_over)
+        if not self.fell:
+            self.best_x = max(self.best_x, float(self.env.hull.position[0]))
+
+    def result(self) -> tuple[float, bool]:
+        span = self.finish_x - self.start_x
+        fraction = float(np.clip((self.best_x - self.start_x) / span, 0.0, 1.0))
+        return fraction, bool(not self.fell and self.best_x >= self.finish_x)
+
+    def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
+        return float(not self.env.game_over and float(self.env.hull.position[0]) >= self.finish_x)
+
+
+class LunarLanding(EpisodeScorer):
+    """LunarLander: land at rest on the pad between the flags (the env's "landed" +100 event, needed for 200).
+
+    Success: at the episode's end the lander is at rest (asleep), both legs on the ground, between the
+    flags, not crashed. Fitness: 1.0 for that; else half of how close the final position is to the pad's
+    centre (1 - distance/10 world units, at least 0), and 0 after a crash.
+    """
+
+    def __init__(self) -> None:
+        self.crashed, self.landed, self.distance = False, False, 10.0
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return "0 to 1: 1.0 for landing at rest on the pad; else half of the closeness to the pad, 0 after a crash"
+
+    def reset(self, state: State) -> None:
+        self.crashed, self.landed, self.distance = False, False, 10.0
+
+    def step(self, state: State, action: np.ndarray, next_state: State) -> None:
+        env = self.env
+        self.crashed = self.crashed or bool(env.game_over)
+        pad_x, pad_y = (env.helipad_x1 + env.helipad_x2) / 2, env.helipad_y
+        x, y = env.lander.position
+        self.distance = float(np.hypot(x - pad_x, y - pad_y))
+        on_pad = env.helipad_x1 <= x <= env.helipad_x2
+        legs = all(leg.ground_contact for leg in env.legs)
+        self.landed = bool(not env.lander.awake and legs and on_pad and not self.crashed)
+
+    def result(self) -> tuple[float, bool]:
+        if self.landed:
+            return 1.0, True
+        return (0.0 if self.crashed else 0.5 * max(0.0, 1.0 - self.distance / 10.0)), False
+
+    def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
+        env = self.env
+        on_pad = env.helipad_x1 <= env.lander.position[0] <= env.helipad_x2
+        return float(on_pad and all(leg.ground_contact for leg in env.legs) and not env.game_over)
+
+
+class MountainCarFlag(EpisodeScorer):
+    """MountainCarContinuous: reach the flag on the right hill (the +100 that "solved", return >= 90, needs).
+
+    Reads the car's position from the env's own state (`env.state[0]`). Fitness: the highest position
+    reached, as a fraction of the way from the valley floor (-0.52) to the flag (`env.goal_position`),
+    capped at 1. Success: the car reached the flag.
+    """
+
+    VALLEY = -0.52
+
+    def __init__(self) -> None:
+        self.best = self.VALLEY
+        self.goal = 0.45
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return "fraction (0 to 1) of the way from the valley floor up to the flag at the best moment; higher is better"
+
+    def reset(self, state: State) -> None:
+        self.goal = float(self.env.goal_position)
+        self.best = float(self.env.state[0])
+
+    def step(self, state: State, action: np.ndarray, next_state: State) -> None:
+        self.best = max(self.best, float(self.env.state[0]))
+
+    def result(self) -> tuple[float, bool]:
+        fraction = (self.best - self.VALLEY) / (self.goal - self.VALLEY)
+        return float(np.clip(fraction, 0.0, 1.0)), self.best >= self.goal
+
+    def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
+        return float(self.env.state[0] >= self.goal)

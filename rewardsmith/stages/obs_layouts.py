@@ -1,0 +1,184 @@
+"""Named observation layouts for envs the MuJoCo labeller cannot read, and the manipulation notes.
+
+For envs without a MuJoCo model (Box2D, classic control, a user's own) there is nothing to match obs
+elements against, so their layout comes from the env's documentation (`KNOWN_LAYOUTS`, keyed by the
+unwrapped class name) or, for an env this tool does not know, from its source: the observation code
+with every line that mentions a reward, shaping or cost removed (as Eureka and stable-eureka show it).
+Meta-World's and Gymnasium-Robotics' flat observations are documented the same way. Never the reward.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+# (obs slice text, meaning) per env class, from each env's documentation.
+KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
+    "BipedalWalker": [
+        ("obs[0]", "hull angle (rad)"),
+        ("obs[1]", "hull angular velocity (scaled: 2*omega/FPS)"),
+        ("obs[2]", "hull horizontal velocity (scaled, +x forward)"),
+        ("obs[3]", "hull vertical velocity (scaled, +y up)"),
+        ("obs[4]", "hip 1 joint angle (rad)"),
+        ("obs[5]", "hip 1 joint speed (scaled)"),
+        ("obs[6]", "knee 1 joint angle + 1.0 (rad)"),
+        ("obs[7]", "knee 1 joint speed (scaled)"),
+        ("obs[8]", "leg 1 lower leg touches the ground (1.0 or 0.0)"),
+        ("obs[9]", "hip 2 joint angle (rad)"),
+        ("obs[10]", "hip 2 joint speed (scaled)"),
+        ("obs[11]", "knee 2 joint angle + 1.0 (rad)"),
+        ("obs[12]", "knee 2 joint speed (scaled)"),
+        ("obs[13]", "leg 2 lower leg touches the ground (1.0 or 0.0)"),
+        ("obs[14:24]", "10 lidar rangefinder readings ahead and below the hull (fraction of range, 1 = nothing hit)"),
+    ],
+    "LunarLander": [
+        ("obs[0]", "x position relative to the pad centre (scaled: 0 = centre, +-1 = screen edges)"),
+        ("obs[1]", "y position above the pad (scaled: 0 = pad height)"),
+        ("obs[2]", "x velocity (scaled)"),
+        ("obs[3]", "y velocity (scaled, negative = falling)"),
+        ("obs[4]", "body angle (rad, 0 = upright)"),
+        ("obs[5]", "angular velocity (scaled)"),
+        ("obs[6]", "left leg touches the ground (1.0 or 0.0)"),
+        ("obs[7]", "right leg touches the ground (1.0 or 0.0)"),
+    ],
+    "Continuous_MountainCarEnv": [
+        ("obs[0]", "car position along the track in [-1.2, 0.6]; the valley floor is near -0.52, the flag at 0.45"),
+        ("obs[1]", "car velocity in [-0.07, 0.07] (position units per step, + = right)"),
+    ],
+    "MountainCarEnv": [
+        ("obs[0]", "car position along the track in [-1.2, 0.6]; the flag at 0.5"),
+        ("obs[1]", "car velocity in [-0.07, 0.07]"),
+    ],
+    "PendulumEnv": [("obs[0]", "cos(theta)"), ("obs[1]", "sin(theta)"), ("obs[2]", "angular velocity (rad/s)")],
+    "CartPoleEnv": [
+        ("obs[0]", "cart position (m)"),
+        ("obs[1]", "cart velocity (m/s)"),
+        ("obs[2]", "pole angle (rad, 0 = upright)"),
+        ("obs[3]", "pole angular velocity (rad/s)"),
+    ],
+    "AcrobotEnv": [
+        ("obs[0:2]", "cos, sin of joint 1 angle"),
+        ("obs[2:4]", "cos, sin of joint 2 angle (relative to link 1)"),
+        ("obs[4]", "joint 1 angular velocity"),
+        ("obs[5]", "joint 2 angular velocity"),
+    ],
+    "MetaWorld": [
+        ("obs[0:3]", "hand (gripper centre, TCP) position xyz (m)"),
+        ("obs[3]", "gripper opening: distance between the two fingers, normalised to [0, 1] (0 = closed)"),
+        ("obs[4:7]", "object 1 position xyz (m): the task's object, handle or button"),
+        ("obs[7:11]", "object 1 orientation quaternion"),
+        ("obs[11:14]", "object 2 position xyz (zeros when the task has one object)"),
+        ("obs[14:18]", "object 2 orientation quaternion (zeros when none)"),
+        ("obs[18:36]", "obs[0:18] one control step earlier"),
+        ("obs[36:39]", "goal position xyz (m)"),
+    ],
+    "Fetch": [
+        ("obs[0:3]", "gripper position xyz (m)"),
+        ("obs[3:6]", "object position xyz (m)"),
+        ("obs[6:9]", "object position relative to the gripper (m)"),
+        ("obs[9:11]", "finger joint positions (gripper opening, m each)"),
+        ("obs[11:14]", "object rotation (Euler xyz, rad)"),
+        ("obs[14:17]", "object linear velocity relative to the gripper (scaled by dt)"),
+        ("obs[17:20]", "object angular velocity (scaled by dt)"),
+        ("obs[20:23]", "gripper linear velocity (scaled by dt)"),
+        ("obs[23:25]", "finger joint velocities"),
+    ],
+    "ShadowHand": [
+        ("obs[0:24]", "hand joint angles (rad)"),
+        ("obs[24:48]", "hand joint velocities (rad/s)"),
+        ("obs[48:54]", "object linear and angular velocity"),
+        ("obs[54:61]", "object position xyz (m) and orientation quaternion (w, x, y, z)"),
+    ],
+}
+GOAL_PARTS = {
+    "Fetch": "achieved_goal = the object's position xyz; goal = the target position xyz",
+    "ShadowHand": "achieved_goal = the object's position xyz + quaternion (w, x, y, z); goal = the target pose, same layout",
+}
+KNOWN_ACTIONS: dict[str, list[str]] = {
+    "MetaWorld": [
+        "- action[0:3] = hand displacement xyz this step (1/100 m per unit; the arm follows a mocap target)",
+        "- action[3] = gripper effort: -1 opens, +1 closes the fingers",
+    ],
+    "Fetch": [
+        "- action[0:3] = gripper displacement xyz this step (0.05 m per unit; the arm follows a mocap target)",
+        "- action[3] = finger opening: -1 closes, +1 opens",
+    ],
+    "BipedalWalker": ["- action[0:4] = motor torque of hip 1, knee 1, hip 2, knee 2 (each in [-1, 1])"],
+    "LunarLander": [
+        "- action[0] = main engine: off below 0, throttle 50% to 100% from 0 to 1",
+        "- action[1] = side engines: below -0.5 fires the left booster, above 0.5 the right, off in between",
+    ],
+    "Continuous_MountainCarEnv": ["- action[0] = engine force in [-1, 1] (+ pushes right)"],
+}
+_REWARD_WORDS = re.compile(r"reward|shaping|cost|penalt", re.IGNORECASE)
+MAX_SOURCE_LINES = 80
+
+
+def layout_key(base) -> str | None:
+    """The `KNOWN_LAYOUTS` key of an unwrapped env, or None."""
+    cls = type(base).__name__
+    module = type(base).__module__
+    if cls in KNOWN_LAYOUTS:
+        return cls
+    if module.startswith("metaworld"):
+        return "MetaWorld"
+    if "fetch" in module and "gymnasium_robotics" in module:
+        return "Fetch"
+    if "shadow_dexterous_hand" in module and "manipulate" in module:
+        return "ShadowHand"
+    return None
+
+
+def known_layout_lines(base) -> list[str] | None:
+    """`- obs[a:b] = meaning` lines of a documented env, or None."""
+    key = layout_key(base)
+    if key is None:
+        return None
+    lines = [f"- {where} = {what}" for where, what in KNOWN_LAYOUTS[key]]
+    if key in GOAL_PARTS:
+        lines.append(f"- {GOAL_PARTS[key]}")
+    return lines
+
+
+def known_action_lines(base) -> list[str] | None:
+    """`- action[a:b] = meaning` lines of a documented env whose action is not its model's actuators, or None."""
+    key = layout_key(base)
+    return KNOWN_ACTIONS.get(key) if key else None
+
+
+def source_without_reward(base) -> list[str]:
+    """The env's observation code (`_get_obs`, else `step`), with reward/shaping/cost lines removed."""
+    for name in ("_get_obs", "get_obs", "step"):
+        method = getattr(type(base), name, None)
+        if method is None:
+            continue
+        try:
+            source = inspect.getsource(method)
+        except (OSError, TypeError):
+            continue
+        kept = [line for line in source.splitlines() if line.strip() and not _REWARD_WORDS.search(line)]
+        return ["```python", *kept[:MAX_SOURCE_LINES], "```"]
+    return ["(no source available: read `state.obs` by index)"]
+
+
+def manipulation_lines(schema) -> list[str]:
+    """What a manipulation reward can read: contacts, frames, gripper and tendon names."""
+    grip = [j for j in schema.joints if re.search(r"finger|grip|close|pad|claw", j, re.IGNORECASE)]
+    lines = [
+        "## Contacts and frames (manipulation)",
+        "- `state.contacts()`: every active contact as (geom1, geom2, body1, body2, force, pos): geom and body names,"
+        " the normal force in N, the world position; `state.touching(a, b=None)` and `state.contact_force(a, b=None)`"
+        " (N, summed) take geom or body names (b=None: against anything).",
+        "- `state.site(name).xmat`, `state.body(name).xmat`: 3x3 world rotation of a frame (columns = its x, y, z axes).",
+    ]
+    named_geoms = [g for g in schema.geom_names if not g.startswith("geom_")]
+    if named_geoms:
+        lines.append(
+            f"- Named geoms ({len(named_geoms)}): {', '.join(named_geoms[:60])}"
+            + (" ..." if len(named_geoms) > 60 else "")
+        )
+    if grip:
+        lines.append(f"- Gripper/finger joints (their qpos is the opening): {', '.join(grip[:30])}")
+    if schema.tendon_names:
+        lines.append(f"- Tendons (coupled finger joints): {', '.join(schema.tendon_names)}")
+    return lines
