@@ -2,7 +2,8 @@
 
 ```toml
 [sandbox]
-minimum = ["clean-start", "rlimits", "seccomp", "ast-gate", "landlock"]   # refuse to run with fewer layers
+minimum = ["clean-start", "rlimits", "seccomp", "ast-gate", "uid-drop", "landlock"]   # refuse with fewer layers
+allow_uid0 = false   # true: run even where workers would keep uid 0 (also REWARDSMITH_ALLOW_UID0=1)
 ```
 """
 
@@ -34,6 +35,11 @@ class SandboxConfig(BaseModel):
     minimum: list[str] = Field(
         default_factory=lambda: list(DEFAULT_MINIMUM),
         description="Layers that must hold (see `rewardsmith doctor`), else runs refuse to start.",
+    )
+
+    allow_uid0: bool = Field(
+        False,
+        description="Run even where workers would keep uid 0 (no uid drop here); says so loudly on every run.",
     )
 
     @field_validator("minimum")
@@ -84,8 +90,29 @@ def _probe():
     return probe_layers()
 
 
+ALLOW_UID0_ENV = "REWARDSMITH_ALLOW_UID0"
+
+
+def allow_uid0() -> bool:
+    """Whether the user opted in to workers that keep uid 0 (settings `allow_uid0` or REWARDSMITH_ALLOW_UID0=1)."""
+    return os.environ.get(ALLOW_UID0_ENV, "") not in ("", "0") or user_config().sandbox.allow_uid0
+
+
 def require_sandbox(override: list[str] | None = None) -> None:
-    """Refuse (SandboxError) when this machine offers fewer layers than required; probes once per process."""
+    """Refuse (SandboxError) when this machine offers fewer layers than required; probes once per process.
+
+    A missing uid-drop is accepted only with the `allow_uid0` opt-in, and then announced on stderr."""
+    import sys
+
     from rewardsmith.sandbox.probe import require_minimum
 
-    require_minimum(sandbox_minimum(override), _probe())
+    minimum, status = sandbox_minimum(override), _probe()
+    if "uid-drop" in minimum and not status["uid-drop"].ok and allow_uid0():
+        minimum = [name for name in minimum if name != "uid-drop"]
+        print(
+            "WARNING: sandboxed workers keep uid 0 on this machine (allowed by allow_uid0 / "
+            f"{ALLOW_UID0_ENV}): {status['uid-drop'].detail}",
+            file=sys.stderr,
+            flush=True,
+        )
+    require_minimum(minimum, status)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tomllib
 from pathlib import Path
@@ -9,6 +10,17 @@ from pathlib import Path
 import pytest
 
 from rewardsmith.task import ENVS_DIR
+
+# Workers cannot drop uid 0 where the tests run as root with Python under a private home (CI: /root/.pyenv,
+# mode 700); the default sandbox minimum then refuses to run. The tests opt in explicitly, and say so.
+UID0_OPT_IN = os.geteuid() == 0 and os.environ.setdefault("REWARDSMITH_ALLOW_UID0", "1") == "1"
+
+
+def pytest_report_header() -> str:
+    if UID0_OPT_IN:
+        return ("WARNING: REWARDSMITH_ALLOW_UID0=1 (tests run as root): runs accept sandboxed workers that keep uid 0 "
+                "where the uid drop is unavailable")
+    return "sandbox: no uid-0 opt-in"
 
 TINY_TRAIN = {"timesteps": 1024, "final_timesteps": 1024, "eval_freq": 512, "eval_episodes": 2,
               "hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}

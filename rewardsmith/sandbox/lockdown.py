@@ -151,9 +151,10 @@ def _drop_privileges(writable: Path) -> str:
     if private:
         capabilities.drop_all()
         return (
-            f"off: {private} is not readable by other users, so an unprivileged uid could "
-            "not import the standard library (install Python in a world-readable folder); "
-            "kept uid 0 but dropped all capabilities"
+            f"off: {private} is not readable by other users, so an unprivileged uid could not import the "
+            "standard library; kept uid 0 but dropped all capabilities. Fix: use a Python installed outside "
+            f"a private home (e.g. under /usr/local or /opt, and a venv made from it), or let others traverse "
+            f"and read the path (chmod o+rx {private}); or accept uid 0 with `[sandbox] allow_uid0 = true`"
         )
     uid = sandbox_uid(os.getpid())
     parent = os.getppid()

@@ -20,7 +20,9 @@ from pathlib import Path
 from rewardsmith.errors import SandboxError
 
 LAYERS = ("clean-start", "ast-gate", "rlimits", "seccomp", "landlock", "netns", "uid-drop", "proc-isolation")
-DEFAULT_MINIMUM = ["clean-start", "rlimits", "seccomp", "ast-gate"]
+DEFAULT_MINIMUM = ["clean-start", "rlimits", "seccomp", "ast-gate", "uid-drop"]
+"""uid-drop holds when workers do not run as uid 0 (dropped to a sandbox uid, or never root). Where it cannot
+hold, runs refuse unless the user opts in: `[sandbox] allow_uid0 = true` or REWARDSMITH_ALLOW_UID0=1."""
 PROBE_MEMORY_MB = 1024
 _PROBE_TIMEOUT_S = 120.0
 
@@ -131,6 +133,8 @@ def _child(folder: Path) -> dict[str, tuple[bool, str]]:
             else f"isolated={sys.flags.isolated}, extra variables {extra}",
         )
     }
+    if os.getuid() != 0 and layers["uid-drop"].startswith("off: not root"):
+        layers["uid-drop"] = f"on (not root: workers run as uid {os.getuid()})"
     for name, escaped in proofs.items():
         applied = layers.get(name, "on (parent's /proc/<pid>/environ is unreadable)")
         holds = not escaped and applied.startswith("on") and threads_ok
