@@ -142,32 +142,45 @@ def train(
 def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int, device: str) -> None:
     """Train in `folder` with a progress bar, then print the fitness table."""
     from rewardsmith.search.baselines import load_cached, normalized_score
-    from rewardsmith.workers.job import WorkerJob
-    from rewardsmith.workers.run import run_job
+    from rewardsmith.search.training import train_and_evaluate
+    from rewardsmith.workers.executor import LocalExecutor
 
     shutil.copyfile(reward, folder / "reward.py")
-    job = WorkerJob(
-        task_path=spec.source,
-        reward_path=folder / "reward.py",
-        out_dir=folder,
-        timesteps=steps,
-        seed=seed,
-        device=device,
-    )
+    executor = LocalExecutor(1)
     console.print(
         f"training [bold]{spec.name}[/] with {reward} ({spec.train.algo}, {steps:,} steps, seed {seed})",
         highlight=False,
     )
     with training_progress() as progress:
         bar = progress.add_task(spec.name, total=steps)
-        result = run_job(job, on_progress=lambda done, total: progress.update(bar, completed=done, total=total))
+        try:  # the policy is measured by the evaluation worker, which never loads the reward
+            result, evaluation = train_and_evaluate(
+                spec.source,
+                folder / "reward.py",
+                folder,
+                timesteps=steps,
+                seed=seed,
+                eval_episodes=spec.train.eval_episodes,
+                executor=executor,
+                device=device,
+                on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+            )
+        finally:
+            executor.shutdown()
         if result.ok:
             progress.update(bar, completed=steps)
     if result.status == "rejected":
         raise RewardFileError(f"{reward}: {result.error}")
     if not result.ok:
         raise RewardsmithError(f"training failed: {result.error} (log: {folder / 'worker.log'})")
-    s = result.summary
+    assert evaluation is not None
+    s = {
+        "fitness": evaluation.fitness_mean,
+        "success_rate": evaluation.success_rate,
+        "ep_len": sum(evaluation.lengths) / len(evaluation.lengths),
+        "timesteps": result.summary.get("timesteps"),
+        "wall_s": round(result.wall_s, 3),
+    }
     baseline = load_cached(spec, steps)
     table = Table(
         "fitness",

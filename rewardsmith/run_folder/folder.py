@@ -10,7 +10,8 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
     events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
                         run_started, run_resumed, iteration_started, candidate_designed, critic_done,
                         repair_requested, training_started, training_done, analysis_done,
-                        iteration_done, final_started, final_done, run_finished, run_failed;
+                        iteration_done, final_started, final_seed_done, final_done, run_finished,
+                        run_failed;
                         with --screen also screen_done
     run.lock            pid of the process running it (present only while it runs)
     .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
@@ -24,14 +25,25 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
         reward.py               the accepted code, with a header comment (id, iteration, parent, model)
         candidate.json          id "i.j", iteration, index, parent "i.j" | null,
                                 status designed | rejected | trained | failed, reason, repair_rounds,
-                                tokens, cost_usd, fitness, success_rate, wall_s
+                                tokens, cost_usd, fitness, fitness_se, episodes, success_rate, wall_s
+                                (fitness, fitness_se, episodes, success_rate: from eval/evaluation.json)
         critic.json, critic/    the last critic report and its smoke worker's files
         screen.json, screen/    the last screen verdict and its worker's files (with --screen)
-        job.json, metrics.jsonl, tb/, model.zip, eval_episodes.jsonl, trajectories.npz, summary.json,
-        worker.log              (training; trajectories.npz: the final evaluation's episodes)
+        job.json, metrics.jsonl, tb/, model.zip, policy.safetensors, summary.json, worker.log
+                                the training worker's folder; it ran the reward, so only its weights
+                                (policy.safetensors: tensors only) are used, and its metrics.jsonl is
+                                shown as "reported by the training worker"
+        eval/                   the evaluation worker's folder, emptied and made by the parent after
+                                training ended: policy.safetensors (the parent's copy), evaluation.json
+                                (per-episode fitness/success/length/end/seed on fresh seeds, mean, std,
+                                standard error), eval_episodes.jsonl (with state statistics),
+                                trajectories.npz (the screen's archive), summary.json, job.json, worker.log;
+                                it never loads reward code, and every fitness that decides comes from it
         analysis.json           the analyzer's statistics, flags and feedback text
     best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
     final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
+                                          (laid out as a candidate's training folder, with its eval/); a
+                                          seed counts as done only through its final_seed_done event
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean}, human_normalized, wall_s, error

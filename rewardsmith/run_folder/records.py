@@ -28,6 +28,13 @@ CRITIC_FILE, EVALUATION_FILE = "critic.json", "evaluation.json"
 # what workers write
 SUMMARY_FILE, METRICS_FILE, EPISODES_FILE = "summary.json", "metrics.jsonl", "eval_episodes.jsonl"
 TRAJECTORIES_FILE, MODEL_FILE, SANDBOX_FILE = "trajectories.npz", "model.zip", "sandbox.json"
+WEIGHTS_FILE = "policy.safetensors"
+"""The training worker's only trusted output: the policy's tensors (safetensors, no pickle)."""
+EVAL_DIR = "eval"
+"""Below a training folder: the evaluation worker's folder. The parent empties and recreates it after training
+ended and copies the weights into it, so nothing the training worker wrote can be read from it; it holds
+`policy.safetensors` (the parent's copy), `evaluation.json`, `eval_episodes.jsonl`, `trajectories.npz`,
+`summary.json`, `sandbox.json`, `job.json` and `worker.log`."""
 SMOKE_FILE, SCREEN_FILE, FRAMES_FILE = "smoke.json", "screen.json", "frames.npy"
 
 
@@ -55,6 +62,11 @@ class CandidateRecord(Record):
     tokens: int = 0
     cost_usd: float = 0.0
     fitness: float | None = None
+    """Mean fitness of the evaluation worker's episodes (`eval/evaluation.json`), never a training worker's."""
+    fitness_se: float | None = None
+    """Standard error of that mean."""
+    episodes: int = 0
+    """Evaluation episodes behind `fitness`."""
     success_rate: float | None = None
     wall_s: float = 0.0
     timesteps: int = 0
@@ -73,8 +85,10 @@ class Attempt(Record):
 
 
 class Evaluation(Record):
-    """`evaluation.json`: a trained policy measured by the trusted evaluation worker, which never loaded reward
-    code. One entry per episode, on seeds the parent chose after training ended."""
+    """`eval/evaluation.json`: a trained policy measured by the trusted evaluation worker, which never loaded
+    reward code. One entry per episode, on fresh seeds the parent drew after training ended, each episode run
+    to the env's full time limit. Written only by the `evaluate` worker mode into the parent-made `eval/`
+    folder (see `EVAL_DIR`)."""
 
     fitness: list[float] = []
     success: list[bool] = []
@@ -117,6 +131,7 @@ class FinalSeed(Record):
     seed: int
     status: str
     fitness: float | None = None
+    fitness_se: float | None = None
     success_rate: float | None = None
     error: str | None = None
     wall_s: float = 0.0

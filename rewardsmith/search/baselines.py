@@ -1,7 +1,7 @@
 """Human and sparse baselines per task, budget and seed, cached so they are trained once.
 
 "human" trains on the env's own reward; "sparse" on the task's success-only reward. Both are measured
-by the task's fitness, giving Eureka's human-normalised score (method - sparse) / |human - sparse|.
+by the task's fitness in the evaluation worker (`rewardsmith.search.training`), as candidates are, giving Eureka's human-normalised score (method - sparse) / |human - sparse|.
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ from typing import Any
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.reward.fitness import human_normalized
+from rewardsmith.reward.wrappers import RewardSource
 from rewardsmith.run_folder.claim import RUNS_DIR
+from rewardsmith.run_folder.records import Evaluation
+from rewardsmith.search.training import train_and_evaluate
 from rewardsmith.task import TaskSpec
-from rewardsmith.workers.job import WorkerJob
-from rewardsmith.workers.run import ProgressFn, run_job
+from rewardsmith.workers.executor import LocalExecutor
+from rewardsmith.workers.run import JobResult, ProgressFn
 
 BASELINE_DIR = RUNS_DIR / "baselines"
 
@@ -63,33 +66,42 @@ def run_baselines(
     path = cache_path(spec, timesteps, seed, root)
     if path.is_file():
         return {**json.loads(path.read_text()), "cached": True}
-    sources = ["native", "sparse"] if spec.human_baseline else ["sparse"]
+    sources: list[RewardSource] = ["native", "sparse"] if spec.human_baseline else ["sparse"]
     work = path.parent / f"t{timesteps}_s{seed}"
 
-    def train(source: str):
-        job = WorkerJob(
-            task_path=spec.source,
-            reward_source=source,
-            out_dir=work / source,
+    executor = LocalExecutor(len(sources))
+
+    def train(source: RewardSource) -> tuple[str, tuple[JobResult, Evaluation | None]]:
+        return source, train_and_evaluate(
+            spec.source,
+            None,
+            work / source,
             timesteps=timesteps,
             seed=seed,
+            eval_episodes=spec.train.eval_episodes,
+            executor=executor,
             device=device,
+            on_progress=(on_progress or {}).get(source),
+            reward_source=source,
         )
-        return source, run_job(job, on_progress=(on_progress or {}).get(source))
 
-    with ThreadPoolExecutor(max_workers=len(sources)) as pool:
-        results = dict(pool.map(train, sources))
-    failed = {s: r.error for s, r in results.items() if not r.ok}
+    try:
+        with ThreadPoolExecutor(max_workers=len(sources)) as pool:
+            results = dict(pool.map(train, sources))
+    finally:
+        executor.shutdown()
+    failed = {s: r.error for s, (r, evaluation) in results.items() if evaluation is None}
     if failed:
         raise RewardsmithError(f"baseline training failed for {spec.name}: {failed}")
+    measured = {s: evaluation for s, (_, evaluation) in results.items() if evaluation is not None}
     record = {
         "task": spec.name,
         "timesteps": timesteps,
         "seed": seed,
-        "human": results["native"].summary["fitness"] if "native" in results else None,
-        "sparse": results["sparse"].summary["fitness"],
-        "human_success": results["native"].summary["success_rate"] if "native" in results else None,
-        "sparse_success": results["sparse"].summary["success_rate"],
+        "human": measured["native"].fitness_mean if "native" in measured else None,
+        "sparse": measured["sparse"].fitness_mean,
+        "human_success": measured["native"].success_rate if "native" in measured else None,
+        "sparse_success": measured["sparse"].success_rate,
     }
     write_json_atomic(path, record)
     return {**record, "cached": False}

@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from concurrent.futures import Future
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -15,13 +14,14 @@ import numpy as np
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import EPISODES_FILE, METRICS_FILE, SUMMARY_FILE, TASK_FILE, CandidateRecord
+from rewardsmith.run_folder.records import TASK_FILE, CandidateRecord
 from rewardsmith.search.baselines import load_cached, normalized_score
 from rewardsmith.search.progress import Progress
+from rewardsmith.search.training import clear_training_outputs, train_and_evaluate
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
-from rewardsmith.workers.job import WorkerJob
-from rewardsmith.workers.run import JobResult, read_json_file, sanitize
+
+__all__ = ["best_record", "clear_training_outputs", "finished_seeds", "retrain_best", "write_summary"]
 
 
 def best_record(records: list[CandidateRecord], before: int | None = None) -> CandidateRecord | None:
@@ -35,20 +35,20 @@ def best_record(records: list[CandidateRecord], before: int | None = None) -> Ca
     return max(trained, key=lambda r: (r.fitness, r.success_rate or 0.0, -r.iteration, -r.index), default=None)
 
 
-def finished_job(folder: Path) -> JobResult | None:
-    """The result of a training job that already finished in `folder` (a killed run's leftover), or None."""
-    summary = read_json_file(folder / SUMMARY_FILE)
-    if isinstance(summary, dict) and summary.get("status") == "ok":
-        return JobResult("ok", folder, summary=sanitize(summary), wall_s=float(summary.get("wall_s") or 0.0))
-    return None
+SEED_KEYS = ("seed", "status", "fitness", "fitness_se", "success_rate", "episodes", "error", "wall_s")
 
 
-def clear_training_outputs(folder: Path) -> None:
-    """Remove what a cut-short training left in `folder` (partial metrics, episodes, TensorBoard, model), so a
-    retraining does not append to it."""
-    for name in (METRICS_FILE, EPISODES_FILE, "model.zip"):
-        (folder / name).unlink(missing_ok=True)
-    shutil.rmtree(folder / "tb", ignore_errors=True)
+def finished_seeds(folder: RunFolder, candidate: str) -> dict[int, dict[str, Any]]:
+    """Seed -> row of the final retraining seeds the parent itself recorded as done (`final_seed_done` events of
+    this candidate with status ok, holding the evaluation's numbers). Files in the seed folders are never read
+    back: a seed without such an event is trained and evaluated again (issue 10, item 5)."""
+    rows: dict[int, dict[str, Any]] = {}
+    for e in folder.events():
+        if e.get("event") == "final_seed_done" and e.get("candidate") == candidate and e.get("status") == "ok":
+            row = {k: e.get(k) for k in SEED_KEYS}
+            if isinstance(row["seed"], int):
+                rows[row["seed"]] = row
+    return rows
 
 
 def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progress: Progress) -> dict[str, Any]:
@@ -65,44 +65,41 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
         os.replace(tmp, reward)
     seeds = [config.seed + k for k in range(config.final_seeds or 1)]
     folder.event("final_started", candidate=best.id, seeds=seeds, timesteps=config.final_timesteps)
-    results: dict[int, JobResult] = {}
-    futures: dict[int, Future[JobResult]] = {}
-    for seed in seeds:
-        out = final_dir / f"seed_{seed}"
-        done = finished_job(out)
-        if done is not None:
-            results[seed] = done
-            continue
-        clear_training_outputs(out)
-        job = WorkerJob(
-            task_path=folder.path / TASK_FILE,
-            reward_path=reward,
-            out_dir=out,
-            timesteps=config.final_timesteps,
+    done = finished_seeds(folder, best.id)
+    eval_episodes = folder.spec().train.eval_episodes
+
+    def retrain(seed: int) -> dict[str, Any]:
+        if seed in done:
+            return done[seed]
+        label = f"final s{seed}"
+        progress.update(label, "training", done=0, total=config.final_timesteps)
+        result, evaluation = train_and_evaluate(
+            folder.path / TASK_FILE,
+            reward,
+            final_dir / f"seed_{seed}",
+            timesteps=config.final_timesteps or 0,
             seed=seed,
+            eval_episodes=eval_episodes,
+            executor=executor,
             device=config.device,
+            on_progress=lambda d, t: progress.update(label, "training", done=d, total=t),
         )
-        progress.update(f"final s{seed}", "training", done=0, total=config.final_timesteps)
-        futures[seed] = executor.submit(
-            job, lambda d, t, seed=seed: progress.update(f"final s{seed}", "training", done=d, total=t)
-        )
-    for seed, future in futures.items():
-        results[seed] = future.result()
-        r = results[seed]
-        progress.update(
-            f"final s{seed}", "trained" if r.ok else "failed", fitness=r.summary.get("fitness"), reason=r.error[:100]
-        )
-    rows = [
-        {
+        row = {
             "seed": seed,
-            "status": results[seed].status,
-            "fitness": results[seed].summary.get("fitness"),
-            "success_rate": results[seed].summary.get("success_rate"),
-            "error": results[seed].error or None,
-            "wall_s": round(results[seed].wall_s, 3),
+            "status": result.status,
+            "fitness": evaluation.fitness_mean if evaluation else None,
+            "fitness_se": evaluation.fitness_se if evaluation else None,
+            "success_rate": evaluation.success_rate if evaluation else None,
+            "episodes": len(evaluation.fitness) if evaluation else 0,
+            "error": result.error or None,
+            "wall_s": round(result.wall_s, 3),
         }
-        for seed in seeds
-    ]
+        folder.event("final_seed_done", candidate=best.id, **row)
+        progress.update(label, "trained" if result.ok else "failed", fitness=row["fitness"], reason=result.error[:100])
+        return row
+
+    with ThreadPoolExecutor(max_workers=len(seeds), thread_name_prefix="final") as pool:
+        rows = list(pool.map(retrain, seeds))
     fitness = [r["fitness"] for r in rows if r["status"] == "ok" and r["fitness"] is not None]
     if not fitness:
         raise RewardsmithError(

@@ -20,14 +20,15 @@ from pathlib import Path
 
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError, RunFolderError
-from rewardsmith.files import write_json_atomic
+from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.llm import Model, default_model_name, get_model
 from rewardsmith.run_folder.claim import claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import TRAJECTORIES_FILE, CandidateRecord
+from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE, CandidateRecord
 from rewardsmith.sandbox.interrupt import interruptible
-from rewardsmith.search.final import best_record, clear_training_outputs, finished_job, retrain_best, write_summary
+from rewardsmith.search.final import best_record, retrain_best, write_summary
 from rewardsmith.search.progress import Progress, make_progress
+from rewardsmith.search.training import reward_budget, train_and_evaluate
 from rewardsmith.settings import require_sandbox
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import critique
@@ -36,7 +37,6 @@ from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
-from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.run import stop_workers_under
 
 HEADER = "# rewardsmith candidate"
@@ -372,7 +372,7 @@ def screen_candidate(s: Search, iteration: int, folder: Path, attempt: int, cid:
         for r in s.folder.candidates()
         if r.iteration < iteration
         and r.status == "trained"
-        and (path := s.folder.cand_dir(r.iteration, r.index) / TRAJECTORIES_FILE).is_file()
+        and (path := s.folder.cand_dir(r.iteration, r.index) / EVAL_DIR / TRAJECTORIES_FILE).is_file()
     }
     s.progress.update(cid, "screen")
     verdict = screen(s.spec, folder / f"attempt_{attempt}.py", folder, archives, executor=s.executor)
@@ -391,28 +391,29 @@ def screen_candidate(s: Search, iteration: int, folder: Path, attempt: int, cid:
 
 
 def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
-    """Train a designed candidate with the search budget (reusing a summary.json a killed run left behind)."""
+    """Train a designed candidate with the search budget and measure it with the evaluation worker
+    (`rewardsmith.search.training`). Nothing a killed run's workers left in the folder is read back: a
+    candidate the parent did not record as trained is trained and evaluated again."""
     folder = s.folder.cand_dir(record.iteration, record.index)
-    result = finished_job(folder)
-    if result is None:
-        clear_training_outputs(folder)
-        s.folder.event("training_started", candidate=record.id, timesteps=s.config.timesteps)
-        s.progress.update(record.id, "training", done=0, total=s.config.timesteps)
-        job = WorkerJob(
-            task_path=s.spec.source,
-            reward_path=folder / "reward.py",
-            out_dir=folder,
-            timesteps=s.config.timesteps,
-            seed=s.config.seed,
-            device=s.config.device,
-        )
-        result = s.executor.submit(
-            job, lambda done, total: s.progress.update(record.id, "training", done=done, total=total)
-        ).result()
+    s.folder.event("training_started", candidate=record.id, timesteps=s.config.timesteps)
+    s.progress.update(record.id, "training", done=0, total=s.config.timesteps)
+    result, evaluation = train_and_evaluate(
+        s.spec.source,
+        folder / "reward.py",
+        folder,
+        timesteps=s.config.timesteps or s.spec.train.timesteps,
+        seed=s.config.seed,
+        eval_episodes=s.spec.train.eval_episodes,
+        executor=s.executor,
+        device=s.config.device,
+        on_progress=lambda done, total: s.progress.update(record.id, "training", done=done, total=total),
+        reward_budget_s=reward_budget((read_json(folder / "critic.json") or {}).get("stats")),
+    )
     record = record.model_copy(update={"wall_s": round(record.wall_s + result.wall_s, 3)})
-    if result.ok:
-        record.status, record.fitness = "trained", result.summary.get("fitness")
-        record.success_rate = result.summary.get("success_rate")
+    if evaluation is not None:
+        record.status, record.fitness, record.success_rate = "trained", evaluation.fitness_mean, evaluation.success_rate
+        record.fitness_se, record.episodes = evaluation.fitness_se, len(evaluation.fitness)
+        record.timesteps = int(result.summary.get("timesteps") or 0)
     else:
         record.status, record.reason = "failed", f"[training] {result.error}"
     s.folder.save_candidate(record)
@@ -421,7 +422,9 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
         candidate=record.id,
         status=record.status,
         fitness=record.fitness,
+        fitness_se=record.fitness_se,
         success_rate=record.success_rate,
+        eval_seeds=evaluation.seeds if evaluation else None,
         error=record.reason or None,
     )
     with s.best_lock:

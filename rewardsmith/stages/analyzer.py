@@ -10,7 +10,6 @@ causes (Auto MC-Reward's trajectory analyzer, `prompts/analyzer.j2`).
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,14 @@ import numpy as np
 
 from rewardsmith.errors import LLMError
 from rewardsmith.files import read_jsonl, write_json_atomic
-from rewardsmith.run_folder.records import EPISODES_FILE, METRICS_FILE, SUMMARY_FILE
+from rewardsmith.run_folder.records import (
+    EPISODES_FILE,
+    EVAL_DIR,
+    EVALUATION_FILE,
+    METRICS_FILE,
+    Evaluation,
+    read_record,
+)
 from rewardsmith.task import TaskSpec
 
 ANALYSIS_FILE = "analysis.json"
@@ -37,9 +43,9 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
     """Analyse one trained candidate folder; write and return `analysis.json` (never raises on bad files)."""
     cand_dir = Path(cand_dir)
     metrics, problems = read_jsonl(cand_dir / METRICS_FILE)
-    episodes, more = read_jsonl(cand_dir / EPISODES_FILE)
+    episodes, more = read_jsonl(cand_dir / EVAL_DIR / EPISODES_FILE)  # the evaluation worker's, never training's
     problems = [p.replace(f"{cand_dir}/", "") for p in problems + more]
-    summary = _read_summary(cand_dir / SUMMARY_FILE, problems)
+    summary = _read_evaluation(cand_dir / EVAL_DIR / EVALUATION_FILE, problems)
     train = [m for m in metrics if m.get("kind") == "train" and _num(m.get("timesteps")) is not None]
     evals = [m for m in metrics if m.get("kind") == "eval" and _num(m.get("timesteps")) is not None]
     episodes = [e for e in episodes if _num(e.get("fitness")) is not None]
@@ -76,20 +82,23 @@ def _num(value: Any) -> float | None:
     return float(value)
 
 
-def _read_summary(path: Path, problems: list[str]) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        problems.append(f"{SUMMARY_FILE}: missing")
+def _read_evaluation(path: Path, problems: list[str]) -> dict[str, Any]:
+    """The final numbers of the evaluation worker's `evaluation.json` (the only fitness that decides anything);
+    the learning curves and components come from `metrics.jsonl`, reported by the training worker."""
+    evaluation = read_record(path, Evaluation)
+    if evaluation is None:
+        problems.append(f"{EVAL_DIR}/{EVALUATION_FILE}: missing or unreadable")
         return {}
-    except (OSError, ValueError) as e:
-        problems.append(f"{SUMMARY_FILE}: unreadable ({e})")
-        return {}
-    return data if isinstance(data, dict) else {}
+    return {
+        "fitness": evaluation.fitness_mean,
+        "success_rate": evaluation.success_rate,
+        "ep_len": float(np.mean(evaluation.lengths)) if evaluation.lengths else None,
+    }
 
 
 def _final(summary: dict[str, Any], episodes: list[dict]) -> dict[str, float | None]:
-    """Final evaluation numbers: from summary.json, else recomputed from eval_episodes.jsonl."""
+    """Final evaluation numbers: from the evaluation worker's evaluation.json, else recomputed from its
+    eval_episodes.jsonl ("return" only where an episode carries one: the evaluation worker runs no reward)."""
     keys = ("fitness", "success_rate", "ep_len", "return")
     final = {k: _num(summary.get(k)) for k in keys}
     if episodes:

@@ -23,11 +23,15 @@ from rewardsmith.run_folder.records import (
     ANALYSIS_FILE,
     CANDIDATE_FILE,
     EPISODES_FILE,
+    EVAL_DIR,
+    EVALUATION_FILE,
     METRICS_FILE,
     RUN_FILE,
     SUMMARY_FILE,
     TASK_FILE,
     CandidateRecord,
+    Evaluation,
+    read_record,
 )
 from rewardsmith.search.baselines import load_cached
 from rewardsmith.task import TaskSpec, read_task
@@ -67,7 +71,8 @@ class CandidateView:
 
     @property
     def fitness(self) -> float | None:
-        """Fitness from candidate.json, else from a training summary a killed run left behind."""
+        """Fitness from candidate.json, else from the evaluation worker's evaluation.json (never from a file a
+        training worker wrote)."""
         if self.record and self.record.fitness is not None:
             return self.record.fitness
         return _number((self.summary or {}).get("fitness"))
@@ -286,8 +291,6 @@ def read_candidate(root: Path, folder: Path, warnings: list[str]) -> CandidateVi
         view.code, view.code_file = code_file.read_text(encoding="utf-8", errors="replace"), code_file.name
     critic = _json(folder / "critic.json", warnings, root, "critic report")
     view.critic = critic if isinstance(critic, dict) else None
-    summary = _json(folder / SUMMARY_FILE, warnings, root, "training summary")
-    view.summary = sanitize(summary) if isinstance(summary, dict) else None
     if (folder / METRICS_FILE).is_file():
         metrics, problems = read_jsonl(folder / METRICS_FILE)
         warnings += [p.replace(f"{root}/", "") for p in problems]
@@ -295,14 +298,34 @@ def read_candidate(root: Path, folder: Path, warnings: list[str]) -> CandidateVi
         view.evals = [m for m in metrics if m.get("kind") == "eval" and _number(m.get("timesteps")) is not None]
     elif view.status == "trained":
         warnings.append(f"{folder.relative_to(root)}: trained but {METRICS_FILE} is missing (no learning curve)")
-    if (folder / EPISODES_FILE).is_file():
-        episodes, problems = read_jsonl(folder / EPISODES_FILE)
+    view.summary = _evaluation_summary(read_record(folder / EVAL_DIR / EVALUATION_FILE, Evaluation), view.train)
+    if (folder / EVAL_DIR / EPISODES_FILE).is_file():
+        episodes, problems = read_jsonl(folder / EVAL_DIR / EPISODES_FILE)
         warnings += [p.replace(f"{root}/", "") for p in problems]
         view.episodes = episodes
     analysis = _json(folder / ANALYSIS_FILE, warnings, root, "analysis")
     view.analysis = analysis if isinstance(analysis, dict) else None
     view.video = find_video(folder)
     return view
+
+
+def _evaluation_summary(evaluation: Evaluation | None, train: list[dict]) -> dict[str, Any] | None:
+    """A candidate's final numbers: fitness and success from the evaluation worker; the reward's components
+    from the training worker's last report (shown as reported by it: they decide nothing)."""
+    if evaluation is None:
+        return None
+    last = train[-1] if train else {}
+    components = last.get("components") if isinstance(last.get("components"), dict) else {}
+    return sanitize(
+        {
+            "fitness": evaluation.fitness_mean,
+            "fitness_se": evaluation.fitness_se,
+            "success_rate": evaluation.success_rate,
+            "episodes": len(evaluation.fitness),
+            "components": components,
+            "components_reported_by": "training worker",
+        }
+    )
 
 
 def read_transcripts(path: Path, warnings: list[str]) -> list[Transcript]:

@@ -4,6 +4,8 @@
 - `run`: the parent side: write the job, start the worker clean, read back what it wrote as hostile input.
 - `executor`, `ray_executor`: where jobs run (a local pool, or a Ray cluster).
 - `main`: the worker entry point (`python -I -m rewardsmith.workers.main MODE JOB.json`).
-- The modes: `train` (SB3 training), `smoke` (the critic's dynamic check), `replay` (the screen),
-  `render` (policy videos); `trajectories` is the archive format the train worker writes and replay reads.
+- The modes: `train` (SB3 training; its only trusted output is the policy's weights), `evaluate` (the
+  trusted measurement of a policy, with no reward code loaded), `smoke` (the critic's dynamic check),
+  `replay` (the screen), `render` (policy videos); `trajectories` is the archive format the evaluation
+  worker writes and replay reads.
 """

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
+    EVALUATION_FILE,
     FRAMES_FILE,
     METRICS_FILE,
     MODEL_FILE,
@@ -24,6 +25,7 @@ from rewardsmith.run_folder.records import (
     SMOKE_FILE,
     SUMMARY_FILE,
     TRAJECTORIES_FILE,
+    WEIGHTS_FILE,
 )
 from rewardsmith.sandbox.lockdown import SandboxSettings
 from rewardsmith.task import TaskSpec, read_task
@@ -33,7 +35,7 @@ ERROR_FILE = "error.json"
 HEARTBEAT_FILE = "heartbeat"
 LOG_FILE = "worker.log"
 
-ModeName = Literal["train", "critic", "screen", "video"]
+ModeName = Literal["train", "evaluate", "critic", "screen", "video"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,12 @@ class Mode:
 MODES: dict[str, Mode] = {
     "train": Mode(
         "rewardsmith.workers.train:run_train_job",
-        (METRICS_FILE, EPISODES_FILE, SUMMARY_FILE, MODEL_FILE, "tb", SANDBOX_FILE, TRAJECTORIES_FILE),
+        (METRICS_FILE, SUMMARY_FILE, MODEL_FILE, WEIGHTS_FILE, f".checkpoint.{WEIGHTS_FILE}", "tb", SANDBOX_FILE),
+    ),
+    "evaluate": Mode(
+        "rewardsmith.workers.evaluate:run_evaluate_job",
+        (EVALUATION_FILE, EPISODES_FILE, TRAJECTORIES_FILE, SUMMARY_FILE, SANDBOX_FILE),
+        input_options=("weights",),
     ),
     "critic": Mode("rewardsmith.workers.smoke:run_smoke_job", (SMOKE_FILE, SUMMARY_FILE, SANDBOX_FILE)),
     "screen": Mode(

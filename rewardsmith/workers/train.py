@@ -1,37 +1,52 @@
-"""The training worker: SB3 PPO/SAC on a task with a reward file, measured by the task's trusted fitness.
+"""The training worker: SB3 PPO/SAC on a task with a reward file. Its only trusted output is the policy.
 
-Runs inside a sandboxed worker process (`rewardsmith.workers.main train JOB`). Writes into the job's folder:
-`metrics.jsonl` (kind "train": per-component episode sums during training; kind "eval": periodic
-fitness on a separate env), TensorBoard logs under `tb/`, `model.zip`, `eval_episodes.jsonl` (the final
-evaluation, one line per episode with state statistics), `trajectories.npz` (the final evaluation's
-states and actions, see `rewardsmith.workers.trajectories`) and `summary.json`.
+Runs inside a sandboxed worker process (`rewardsmith.workers.main train JOB`) with the candidate's reward
+loaded, so nothing it writes decides anything except the policy's weights, which the parent hands to the
+evaluation worker (`rewardsmith.workers.evaluate`). Writes into the job's folder: `policy.safetensors` (the
+policy's tensors, no pickle), `metrics.jsonl` (kind "train": per-component episode sums during training;
+kind "eval": a periodic learning-curve point on a separate env; both "reported by the training worker"),
+TensorBoard logs under `tb/`, `model.zip` (SB3's own format, read only by the sandboxed video worker) and
+`summary.json` (how the job ran; no fitness).
+
+The train envs carry no scorer (fitness is measured elsewhere), so a step costs the env, the state snapshot
+and the reward. The reward's cost per call is watched over a sliding window: with `reward_budget_s` in the
+job options, a reward whose calls stay over it is stopped early with a clear error. With `checkpoint`
+({"policy": path to an earlier rung's policy.safetensors}) training continues from those weights.
 """
 
 from __future__ import annotations
 
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from rewardsmith.files import append_jsonl, write_json_atomic
-from rewardsmith.reward.wrappers import ApplyReward
-from rewardsmith.run_folder.records import EPISODES_FILE, METRICS_FILE, SUMMARY_FILE, TRAJECTORIES_FILE
+from rewardsmith.errors import RewardFileError
+from rewardsmith.files import append_jsonl, write_bytes_atomic, write_json_atomic
+from rewardsmith.reward.wrappers import ApplyReward, RewardSource
+from rewardsmith.run_folder.records import METRICS_FILE, MODEL_FILE, SUMMARY_FILE, WEIGHTS_FILE
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 from rewardsmith.workers.job import HEARTBEAT_FILE, WorkerJob
-from rewardsmith.workers.trajectories import TrajectoryRecorder
+
+BUDGET_WINDOW = 64
+"""Reward calls in the sliding window; the worker stops once over half of them exceeded the budget."""
 
 
-def make_reward_env(spec: TaskSpec, reward_fn, source: str, **env_overrides: Any) -> ApplyReward:
-    """The task env with the reward in place and the trusted scorer alongside."""
-    return ApplyReward(make_env(spec, **env_overrides), reward_fn=reward_fn, scorer=make_scorer(spec), source=source)
+def make_reward_env(
+    spec: TaskSpec, reward_fn, source: RewardSource, *, scored: bool = True, **env_overrides: Any
+) -> ApplyReward:
+    """The task env with the reward in place and, if `scored` (or for the sparse baseline), the trusted scorer
+    alongside."""
+    scorer = make_scorer(spec) if scored or source == "sparse" else None
+    return ApplyReward(make_env(spec, **env_overrides), reward_fn=reward_fn, scorer=scorer, source=source)
 
 
 def run_train_job(job: WorkerJob) -> dict[str, Any]:
-    """Train one reward (or a baseline) and write the results; returns the summary."""
+    """Train one reward (or a baseline) and write the policy and the training worker's reports; returns the
+    summary."""
     import torch
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.monitor import Monitor
@@ -47,53 +62,40 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     timesteps = job.timesteps or spec.train.timesteps
     set_random_seed(job.seed)
     source = read_job_reward(job) if job.reward_source == "candidate" else ""
-    reward = LateReward()
+    budget = job.options.get("reward_budget_s")
+    reward = LateReward(float(budget) if budget else None)
     train_env = DummyVecEnv(
-        [lambda: Monitor(make_reward_env(spec, reward, job.reward_source)) for _ in range(spec.train.n_envs)]
+        [
+            lambda: Monitor(make_reward_env(spec, reward, job.reward_source, scored=False))
+            for _ in range(spec.train.n_envs)
+        ]
     )
     train_env.seed(job.seed)
     eval_env = make_reward_env(spec, reward, job.reward_source)
     model = _build_model(spec, train_env, job)
+    done_before = _load_checkpoint(model, job)
     layers = enter_sandbox(job)  # before the reward's code runs and before any logger thread starts
     if job.reward_source == "candidate":
         reward.fn = load_job_reward(job, source)
     _warm_up(train_env)  # checks the reward contract once before training
+    reward.watch = True
     model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
 
     eval_freq = min(spec.train.eval_freq, max(timesteps // 4, 1))  # a short budget still gets a learning curve
     callbacks = [
-        HeartbeatCallback(out / HEARTBEAT_FILE, timesteps),
+        HeartbeatCallback(out / HEARTBEAT_FILE, done_before + timesteps),
         ComponentLogCallback(out / METRICS_FILE, every=max(eval_freq // 2, 256), started=started),
         FitnessEvalCallback(
             eval_env, out / METRICS_FILE, eval_freq, spec.train.eval_episodes, seed=job.seed + 10_000, started=started
         ),
     ]
-    model.learn(total_timesteps=timesteps, callback=callbacks)
-    model.save(out / "model.zip")
-
-    recorder = TrajectoryRecorder()
-    episodes = evaluate(
-        model,
-        eval_env,
-        int(job.options.get("final_eval_episodes", spec.train.eval_episodes)),
-        seed=job.seed + 20_000,
-        record_states=True,
-        recorder=recorder,
-    )
-    for episode in episodes:
-        append_jsonl(out / EPISODES_FILE, episode)
-    recorder.save(out / TRAJECTORIES_FILE)
-    final = aggregate(episodes)
-    wall_s = round(time.perf_counter() - started, 3)
-    append_jsonl(
-        out / METRICS_FILE,
-        {"kind": "eval", "timesteps": int(model.num_timesteps), "wall_s": wall_s, "final": True, **final},
-    )
+    model.learn(total_timesteps=timesteps, callback=callbacks, reset_num_timesteps=not done_before)
+    write_bytes_atomic(out / WEIGHTS_FILE, policy_bytes(model.policy))
+    model.save(out / MODEL_FILE)
     summary = {
         "status": "ok",
-        **final,
         "timesteps": int(model.num_timesteps),
-        "wall_s": wall_s,
+        "wall_s": round(time.perf_counter() - started, 3),
         "algo": spec.train.algo,
         "seed": job.seed,
         "device": str(model.device),
@@ -106,13 +108,93 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     return summary
 
 
+def policy_bytes(policy) -> bytes:
+    """The policy's state dict as safetensors bytes (tensors only, on the CPU)."""
+    from safetensors.torch import save
+
+    return save({k: v.detach().cpu().clone().contiguous() for k, v in policy.state_dict().items()})
+
+
+def _load_checkpoint(model, job: WorkerJob) -> int:
+    """Load the weights of an earlier rung of the same candidate (`continue_from`: a `policy.safetensors`, or an
+    SB3 `.zip` of which only `policy.pth` is read, with `torch.load(weights_only=True)`; relative to the job's
+    folder) strictly, as the evaluation worker does, and return the env steps they were trained for
+    (`resume_timesteps`); 0 without a checkpoint. The optimizer state and SAC's replay buffer start afresh."""
+    name = job.options.get("continue_from")
+    if not name:
+        return 0
+    from rewardsmith.workers.evaluate import load_weights
+
+    path = job.out_dir / str(name)
+    load_weights(model.policy, path if path.suffix != ".zip" else _zip_weights(path, job.out_dir))
+    done = int(job.options.get("resume_timesteps", 0))
+    model.num_timesteps = done
+    return done
+
+
+def _zip_weights(path: Path, folder: Path) -> Path:
+    """The `policy.pth` state dict of an SB3 model zip, re-saved as safetensors beside it (no pickle is run)."""
+    import io
+    import zipfile
+
+    import torch
+
+    from rewardsmith.workers.evaluate import MAX_WEIGHTS_BYTES
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo("policy.pth")
+            if info.file_size > MAX_WEIGHTS_BYTES:
+                raise RewardFileError(f"{path.name}: policy.pth is over {MAX_WEIGHTS_BYTES >> 20} MiB")
+            state = torch.load(io.BytesIO(archive.read(info)), map_location="cpu", weights_only=True)
+    except (OSError, KeyError, zipfile.BadZipFile, RuntimeError, ValueError) as e:
+        raise RewardFileError(f"{path.name}: not a readable checkpoint ({e})") from None
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise RewardFileError(f"{path.name}: policy.pth is not a state dict of tensors")
+    from safetensors.torch import save
+
+    out = folder / f".checkpoint.{WEIGHTS_FILE}"
+    write_bytes_atomic(out, save({str(k): v.contiguous() for k, v in state.items()}))
+    return out
+
+
 class LateReward:
-    """The candidate's reward, loaded only after the worker is locked down; until then it is unset."""
+    """The candidate's reward, loaded only after the worker is locked down; until then it is unset.
+
+    With a per-call `budget_s`, once `watch` is set the cost of each call is measured, and when more than half
+    of the last `BUDGET_WINDOW` calls went over the budget the training stops with a RewardFileError."""
 
     fn = None
 
+    def __init__(self, budget_s: float | None = None, window: int = BUDGET_WINDOW) -> None:
+        self.budget_s, self.window = budget_s, window
+        self.watch = False
+        self.calls = 0
+        self._over: deque[bool] = deque(maxlen=window)
+        self._over_count = 0
+
     def __call__(self, state, action, next_state):
-        return self.fn(state, action, next_state)
+        if self.budget_s is None or not self.watch:
+            return self.fn(state, action, next_state)
+        started = time.perf_counter()
+        result = self.fn(state, action, next_state)
+        self._record(time.perf_counter() - started)
+        return result
+
+    def _record(self, elapsed: float) -> None:
+        budget = self.budget_s or 0.0
+        over = elapsed > budget
+        if len(self._over) == self.window:
+            self._over_count -= self._over[0]
+        self._over.append(over)
+        self._over_count += over
+        self.calls += 1
+        if self._over_count > self.window // 2:
+            raise RewardFileError(
+                f"the reward got too slow during training: {self._over_count} of its last {len(self._over)} calls "
+                f"took over {budget * 1000:.3g} ms (the per-call budget, 10x the critic's measured median), "
+                f"after {self.calls} calls; stopped early"
+            )
 
 
 def _warm_up(env) -> None:
@@ -138,52 +220,33 @@ def _build_model(spec: TaskSpec, env, job: WorkerJob):
     )
 
 
-def evaluate(
-    model,
-    env: ApplyReward,
-    episodes: int,
-    *,
-    seed: int,
-    record_states: bool = False,
-    recorder: TrajectoryRecorder | None = None,
-) -> list[dict]:
-    """Deterministic episodes of the policy; one stats dict per episode (with state statistics if asked);
-    a `recorder` also keeps every episode's states and actions."""
+def evaluate(model, env: ApplyReward, episodes: int, *, seed: int) -> list[dict]:
+    """Deterministic episodes of the policy inside the training worker (a learning-curve point, reported by
+    the training worker); one stats dict per episode."""
     results = []
     for i in range(episodes):
         obs, _ = env.reset(seed=seed + i)
-        tracker = StateStats(env) if record_states else None
-        if recorder:
-            recorder.start(env.state)
         while True:
             action, _ = model.predict(obs, deterministic=True)
             obs, _, terminated, truncated, info = env.step(action)
-            if tracker:
-                tracker.add(env.state)
-            if recorder:
-                recorder.step(action, env.state)
             if terminated or truncated:
-                stats = info["episode_stats"]
-                if tracker:
-                    stats["state_stats"] = tracker.summary()
-                if recorder:
-                    recorder.finish(stats["fitness"])
-                results.append({"episode": i, **stats})
+                results.append({"episode": i, **info["episode_stats"]})
                 break
     return results
 
 
 def aggregate(episodes: list[dict]) -> dict[str, Any]:
-    """Means over evaluation episodes: fitness, success rate, length, return and components."""
+    """Means over episodes: length, return, components, and fitness and success rate where scored (None in
+    the unscored train envs)."""
     components: dict[str, list[float]] = defaultdict(list)
     for e in episodes:
         for name, value in e["components"].items():
             components[name].append(value)
-    fitness = [e["fitness"] for e in episodes]
+    scored = [e for e in episodes if "fitness" in e]
     return {
-        "fitness": float(np.mean(fitness)),
-        "fitness_std": float(np.std(fitness)),
-        "success_rate": float(np.mean([e["success"] for e in episodes])),
+        "fitness": float(np.mean([e["fitness"] for e in scored])) if scored else None,
+        "fitness_std": float(np.std([e["fitness"] for e in scored])) if scored else None,
+        "success_rate": float(np.mean([e["success"] for e in scored])) if scored else None,
         "ep_len": float(np.mean([e["length"] for e in episodes])),
         "return": float(np.mean([e["return"] for e in episodes])),
         "native_return": float(np.mean([e["native_return"] for e in episodes])),
@@ -259,11 +322,13 @@ class ComponentLogCallback(BaseCallback):
         stats = aggregate(self.episodes)
         for name, value in stats["components"].items():
             self.logger.record(f"reward_components/{name}", value)
-        self.logger.record("train/fitness", stats["fitness"])
+        if stats["fitness"] is not None:
+            self.logger.record("train/fitness", stats["fitness"])
         append_jsonl(
             self.path,
             {
                 "kind": "train",
+                "reported_by": "training worker",
                 "timesteps": int(self.num_timesteps),
                 "wall_s": round(time.perf_counter() - self.started, 3),
                 **{k: stats[k] for k in ("fitness", "success_rate", "ep_len", "return", "components", "episodes")},
@@ -289,7 +354,9 @@ class FitnessEvalCallback(BaseCallback):
         return True
 
     def run_eval(self) -> None:
-        stats = aggregate(evaluate(self.model, self.env, self.n_episodes, seed=self.seed))
+        episodes = evaluate(self.model, self.env, self.n_episodes, seed=self.seed)
+        stats = aggregate(episodes)
+        stats["pairs"] = [[e["return"], e["fitness"]] for e in episodes]  # for the analyzer's correlation
         for key in ("fitness", "success_rate", "ep_len", "return"):
             self.logger.record(f"eval/{key}", stats[key])
         self.logger.dump(self.num_timesteps)
@@ -299,6 +366,7 @@ class FitnessEvalCallback(BaseCallback):
                 "kind": "eval",
                 "timesteps": int(self.num_timesteps),
                 "wall_s": round(time.perf_counter() - self.started, 3),
+                "reported_by": "training worker",
                 **stats,
             },
         )

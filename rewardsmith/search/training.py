@@ -1,0 +1,200 @@
+"""Training a reward and measuring the policy, the one way the loop, the final retraining and `train` do it.
+
+`train_and_evaluate` runs the candidate's training worker (its only trusted output: `policy.safetensors`),
+then, after that worker has ended, empties and recreates `eval/` below its folder, copies the weights there
+(size-capped, no symlink or FIFO followed), draws fresh evaluation seeds that no training worker could know,
+and runs the evaluation worker, which never loads reward code. The fitness that decides anything is that
+worker's `Evaluation`; whatever the reward did inside its own process cannot change it.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.files import read_capped, write_bytes_atomic
+from rewardsmith.reward.wrappers import RewardSource
+from rewardsmith.run_folder.records import (
+    EVAL_DIR,
+    EVALUATION_FILE,
+    METRICS_FILE,
+    MODEL_FILE,
+    SUMMARY_FILE,
+    WEIGHTS_FILE,
+    Evaluation,
+    read_record,
+)
+from rewardsmith.workers.evaluate import MAX_WEIGHTS_BYTES
+from rewardsmith.workers.executor import Executor
+from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.run import JobResult, ProgressFn
+
+BUDGET_FACTOR = 10.0
+"""A reward may cost this many times the critic's measured median per call during training ..."""
+BUDGET_FLOOR_S = 0.001
+"""... but never less than this (scheduler noise on a busy machine must not stop an honest reward)."""
+TRAINING_OUTPUTS = (METRICS_FILE, SUMMARY_FILE, MODEL_FILE, WEIGHTS_FILE, "tb", EVAL_DIR)
+
+
+def train_and_evaluate(
+    spec_path: Path | None,
+    reward_path: Path | None,
+    out_dir: Path,
+    *,
+    timesteps: int,
+    seed: int,
+    eval_episodes: int,
+    executor: Executor,
+    device: str = "cpu",
+    on_progress: ProgressFn | None = None,
+    continue_from: Path | None = None,
+    timesteps_done: int = 0,
+    reward_budget_s: float | None = None,
+    trained: bool = False,
+    reward_source: RewardSource = "candidate",
+    options: dict[str, Any] | None = None,
+) -> tuple[JobResult, Evaluation | None]:
+    """Train a reward in `out_dir`, then measure the policy in `out_dir/eval/`; returns (result, evaluation).
+
+    The result is the training job's (status, error, summary) with the evaluation's wall time added; the
+    evaluation is None when either worker failed, and the result then says why. `trained=True` skips the
+    training (only when the parent itself recorded that it ended cleanly) and re-runs the evaluation.
+    `continue_from`: an earlier rung's weights of the same candidate (`policy.safetensors`, or a model zip of
+    which only `policy.pth` is read, tensors only), trained `timesteps_done` steps; training goes on from those
+    weights for `timesteps` more. `reward_budget_s`: the per-call budget
+    the training worker enforces (see `reward_budget`)."""
+    if spec_path is None:
+        raise RewardsmithError("the task spec was not read from a file, so no worker can re-read it")
+    out_dir = Path(out_dir)
+    if trained and (out_dir / WEIGHTS_FILE).is_file():
+        result = JobResult("ok", out_dir)
+    else:
+        clear_training_outputs(out_dir)
+        job_options: dict[str, Any] = dict(options or {})
+        if reward_budget_s:
+            job_options["reward_budget_s"] = reward_budget_s
+        if continue_from is not None:
+            job_options["continue_from"] = str(Path(continue_from).resolve())
+            job_options["resume_timesteps"] = timesteps_done
+        job = WorkerJob(
+            task_path=spec_path,
+            reward_path=reward_path,
+            reward_source=reward_source,
+            out_dir=out_dir,
+            timesteps=timesteps,
+            seed=seed,
+            device=device,
+            options=job_options,
+        )
+        result = executor.submit(job, on_progress).result()
+        if not result.ok:
+            return result, None
+    trained_steps = int(result.summary.get("timesteps") or timesteps_done + timesteps)
+    evaluated, evaluation = evaluate_policy(
+        spec_path, out_dir, episodes=eval_episodes, executor=executor, trained_timesteps=trained_steps
+    )
+    wall_s = result.wall_s + evaluated.wall_s
+    if evaluation is None:
+        return JobResult(evaluated.status, out_dir, error=f"[evaluation] {evaluated.error}", wall_s=wall_s), None
+    summary = {**result.summary, "timesteps": trained_steps}
+    return JobResult("ok", out_dir, summary=summary, wall_s=wall_s), evaluation
+
+
+def evaluate_policy(
+    spec_path: Path, out_dir: Path, *, episodes: int, executor: Executor, trained_timesteps: int = 0
+) -> tuple[JobResult, Evaluation | None]:
+    """Measure the policy a finished training job left in `out_dir` with the evaluation worker, in a freshly
+    made `out_dir/eval/`, on `episodes` fresh seeds; returns (the worker's result, its Evaluation or None)."""
+    eval_dir = Path(out_dir) / EVAL_DIR
+    remove_tree(eval_dir)
+    eval_dir.mkdir()
+    weights = read_capped(Path(out_dir) / WEIGHTS_FILE, MAX_WEIGHTS_BYTES)
+    if weights is None:
+        return JobResult(
+            "rejected", eval_dir, error=f"the training worker left no readable {WEIGHTS_FILE} (a regular file)"
+        ), None
+    write_bytes_atomic(eval_dir / WEIGHTS_FILE, weights)
+    seeds = fresh_seeds(episodes)
+    job = WorkerJob(
+        mode="evaluate",
+        task_path=spec_path,
+        reward_source="native",
+        out_dir=eval_dir,
+        seed=seeds[0],
+        options={
+            "seeds": seeds,
+            "trained_timesteps": trained_timesteps,
+            "weights": {"policy": str((eval_dir / WEIGHTS_FILE).resolve())},
+            "timeout_s": 600 + 10 * episodes,
+        },
+    )
+    result = executor.submit(job).result()
+    if not result.ok:
+        return result, None
+    evaluation = read_record(eval_dir / EVALUATION_FILE, Evaluation)
+    if evaluation is None or evaluation.seeds != seeds or evaluation.fitness_mean is None:
+        return JobResult("failed", eval_dir, error="the evaluation worker wrote no valid evaluation.json"), None
+    return result, evaluation
+
+
+def fresh_seeds(n: int) -> list[int]:
+    """`n` distinct episode seeds from the OS's randomness, drawn after training ended: no training worker,
+    and no reward code, can know or steer them (they are recorded in `evaluation.json`)."""
+    seeds: list[int] = []
+    while len(seeds) < max(n, 1):
+        seed = secrets.randbelow(2**31 - 1)
+        if seed not in seeds:
+            seeds.append(seed)
+    return seeds
+
+
+def reward_budget(critic_stats: dict[str, Any] | None) -> float | None:
+    """The per-call budget in seconds for the training worker: `BUDGET_FACTOR` times the critic's measured median
+    (from `critic.json`'s dynamic stats), at least `BUDGET_FLOOR_S`; None if the critic measured nothing."""
+    try:
+        median_ms = float(((critic_stats or {}).get("dynamic") or {})["time_ms"]["median"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return max(BUDGET_FACTOR * median_ms / 1000, BUDGET_FLOOR_S) if median_ms >= 0 else None
+
+
+def clear_training_outputs(folder: Path) -> None:
+    """Remove what an earlier or cut-short training left in `folder` (metrics, TensorBoard, weights, model, its
+    evaluation), so a retraining neither appends to it nor reads it."""
+    for name in TRAINING_OUTPUTS:
+        remove_tree(Path(folder) / name)
+
+
+def remove_tree(path: Path, max_entries: int = 1_000_000) -> None:
+    """Remove a file or folder a worker may have planted: iteratively (a deep tree cannot exhaust the stack),
+    never following symlinks."""
+    if path.is_symlink() or path.is_file() or (path.exists() and not path.is_dir()):
+        path.unlink(missing_ok=True)
+        return
+    if not path.is_dir():
+        return
+    stack, folders, seen = [path], [], 0
+    while stack and seen < max_entries:
+        folder = stack.pop()
+        folders.append(folder)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            else:
+                Path(entry.path).unlink(missing_ok=True)
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
