@@ -1,7 +1,8 @@
-"""How numbers look in tables: one rule for the CLI, the live views and the review."""
+"""How numbers and untrusted text look in tables: one rule for the CLI, the live views and the review."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -39,3 +40,21 @@ def final_result(final: Any) -> str | None:
         return None
     seeds = [s for s in final.get("seeds") or [] if isinstance(s, dict) and s.get("fitness") is not None]
     return mean_pm(final["fitness_mean"], final.get("fitness_std"), len(seeds) or len(final.get("seeds") or []))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def inert(text: Any, *, markup: bool = True) -> str:
+    """Text from a candidate or an LLM reply (an exception message, a component name, a finding, a reason), made
+    safe to print: control characters (ESC, BEL, C1, bidi overrides; not newline or tab) become visible escapes
+    such as `\\x1b`, so no OSC 52 clipboard write, screen clear or OSC 8 link reaches the terminal; and, with
+    `markup` (for rich strings and table cells), rich markup is escaped so `[link=...]` prints as written."""
+    safe = _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", str(text)
+    )
+    if markup:
+        from rich.markup import escape
+
+        safe = escape(safe)
+    return safe
