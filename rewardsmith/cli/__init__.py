@@ -93,7 +93,9 @@ def main() -> None:
     except RewardsmithError as e:
         if os.environ.get("REWARDSMITH_DEBUG"):
             raise
-        err_console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+        from rewardsmith.formatting import inert
+
+        err_console.print(f"[bold red]error:[/] {inert(e)}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt as e:  # rewardsmith.sandbox.interrupt.Interrupted: 130 for SIGINT, 143 for SIGTERM
         if not getattr(e, "reported", False):

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import TaskArg, usable_reward_file, work_folder
-from rewardsmith.formatting import cell, plural
+from rewardsmith.formatting import cell, inert, plural
 
 
 @app.command()
@@ -53,7 +53,7 @@ def check(
         table.columns[4].overflow = "fold"
         for f in report.findings:
             color = "red" if f.severity == "error" else "yellow"
-            table.add_row(f"[{color}]{f.severity}[/]", f.stage, f.code, cell(f.line), f.message)
+            table.add_row(f"[{color}]{f.severity}[/]", f.stage, inert(f.code), cell(f.line), inert(f.message))
         console.print(table)
     dynamic = report.stats.get("dynamic") or {}
     if dynamic.get("components"):
@@ -62,7 +62,7 @@ def check(
         )
         table.columns[0].no_wrap = True
         for name, s in {"(total)": dynamic.get("total") or {}, **dynamic["components"]}.items():
-            table.add_row(name, cell(s.get("min")), cell(s.get("mean")), cell(s.get("max")))
+            table.add_row(inert(name), cell(s.get("min")), cell(s.get("mean")), cell(s.get("max")))
         console.print(table)
         t = dynamic.get("time_ms") or {}
         console.print(f"time per call: median {cell(t.get('median'))} ms, max {cell(t.get('max'))} ms")

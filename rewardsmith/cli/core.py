@@ -18,7 +18,7 @@ from rich.text import Text
 
 from rewardsmith.cli import app, console
 from rewardsmith.errors import RewardFileError, RewardsmithError
-from rewardsmith.formatting import cell
+from rewardsmith.formatting import cell, inert
 
 if TYPE_CHECKING:
     from rewardsmith.task import TaskSpec
@@ -250,6 +250,6 @@ def doctor() -> None:
 
     table = Table("layer", "available", "detail", title="sandbox layers on this machine")
     for layer, ok, detail in doctor_rows():
-        table.add_row(layer, "[green]yes[/]" if ok else "[red]no[/]", detail)
+        table.add_row(layer, "[green]yes[/]" if ok else "[red]no[/]", inert(detail))
     console.print(table)
     console.print(f"default minimum (sandbox.minimum): {', '.join(DEFAULT_MINIMUM)}")

@@ -16,7 +16,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from rewardsmith.formatting import cell
+from rewardsmith.formatting import cell, inert
 from rewardsmith.search.progress import PlainProgress, Progress, describe_state, describe_status
 
 
@@ -97,7 +97,7 @@ class BatchPlain:
             self.plain.log(f"{view.name}: {line}")
 
     def finish(self, name: str, status: str, error: str | None) -> None:
-        self.plain.log(f"{name}: {status}" + (f": {error}" if error else ""))
+        self.plain.log(f"{name}: {status}" + (f": {inert(error, markup=False)}" if error else ""))
 
     def start(self) -> None:
         pass
@@ -135,7 +135,7 @@ class BatchLive:
             self._live.console.print(f"{view.name}: {state}", markup=False, highlight=False)
 
     def finish(self, name: str, status: str, error: str | None) -> None:
-        self.task(name).outcome = status + (f": {error}" if error else "")
+        self.task(name).outcome = status + (f": {inert(error, markup=False)}" if error else "")
 
     def start(self) -> None:
         self._live.start()
@@ -185,7 +185,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
             f"{r.get('tokens') or 0:,}",
             f"{r.get('cost_usd') or 0.0:.4f}",
             cell(r.get("wall_s")),
-            str(note)[:70],
+            inert(str(note)[:70]),
         )
     totals = summary.get("totals", {})
     table.add_section()

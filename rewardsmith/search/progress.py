@@ -21,7 +21,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from rewardsmith.formatting import cell
+from rewardsmith.formatting import cell, inert
 from rewardsmith.run_folder.folder import RunFolder
 
 
@@ -44,7 +44,7 @@ def describe_state(state: str, fields: dict[str, Any]) -> str:
     if state == "training" and fields.get("total"):
         return f"training {100 * fields.get('done', 0) / fields['total']:.0f}%"
     if fields.get("reason"):
-        return f"{state}: {fields['reason']}"
+        return f"{state}: {inert(fields['reason'], markup=False)}"
     if fields.get("fitness") is not None:
         return f"{state}: fitness {fields['fitness']:.4g}"
     return state
@@ -71,6 +71,7 @@ class PlainProgress:
         self._status: dict[str, Any] = {}
 
     def _print(self, message: str) -> None:
+        message = inert(message, markup=False)
         self.console.print(f"[{time.strftime('%H:%M:%S')}] {message}", markup=False, highlight=False, soft_wrap=True)
 
     def update(self, candidate_id: str, state: str, **fields: Any) -> None:
@@ -129,7 +130,7 @@ class LiveProgress:
             self._status.update(fields)
 
     def log(self, message: str) -> None:
-        self._live.console.print(message, markup=False, highlight=False)
+        self._live.console.print(inert(message, markup=False), markup=False, highlight=False)
 
     def start(self) -> None:
         self._live.start()
@@ -172,7 +173,8 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
             f"{r.wall_s:.0f}",
         )
         if note:
-            notes.append(f"{r.id}: {' '.join(note.split())[:200]}\n", style="red" if r.status != "trained" else "")
+            text = inert(" ".join(note.split())[:200], markup=False)
+            notes.append(f"{r.id}: {text}\n", style="red" if r.status != "trained" else "")
     final = summary.get("final") or {}
     overall = Table("run", "", title=f"{spec.name}: run", show_header=False)
     rows = {
