@@ -18,7 +18,8 @@ MW_HAND, MW_OBJECT, MW_GOAL = slice(0, 3), slice(4, 7), slice(36, 39)
 
 
 class MetaWorldGoal(EpisodeScorer):
-    """Meta-World: bring a point (the hand, the object, or a named site) to the task's goal.
+    """Meta-World: bring a point (`hand`: obs[0:3]; `tcp`: the fingertips' centre; `object`: obs[4:7]; or a
+    named site) to the task's goal (obs[36:39]).
 
     The distance is `norm(weights * (point - goal)[axes])`, exactly as the v3 env's `evaluate_state` forms
     it for its `success` flag (e.g. push: object within 0.05 m; door-open: |x| within 0.08 m). Success as
@@ -49,6 +50,8 @@ class MetaWorldGoal(EpisodeScorer):
     def _point(self, state: State) -> np.ndarray:
         if self.point == "hand":
             return state.obs[MW_HAND]
+        if self.point == "tcp":  # the fingertips' centre, as Meta-World's `tcp_center`
+            return 0.5 * (state.site("rightEndEffector").pos + state.site("leftEndEffector").pos)
         if self.point == "object":
             return state.obs[MW_OBJECT]
         return state.site(self.point).pos

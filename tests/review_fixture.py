@@ -21,7 +21,7 @@ from rewardsmith.config import RunConfig
 from rewardsmith.files import append_jsonl, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.final import best_record
+from rewardsmith.search.selection import best_record
 from rewardsmith.search.loop import HEADER
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import CriticFinding, CriticReport, static_findings

@@ -13,6 +13,8 @@ from rewardsmith.cli import app
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import LLMError, RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.selection import best_record
 from rewardsmith.search.loop import run as run_search
 from rewardsmith.testing import serve_scripted
 
@@ -24,7 +26,7 @@ EVENTS = {"run_started", "iteration_started", "candidate_designed", "critic_done
 SUMMARY_KEYS = {"status", "best_candidate", "best_fitness", "best_success_rate", "iterations", "tokens", "cost_usd",
                 "final", "human_normalized", "wall_s", "candidates", "repair_requests", "llm_calls", "cached_calls"}
 CANDIDATE_KEYS = {"id", "iteration", "index", "parent", "status", "reason", "repair_rounds", "tokens", "cost_usd",
-                  "fitness", "success_rate", "wall_s"}
+                  "fitness", "fitness_se", "episodes", "success_rate", "wall_s", "timesteps"}
 
 
 @pytest.fixture
@@ -84,7 +86,8 @@ def check_layout(out: Path) -> dict:
             assert record["status"] == "trained" and record["fitness"] is not None
             assert record["parent"] == parents[i]
             for name in ("reward.py", "critic.json", "attempts.json", "summary.json", "metrics.jsonl",
-                         "eval_episodes.jsonl", "model.zip", "analysis.json"):
+                         "policy.safetensors", "eval/evaluation.json", "eval/eval_episodes.jsonl", "model.zip",
+                         "analysis.json"):
                 assert (cand / name).is_file(), cand / name
             assert (cand / "reward.py").read_text().startswith(f"# rewardsmith candidate {i}.{j} (iteration {i}")
     summary = json.loads((out / "summary.json").read_text())
@@ -158,7 +161,10 @@ def test_scripted_run_end_to_end(spec_path, tmp_path):
         assert reason in attempts[0]["findings"][0] and attempts[1]["accepted"]
         assert json.loads((folder / "candidate.json").read_text())["repair_rounds"] == 1
     assert summary["repair_requests"] == 3
-    assert summary["best_fitness"] == max(json.loads(p.read_text())["fitness"] for p in out.glob("iter_*/cand_*/candidate.json"))
+    records = [CandidateRecord.model_validate_json(p.read_text()) for p in out.glob("iter_*/cand_*/candidate.json")]
+    assert summary["best_candidate"] == best_record(records).id  # the noise-aware rule (lower confidence bound)
+    assert summary["selection"]["winner"] == summary["best_candidate"]
+    assert summary["selection"]["distinguishable"] in (True, False)
 
 
 def test_run_through_loopback_http_server(spec_path, tmp_path, monkeypatch):
@@ -245,3 +251,64 @@ def test_unproductive_later_iteration_keeps_the_best(spec_path, tmp_path):
     assert len(unproductive) == 1 and unproductive[0]["iteration"] == 2
     assert all("no Python code" in error for error in unproductive[0]["errors"])
     assert [r.status for r in folder.candidates()] == ["trained", "rejected", "rejected", "rejected"]
+
+
+def test_eureka_strategy_resolves_to_eurekas_shape(tiny_spec):
+    from rewardsmith.task import read_task
+
+    spec = read_task(tiny_spec(TASK))
+    eureka = RunConfig(task=TASK, strategy="eureka").resolve(spec)
+    assert (eureka.samples, eureka.iterations, eureka.rung_fractions()) == (16, 5, [1.0])
+    default = RunConfig(task=TASK).resolve(spec)
+    assert (default.samples, default.iterations) == (spec.search.samples, spec.search.iterations)
+    assert len(default.rung_fractions()) > 1
+    assert RunConfig(task=TASK, strategy="eureka", samples=3).resolve(spec).samples == 3  # explicit wins
+
+
+@pytest.mark.slow
+def test_strategy_eureka_trains_every_candidate_and_final_seeds_0_skips(spec_path, tmp_path):
+    """Eureka trains every accepted candidate once at the full budget (no rungs); `--final-seeds 0` skips the
+    final retraining and says so."""
+    out = tmp_path / "run"
+    output = cli("run", spec_path, "--iterations", "1", "--samples", "3", "--workers", "2", "--timesteps", "4096",
+                 "--strategy", "eureka", "--final-seeds", "0", "--out", out,
+                 "--model", f"scripted:{DATA / 'loop_e2e.jsonl'}")
+    folder = RunFolder(out)
+    records = folder.candidates()
+    assert [r.status for r in records] == ["trained"] * 3
+    assert all(r.timesteps == 4096 for r in records)
+    started = [e for e in folder.events() if e["event"] == "training_started"]
+    assert len(started) == 3 and all(e["timesteps"] == 4096 and not e.get("resumed_from") for e in started)
+    assert "final retraining skipped" in output
+    summary = folder.summary()
+    assert summary["final"] is None and any(e["event"] == "final_skipped" for e in folder.events())
+    assert summary["best_candidate"] == best_record(records, rule="mean").id  # Eureka: the highest mean wins
+
+
+@pytest.mark.slow
+def test_successive_halving_resumes_and_the_final_reuses_the_full_budget(spec_path, tmp_path):
+    """Rungs of 2048 and 4096 steps: all three train 2048, the top two resume from their own checkpoint for the
+    remaining 2048 (not 4096 from scratch); the winner already trained 4096 steps on seed 0, so the final
+    retraining on seed 0 reuses it and announces 0 new steps."""
+    out = tmp_path / "run"
+    output = cli("run", spec_path, "--iterations", "1", "--samples", "3", "--workers", "2", "--timesteps", "4096",
+                 "--final-timesteps", "4096", "--final-seeds", "1", "--rungs", "0.5,1", "--keep", "0.5",
+                 "--no-stop-flat", "--out", out, "--model", f"scripted:{DATA / 'loop_e2e.jsonl'}")
+    folder = RunFolder(out)
+    halving = json.loads((out / "iter_1" / "halving.json").read_text())
+    assert halving["budgets"] == [2048, 4096]
+    assert [r["steps"] for r in halving["rungs"]] == [3 * 2048, 2 * 2048]
+    started = [e for e in folder.events() if e["event"] == "training_started"]
+    resumed = [e for e in started if e.get("resumed_from")]
+    assert len(started) == 5 and len(resumed) == 2 and all(e["resumed_from"] == 2048 for e in resumed)
+    by_id = {r.id: r for r in folder.candidates()}
+    for e in resumed:
+        assert by_id[e["candidate"]].timesteps == 4096
+        cand = folder.cand_dir(by_id[e["candidate"]].iteration, by_id[e["candidate"]].index)
+        assert (cand / "checkpoint.safetensors").is_file()
+        assert json.loads((cand / "summary.json").read_text())["timesteps"] == 4096
+    summary = folder.summary()
+    assert by_id[summary["best_candidate"]].timesteps == 4096  # a rung-1 dropout cannot win on a lucky number
+    final = next(e for e in folder.events() if e["event"] == "final_started")
+    assert final["steps"] == 0 and final["plan"] == {"0": "reuse"}
+    assert "final retraining of" in output and "0 new env steps" in output

@@ -1,7 +1,11 @@
 """The search: iterations of designer, critic, trainer and analyzer, then the final retraining.
 
 - `loop`: one run, resumable at candidate granularity.
-- `final`: selection of the best candidate, its retraining on several seeds, `summary.json`.
+- `selection`: the noise-aware rule that picks the best candidate (lower confidence bound) and says whether the
+  winner is distinguishable from the runner-up.
+- `halving`: successive halving of an iteration's candidates over training rungs, resumed from checkpoints.
+- `final`: the best candidate's retraining on several seeds (announced, skippable, sharing the search's work),
+  `summary.json`.
 - `training`: train a reward, then measure the policy in the evaluation worker (the fitness that decides).
 - `baselines`: the human (env reward) and sparse (success-only) baselines, cached.
 - `batch`: one search per task of a list on a shared worker pool.

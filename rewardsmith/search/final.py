@@ -1,8 +1,11 @@
-"""Selection and the end of a run: the best candidate (greedy elitism by trusted fitness), its retraining with
-the full budget on several seeds in parallel, and `summary.json`."""
+"""The end of a run: the best candidate's retraining with the full budget on several seeds in parallel (announced
+with its cost before it starts; `final_seeds` 0 skips it; the search's own full-budget training of the winner
+counts as its seed, and a winner left at a shorter rung resumes from its checkpoint), and `summary.json`.
+The selection rule itself lives in `rewardsmith.search.selection`."""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import time
@@ -16,23 +19,14 @@ from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import TASK_FILE, CandidateRecord
 from rewardsmith.search.baselines import load_cached, normalized_score
+from rewardsmith.search.halving import CHECKPOINT_FILE
 from rewardsmith.search.progress import Progress
+from rewardsmith.search.selection import best_record, pick, rule_for
 from rewardsmith.search.training import clear_training_outputs, train_and_evaluate
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
-__all__ = ["best_record", "clear_training_outputs", "finished_seeds", "retrain_best", "write_summary"]
-
-
-def best_record(records: list[CandidateRecord], before: int | None = None) -> CandidateRecord | None:
-    """The trained candidate with the highest fitness (ties: higher success, then earlier), optionally only
-    from iterations before `before`."""
-    trained = [
-        r
-        for r in records
-        if r.status == "trained" and r.fitness is not None and (before is None or r.iteration < before)
-    ]
-    return max(trained, key=lambda r: (r.fitness, r.success_rate or 0.0, -r.iteration, -r.index), default=None)
+__all__ = ["clear_training_outputs", "finished_seeds", "retrain_best", "write_summary"]
 
 
 SEED_KEYS = ("seed", "status", "fitness", "fitness_se", "success_rate", "episodes", "error", "wall_s")
@@ -51,11 +45,54 @@ def finished_seeds(folder: RunFolder, candidate: str) -> dict[int, dict[str, Any
     return rows
 
 
-def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progress: Progress) -> dict[str, Any]:
-    """Train the best reward with `final_timesteps` on `final_seeds` seeds in parallel; seeds already done are kept."""
-    best = best_record(folder.candidates())
+def final_plan(folder: RunFolder, config: RunConfig, best: CandidateRecord) -> dict[int, str]:
+    """Seed -> how the final retraining gets it: "reuse" (the search trained the winner on this seed with the full
+    budget already), "resume" (continue the winner's own rung checkpoint on this seed) or "train" (from scratch)."""
+    plan = {}
+    checkpoint = folder.cand_dir(best.iteration, best.index) / CHECKPOINT_FILE
+    for seed in [config.seed + k for k in range(config.final_seeds or 0)]:
+        same = seed == config.seed and best.timesteps > 0
+        if same and best.timesteps == config.final_timesteps:
+            plan[seed] = "reuse"
+        elif same and best.timesteps < (config.final_timesteps or 0) and checkpoint.is_file():
+            plan[seed] = "resume"
+        else:
+            plan[seed] = "train"
+    return plan
+
+
+def announce_final(
+    folder: RunFolder, config: RunConfig, best: CandidateRecord, plan: dict[int, str], progress: Progress, workers: int
+) -> dict[str, Any]:
+    """Say what the final retraining will cost before it starts (env steps, and a time estimate from the winner's
+    own measured training speed); returns the announcement, also recorded as an event."""
+    total = config.final_timesteps or 0
+    steps = sum(total - (best.timesteps if how == "resume" else 0) for how in plan.values() if how != "reuse")
+    speed = best.timesteps / best.wall_s if best.wall_s > 0 and best.timesteps else None
+    rounds = math.ceil(sum(how != "reuse" for how in plan.values()) / max(1, workers))
+    estimate = round(rounds * (total / speed)) if speed and steps else None
+    how = ", ".join(f"seed {seed}: {kind}" for seed, kind in plan.items())
+    progress.log(
+        f"final retraining of {best.id}: {len(plan)} seed(s) x {total:,} steps ({how}) = {steps:,} new env steps"
+        + (f", about {estimate / 60:.1f} min at {speed:,.0f} steps/s per worker" if estimate is not None else "")
+        + " (--final-seeds 0 skips it)"
+    )
+    return {"steps": steps, "estimate_s": estimate, "plan": {str(k): v for k, v in plan.items()}}
+
+
+def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progress: Progress) -> dict[str, Any] | None:
+    """Train the best reward with `final_timesteps` on `final_seeds` seeds in parallel; seeds already done are kept,
+    the search's own full-budget training of the winner is reused, a rung checkpoint is resumed. None when
+    `final_seeds` is 0 (skipped)."""
+    best = best_record(folder.candidates(), rule=rule_for(config))
     if best is None:
         raise RewardsmithError(f"{folder.path}: no candidate was trained, so there is nothing to retrain")
+    if config.final_seeds == 0:
+        progress.log(f"final retraining skipped (--final-seeds 0); the result is {best.id}'s search fitness")
+        folder.event("final_skipped", candidate=best.id)
+        return None
+    plan = final_plan(folder, config, best)
+    cost = announce_final(folder, config, best, plan, progress, executor.workers)
     final_dir = folder.path / "final"
     final_dir.mkdir(exist_ok=True)
     reward = final_dir / "reward.py"
@@ -63,26 +100,43 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
         tmp = final_dir / f".reward.py.{os.getpid()}.tmp"
         shutil.copyfile(folder.cand_dir(best.iteration, best.index) / "reward.py", tmp)
         os.replace(tmp, reward)
-    seeds = [config.seed + k for k in range(config.final_seeds or 1)]
-    folder.event("final_started", candidate=best.id, seeds=seeds, timesteps=config.final_timesteps)
+    seeds = list(plan)
+    folder.event("final_started", candidate=best.id, seeds=seeds, timesteps=config.final_timesteps, **cost)
     done = finished_seeds(folder, best.id)
+    cand = folder.cand_dir(best.iteration, best.index)
     eval_episodes = folder.spec().train.eval_episodes
 
     def retrain(seed: int) -> dict[str, Any]:
         if seed in done:
             return done[seed]
+        if plan[seed] == "reuse":  # the search's own full-budget training, measured by the evaluation worker
+            row = {
+                "seed": seed,
+                "status": "ok",
+                "fitness": best.fitness,
+                "fitness_se": best.fitness_se,
+                "success_rate": best.success_rate,
+                "episodes": best.episodes,
+                "error": None,
+                "wall_s": round(best.wall_s, 3),
+            }
+            folder.event("final_seed_done", candidate=best.id, reused=True, **row)
+            return row
         label = f"final s{seed}"
+        resume = plan[seed] == "resume"
         progress.update(label, "training", done=0, total=config.final_timesteps)
         result, evaluation = train_and_evaluate(
             folder.path / TASK_FILE,
             reward,
             final_dir / f"seed_{seed}",
-            timesteps=config.final_timesteps or 0,
+            timesteps=(config.final_timesteps or 0) - (best.timesteps if resume else 0),
             seed=seed,
             eval_episodes=eval_episodes,
             executor=executor,
             device=config.device,
             on_progress=lambda d, t: progress.update(label, "training", done=d, total=t),
+            continue_from=cand / CHECKPOINT_FILE if resume else None,
+            timesteps_done=best.timesteps if resume else 0,
         )
         row = {
             "seed": seed,
@@ -133,7 +187,7 @@ def write_summary(
 ) -> dict[str, Any]:
     """Write summary.json (see `rewardsmith.run_folder.folder` for its keys) and return it."""
     records = folder.candidates()
-    best = best_record(records)
+    best = best_record(records, rule=rule_for(config))
     done = {e.get("iteration") for e in folder.events() if e.get("event") == "iteration_done"}
     counts = {s: sum(r.status == s for r in records) for s in ("trained", "rejected", "failed", "designed")}
     baseline = load_cached(spec, config.final_timesteps) if final else None
@@ -148,6 +202,7 @@ def write_summary(
         "candidates": len(records),
         **counts,
         "repair_requests": sum(r.repair_rounds for r in records),
+        "selection": pick(records, rule=rule_for(config)).as_dict(),
         **folder.llm_totals(),
         "final": final,
         "human_normalized": normalized_score(spec, final["fitness_mean"], baseline) if final else None,

@@ -26,8 +26,10 @@ from rewardsmith.run_folder.claim import claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE, CandidateRecord
 from rewardsmith.sandbox.interrupt import interruptible
-from rewardsmith.search.final import best_record, retrain_best, write_summary
+from rewardsmith.search.final import retrain_best, write_summary
+from rewardsmith.search.halving import halve_iteration
 from rewardsmith.search.progress import Progress, make_progress
+from rewardsmith.search.selection import best_record, rule_for
 from rewardsmith.search.training import reward_budget, train_and_evaluate
 from rewardsmith.settings import require_sandbox
 from rewardsmith.stages.analyzer import analyze
@@ -136,11 +138,12 @@ def record_videos(s: Search) -> None:
     """Policy videos: always of the overall best candidate; with `videos`, of each iteration's best too."""
     from rewardsmith.stages.video import find_video, record_video
 
-    records = s.folder.candidates()
-    targets = [best_record(records)]
+    records, rule = s.folder.candidates(), rule_for(s.config)
+    targets = [best_record(records, rule=rule)]
     if s.config.videos:
         targets += [
-            best_record([r for r in records if r.iteration == i]) for i in sorted({r.iteration for r in records})
+            best_record([r for r in records if r.iteration == i], rule=rule)
+            for i in sorted({r.iteration for r in records})
         ]
     for record in {r.id: r for r in targets if r is not None}.values():
         cand = s.folder.cand_dir(record.iteration, record.index)
@@ -166,20 +169,23 @@ def run_iteration(s: Search, iteration: int) -> None:
     if any(e.get("event") == "iteration_done" and e.get("iteration") == iteration for e in s.folder.events()):
         return
     k = s.config.samples or 1
-    best = best_record(s.folder.candidates(), before=iteration)
+    best = best_record(s.folder.candidates(), before=iteration, rule=rule_for(s.config))
     s.folder.event("iteration_started", iteration=iteration, parent=best.id if best else None)
     s.progress.status(iteration=iteration)
     failures: list[Failure] = []
     for attempt in range(s.config.iteration_retries + 1):
         indices = list(range(attempt * k + 1, attempt * k + k + 1))
         messages = s.designer.prompt(
-            best=best_for_prompt(s.folder, best), history=history(s.folder, iteration), failures=failures
+            best=best_for_prompt(s.folder, best),
+            history=[] if s.config.strategy == "eureka" else history(s.folder, iteration),  # Eureka: best only
+            failures=failures,
         )
         pending = [j for j in indices if s.folder.candidate(iteration, j) is None]
         for j in pending:
             s.progress.update(f"{iteration}.{j}", "designing")
         designs = dict(zip(pending, s.designer.sample(messages, [sample_number(iteration, j) for j in pending])))
         duplicates = find_duplicates(s.folder, iteration, designs)
+        design_then_halve(s, iteration, indices, designs, duplicates, best.id if best else None)
         with ThreadPoolExecutor(max_workers=k, thread_name_prefix="candidate") as pool:
             records = list(
                 pool.map(
@@ -209,13 +215,41 @@ def run_iteration(s: Search, iteration: int) -> None:
                 + f". See {s.folder.path}/iter_{iteration}/ and try another model or more --repair-rounds"
             )
         s.progress.log(f"iteration {iteration}: no candidate could be trained; retrying with the errors as feedback")
-    top = best_record(s.folder.candidates(), before=iteration + 1)
+    top = best_record(s.folder.candidates(), before=iteration + 1, rule=rule_for(s.config))
     s.folder.event(
         "iteration_done",
         iteration=iteration,
         best_candidate=top.id if top else None,
         best_fitness=top.fitness if top else None,
     )
+
+
+def design_then_halve(
+    s: Search,
+    iteration: int,
+    indices: list[int],
+    designs: dict[int, Design],
+    duplicates: dict[int, str],
+    parent: str | None,
+) -> None:
+    """Design (and check) every candidate of the round in parallel, then train the accepted ones by successive
+    halving (`rewardsmith.search.halving`; with a single rung, as under `--strategy eureka` or a budget too small
+    to split, every one trains once at the full budget); the analysis follows in `candidate_pipeline`."""
+
+    def design(j: int) -> CandidateRecord:
+        record = s.folder.candidate(iteration, j)
+        return record or design_candidate(s, iteration, j, designs[j], duplicates.get(j), parent)
+
+    with ThreadPoolExecutor(max_workers=len(indices), thread_name_prefix="candidate") as pool:
+        records = list(pool.map(design, indices))
+    halve_iteration(s.folder, s.config, s.spec, s.executor, s.progress, iteration, records)
+    with s.best_lock:
+        top = best_record(s.folder.candidates(), rule=rule_for(s.config))
+        if top is not None and top.id != s.folder.best_id():
+            s.folder.save_best(top)
+            s.progress.log(f"new best: {top.id} with fitness {top.fitness:.4g}")
+        if top is not None:
+            s.progress.status(best_candidate=top.id, best_fitness=top.fitness)
 
 
 def sample_number(iteration: int, index: int) -> int:
@@ -428,7 +462,7 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
         error=record.reason or None,
     )
     with s.best_lock:
-        top = best_record(s.folder.candidates())
+        top = best_record(s.folder.candidates(), rule=rule_for(s.config))
         if top is not None and top.id != s.folder.best_id():
             s.folder.save_best(top)
             s.progress.log(f"new best: {top.id} with fitness {top.fitness:.4g}")

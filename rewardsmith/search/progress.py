@@ -148,6 +148,7 @@ def make_progress(console: Console | None = None) -> Progress:
 def result_tables(folder: RunFolder) -> list[Table | Text]:
     """The end-of-run view: a table of candidates, their flags or rejection reasons, then the run overall."""
     from rewardsmith.search.baselines import load_cached, normalized_score
+    from rewardsmith.search.selection import describe_selection
 
     spec, config, summary = folder.spec(), folder.config(), folder.summary() or {}
     search_baseline = load_cached(spec, config.timesteps)
@@ -181,6 +182,7 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
         "status": summary.get("status", folder.status()),
         "best candidate": f"{cell(summary.get('best_candidate'))}: fitness {cell(summary.get('best_fitness'))}, "
         f"success {cell(summary.get('best_success_rate'))}",
+        "selection": describe_selection(summary.get("selection")),
         "final retraining": f"fitness {final['fitness_mean']:.4g} ± {final['fitness_std']:.2g} over "
         f"{len(final['seeds'])} seeds ({final['timesteps']:,} steps), success "
         f"{cell(final.get('success_mean'))}"

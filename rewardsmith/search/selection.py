@@ -122,6 +122,14 @@ class Pick:
         )
 
 
+def describe_selection(verdict: dict | None) -> str:
+    """The line of the final table for summary.json's `selection` (a `Pick.as_dict`); "-" for older runs."""
+    if not verdict:
+        return "-"
+    fields = {k: verdict.get(k) for k in ("winner", "runner_up", "margin", "noise", "distinguishable")}
+    return Pick(**fields, rule=verdict.get("rule") or "lcb").describe()
+
+
 def pick(records: list[CandidateRecord], rule: Rule = "lcb", z: float = Z) -> Pick:
     """The winner and runner-up among candidates trained at the winner's budget, and whether the winner's lead is
     larger than `z` standard errors of the difference of the two means."""

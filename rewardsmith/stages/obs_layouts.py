@@ -63,7 +63,10 @@ KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
         ("obs[5]", "joint 2 angular velocity"),
     ],
     "MetaWorld": [
-        ("obs[0:3]", "hand (gripper centre, TCP) position xyz (m)"),
+        (
+            "obs[0:3]",
+            "hand (end-effector body) position xyz (m); the fingertips' centre is midway between sites leftEndEffector and rightEndEffector",
+        ),
         ("obs[3]", "gripper opening: distance between the two fingers, normalised to [0, 1] (0 = closed)"),
         ("obs[4:7]", "object 1 position xyz (m): the task's object, handle or button"),
         ("obs[7:11]", "object 1 orientation quaternion"),

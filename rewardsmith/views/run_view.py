@@ -160,10 +160,11 @@ class RunView:
 
     @property
     def best(self) -> CandidateView | None:
-        """The trained candidate with the highest fitness (the loop's own selection rule)."""
-        from rewardsmith.search.final import best_record
+        """The best trained candidate under the loop's own selection rule (`rewardsmith.search.selection`)."""
+        from rewardsmith.search.selection import best_record
 
-        top = best_record([c.record for c in self.candidates if c.record])
+        rule = "mean" if self.config.get("strategy") == "eureka" else "lcb"
+        top = best_record([c.record for c in self.candidates if c.record], rule=rule)
         return self.candidate(top.id) if top else None
 
     @property

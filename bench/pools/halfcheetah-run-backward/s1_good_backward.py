@@ -1,0 +1,9 @@
+"""Hand-written pool entry, label: good. Speed along -x, a small effort cost."""
+
+import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    velocity = (next_state.body("torso").pos[0] - state.body("torso").pos[0]) / next_state.dt
+    components = {"backward": -float(velocity), "effort": -0.1 * float(np.sum(np.square(action)))}
+    return sum(components.values()), components

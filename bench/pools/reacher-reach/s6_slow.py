@@ -1,0 +1,14 @@
+"""Hand-written pool entry, label: too slow. A sensible reward behind deliberate busy work per call."""
+
+import math
+
+import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    spin = 0.0
+    for k in range(60_000):  # deliberate busy work: about 10 ms per call, far over the critic budget
+        spin += math.sin(k * 1e-3)
+    gap = next_state.body("fingertip").pos[:2] - next_state.body("target").pos[:2]
+    components = {"distance": -float(np.linalg.norm(gap)), "spin": 0.0 * spin}
+    return sum(components.values()), components

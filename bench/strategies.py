@@ -1,0 +1,249 @@
+"""Strategies side by side: `--strategy eureka` against the default on hand-labelled reward pools.
+
+Each task's pool (bench/pools/<task>/) is hand-written and labelled in its file names: `s<k>_<label>_*.py` are
+the designer's samples in order, `r<k>_<label>_*.py` the replies to repair requests (a buggy and a too-slow
+entry are rejected by the critic and ask for one). Every run is served the same replies in the same order
+through `--model scripted:`, so both strategies see exactly the same candidates; only the search seed (the
+training seed) changes between repetitions.
+
+Per task and strategy the table shows how often the returned reward is good-labelled, the env steps spent
+(search rungs plus final retraining; resumed rungs count only their new steps), wall time, the returned
+reward's final fitness, and how often the winner was distinguishable from the runner-up. A second table
+proves the labels: every candidate's trusted fitness at the full budget, from the eureka runs, which train
+every candidate fully. A last line gives the fixed cost per job (training plus evaluation worker), fitted
+from all jobs' wall times against their steps.
+
+    .venv/bin/python bench/strategies.py --seeds 5 --timesteps 8192 --out /tmp/strategies
+
+Sized for a 2-core machine: a few thousand steps per candidate, one iteration of the whole pool, one final
+seed. At this budget fitness is still noisy; say so when quoting the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+
+from rewardsmith.config import RunConfig
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.search.loop import run as run_search
+from rewardsmith.search.loop import strip_header
+from rewardsmith.search.progress import PlainProgress
+from rewardsmith.stages.designer import is_duplicate
+
+POOLS = Path(__file__).parent / "pools"
+TASKS = ("inverted-double-pendulum-balance", "reacher-reach", "halfcheetah-run-backward")
+NOVEL = {"halfcheetah-run-backward"}  # the env's own reward runs forward
+
+
+def pool(task: str) -> tuple[list[Path], list[Path]]:
+    """(samples, repair replies) of a task's pool, in order."""
+    folder = POOLS / task
+    return sorted(folder.glob("s[0-9]*_*.py")), sorted(folder.glob("r[0-9]*_*.py"))
+
+
+def label(path: Path) -> str:
+    """The label in a pool file name: s3_buggy_typo.py -> buggy."""
+    return path.stem.split("_", 2)[1]
+
+
+def write_script(task: str, out: Path) -> Path:
+    """The scripted model's replies for one run: every sample, then the repair replies."""
+    samples, repairs = pool(task)
+    lines = [
+        json.dumps({"role": "designer", "content": f"```python\n{p.read_text(encoding='utf-8')}\n```\n"})
+        for p in samples + repairs
+    ]
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+def label_of(code: str, task: str) -> str:
+    """The pool label of a candidate's code (matched up to whitespace and comments)."""
+    samples, repairs = pool(task)
+    for p in samples + repairs:
+        if is_duplicate(strip_header(code), [p.read_text(encoding="utf-8")]):
+            return label(p)
+    return "?"
+
+
+def env_steps(folder: RunFolder) -> tuple[int, int]:
+    """(search steps, final retraining steps) of a finished run, from its events."""
+    search = final = 0
+    for e in folder.events():
+        if e.get("event") == "training_started":
+            search += int(e.get("timesteps") or 0) - int(e.get("resumed_from") or 0)
+        elif e.get("event") == "final_started":
+            final += int(e.get("steps") or 0)
+    return search, final
+
+
+def job_costs(folder: RunFolder) -> list[tuple[int, float]]:
+    """(steps, wall seconds) of every training job of a run (training plus its evaluation)."""
+    started: dict[str, tuple[float, int]] = {}
+    rows = []
+    for e in folder.events():
+        if e.get("event") == "training_started":
+            started[e["candidate"]] = (e["t"], int(e.get("timesteps") or 0) - int(e.get("resumed_from") or 0))
+        elif e.get("event") == "training_done" and e.get("candidate") in started and e.get("status") == "trained":
+            t0, steps = started.pop(e["candidate"])
+            rows.append((steps, e["t"] - t0))
+    return rows
+
+
+def one_run(task: str, strategy: str, seed: int, args: argparse.Namespace, root: Path) -> dict:
+    """Run one search and return its row."""
+    out = root / task / f"{strategy}_seed{seed}"
+    script = write_script(task, root / task / f"{strategy}_seed{seed}.jsonl")
+    samples, _ = pool(task)
+    config = RunConfig(
+        task=task,
+        model=f"scripted:{script}",
+        strategy=strategy,
+        iterations=1,
+        samples=len(samples),
+        repair_rounds=1,
+        iteration_retries=0,
+        timesteps=args.timesteps,
+        final_timesteps=args.timesteps,
+        final_seeds=1,
+        seed=seed,
+        workers=args.workers,
+        rungs=[float(x) for x in args.rungs.split(",")] if strategy == "default" and args.rungs else None,
+        keep=args.keep,
+        out=out,
+    )
+    log = (root / task / f"{strategy}_seed{seed}.log").open("w")
+    started = time.time()
+    folder = run_search(config, progress=PlainProgress(Console(file=log, highlight=False, width=200)))
+    wall = time.time() - started
+    summary = folder.summary() or {}
+    best = summary.get("best_candidate")
+    record = next(r for r in folder.candidates() if r.id == best)
+    code = (folder.cand_dir(record.iteration, record.index) / "reward.py").read_text(encoding="utf-8")
+    search, final = env_steps(folder)
+    trained = [
+        (label_of((folder.cand_dir(r.iteration, r.index) / "reward.py").read_text(encoding="utf-8"), task), r)
+        for r in folder.candidates()
+        if r.status == "trained"
+    ]
+    return {
+        "task": task,
+        "strategy": strategy,
+        "seed": seed,
+        "label": label_of(code, task),
+        "search_steps": search,
+        "final_steps": final,
+        "wall_s": wall,
+        "final_fitness": ((summary.get("final") or {}).get("fitness_mean")),
+        "distinguishable": (summary.get("selection") or {}).get("distinguishable"),
+        "full_budget": [
+            (lab, r.fitness) for lab, r in trained if r.timesteps >= args.timesteps and r.fitness is not None
+        ],
+        "jobs": job_costs(folder),
+    }
+
+
+def table(rows: list[dict]) -> str:
+    """The side-by-side table, one line per task and strategy."""
+    head = (
+        f"{'task':34} {'strategy':8} {'good':>6} {'search steps':>13} {'+final':>9} {'total':>9} {'ratio':>6} "
+        f"{'wall s':>7} {'final fitness':>15} {'distinct':>8}"
+    )
+    lines = [head, "-" * len(head)]
+    by = defaultdict(list)
+    for r in rows:
+        by[(r["task"], r["strategy"])].append(r)
+    for task in dict.fromkeys(r["task"] for r in rows):
+        eureka_total = statistics.mean(r["search_steps"] + r["final_steps"] for r in by[(task, "eureka")] or [{}])
+        for strategy in ("eureka", "default"):
+            group = by[(task, strategy)]
+            if not group:
+                continue
+            good = sum(r["label"] == "good" for r in group)
+            search = statistics.mean(r["search_steps"] for r in group)
+            final = statistics.mean(r["final_steps"] for r in group)
+            fitness = [r["final_fitness"] for r in group if r["final_fitness"] is not None]
+            distinct = sum(bool(r["distinguishable"]) for r in group)
+            name = task + (" (novel)" if task in NOVEL else "")
+            lines.append(
+                f"{name:34} {strategy:8} {good:>3}/{len(group):<2} {search:>13,.0f} {final:>9,.0f} "
+                f"{search + final:>9,.0f} {(search + final) / eureka_total:>6.2f} "
+                f"{statistics.mean(r['wall_s'] for r in group):>7.0f} "
+                f"{np.mean(fitness):>8.3f}±{(np.std(fitness) if fitness else 0):<6.3f} {distinct:>4}/{len(group)}"
+            )
+    return "\n".join(lines)
+
+
+def label_table(rows: list[dict]) -> str:
+    """Trusted fitness per label at the full budget (from the eureka runs): the labels earned."""
+    lines = [f"{'task':34} {'label':16} {'n':>3} {'fitness at full budget (mean ± sd)':>36}"]
+    for task in dict.fromkeys(r["task"] for r in rows):
+        per = defaultdict(list)
+        for r in rows:
+            if r["task"] == task and r["strategy"] == "eureka":
+                for lab, fitness in r["full_budget"]:
+                    per[lab].append(fitness)
+        for lab, values in sorted(per.items(), key=lambda kv: -np.mean(kv[1])):
+            lines.append(f"{task:34} {lab:16} {len(values):>3} {np.mean(values):>26.3f} ± {np.std(values):.3f}")
+    return "\n".join(lines)
+
+
+def fixed_cost(rows: list[dict]) -> str:
+    """Fit wall = fixed + steps / speed over every trained job of every run."""
+    jobs = [j for r in rows for j in r["jobs"]]
+    if len({s for s, _ in jobs}) < 2:
+        return "fixed cost per job: not enough distinct job sizes to fit"
+    steps, wall = np.array([s for s, _ in jobs], float), np.array([w for _, w in jobs], float)
+    slope, intercept = np.polyfit(steps, wall, 1)
+    return (
+        f"fixed cost per job (training + evaluation worker, fitted over {len(jobs)} jobs): {intercept:.1f} s; "
+        f"then {1 / slope if slope > 0 else float('inf'):,.0f} steps/s"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tasks", default=",".join(TASKS))
+    parser.add_argument("--seeds", type=int, default=5, help="search seeds per task and strategy")
+    parser.add_argument("--timesteps", type=int, default=8192, help="full training budget per candidate")
+    parser.add_argument("--rungs", default="", help="the default strategy's rungs (default: its built-in ones)")
+    parser.add_argument("--keep", type=float, default=0.5)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/rewardsmith-strategies"))
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
+    results = args.out / "rows.jsonl"
+    for task in args.tasks.split(","):
+        (args.out / task).mkdir(exist_ok=True)
+        for seed in range(args.seeds):
+            for strategy in ("eureka", "default"):
+                row = one_run(task, strategy, seed, args, args.out)
+                rows.append(row)
+                with results.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+                print(
+                    f"{task} {strategy} seed {seed}: returned {row['label']}, "
+                    f"{row['search_steps'] + row['final_steps']:,} steps, {row['wall_s']:.0f} s",
+                    flush=True,
+                )
+    print()
+    print(table(rows))
+    print()
+    print(label_table(rows))
+    print()
+    print(fixed_cost(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

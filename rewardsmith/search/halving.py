@@ -1,0 +1,272 @@
+"""Successive halving: spend an iteration's training budget where it matters.
+
+Every designed candidate of an iteration first trains for the first rung's budget; the best `keep` fraction
+(at least one, ranked by the noise-aware rule of `rewardsmith.search.selection`) goes on to the next rung,
+resumed from its own checkpoint rather than restarted, so a candidate that reaches a rung of T steps has
+cost T steps, not the sum of all its rungs. A survivor whose fitness did not rise since its previous rung
+by more than its standard error stops there (a flat or falling curve), unless it leads the rung.
+
+This module is the schedule only; how one rung is trained is the `TrainRung` the loop hands in (a sandboxed
+worker job that resumes the candidate's checkpoint), so the arithmetic is testable on its own. What each
+rung did is written to `iter_<i>/halving.json` by the loop (`Rung.as_dict`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from rewardsmith.config import RunConfig
+from rewardsmith.files import read_json, write_json_atomic
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
+from rewardsmith.search.progress import Progress
+from rewardsmith.search.selection import ranked, standard_error
+from rewardsmith.search.training import reward_budget, train_and_evaluate
+from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
+
+TrainRung = Callable[[CandidateRecord, int, bool], CandidateRecord]
+"""(record, total timesteps to reach, resume from the record's own checkpoint) -> the updated record."""
+
+HALVING_FILE = "halving.json"
+CHECKPOINT_FILE = "checkpoint.safetensors"
+"""A candidate's policy at the end of its last rung, kept by the parent for the next rung to resume."""
+
+
+def rung_budgets(timesteps: int, fractions: list[float], minimum: int = 1) -> list[int]:
+    """The step budget of each rung: `fractions` of `timesteps`, at least `minimum`, strictly increasing
+    (rungs that round to the same budget are merged)."""
+    budgets: list[int] = []
+    for f in fractions:
+        b = max(minimum, round(timesteps * f))
+        if not budgets or b > budgets[-1]:
+            budgets.append(b)
+    return budgets
+
+
+def survivors(n: int, keep: float) -> int:
+    """How many of `n` candidates go on to the next rung: ceil(n * keep), at least 1."""
+    return max(1, math.ceil(n * keep - 1e-9))
+
+
+def is_flat(before: CandidateRecord | None, now: CandidateRecord) -> bool:
+    """True when `now`'s fitness did not rise above `before`'s by more than its standard error."""
+    if before is None or before.fitness is None or now.fitness is None:
+        return False
+    return now.fitness - before.fitness <= standard_error(now)
+
+
+@dataclass
+class Rung:
+    """What one rung did: its budget, who trained, how they scored, who went on and why the others stopped."""
+
+    index: int
+    timesteps: int
+    trained: list[CandidateRecord] = field(default_factory=list)
+    promoted: list[str] = field(default_factory=list)
+    stopped: dict[str, str] = field(default_factory=dict)
+    """Candidate id -> why it did not go on ("halved", "flat curve", "training failed: ...")."""
+    steps: int = 0
+    """Env steps this rung spent (resumed candidates count only their new steps)."""
+
+    def as_dict(self) -> dict:
+        """The rung for halving.json."""
+        return {
+            "rung": self.index,
+            "timesteps": self.timesteps,
+            "steps": self.steps,
+            "candidates": [
+                {
+                    "id": r.id,
+                    "status": r.status,
+                    "fitness": r.fitness,
+                    "fitness_se": getattr(r, "fitness_se", None),
+                    "timesteps": r.timesteps,
+                    "next": "promoted" if r.id in self.promoted else self.stopped.get(r.id, "final rung"),
+                }
+                for r in self.trained
+            ],
+        }
+
+
+def successive_halving(
+    records: list[CandidateRecord],
+    train: TrainRung,
+    budgets: list[int],
+    *,
+    keep: float = 0.5,
+    stop_flat: bool = True,
+    parallel: int = 1,
+    on_rung: Callable[[Rung], None] | None = None,
+) -> list[Rung]:
+    """Train `records` through the rungs of `budgets`; returns what every rung did. Rungs already reached by a
+    candidate (a resumed run: `record.timesteps >= budget`) are not trained again."""
+    alive = list(records)
+    previous: dict[str, CandidateRecord] = {}
+    rungs: list[Rung] = []
+    for index, budget in enumerate(budgets):
+        rung = Rung(index + 1, budget)
+
+        def step(record: CandidateRecord, budget: int = budget, first: bool = index == 0) -> CandidateRecord:
+            if record.status == "trained" and record.timesteps >= budget:
+                return record  # reached on an earlier, interrupted pass
+            return train(record, budget, not first)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(parallel, len(alive))), thread_name_prefix="rung") as pool:
+            results = list(pool.map(step, alive))
+        for before, after in zip(alive, results):
+            start = before.timesteps if index and before.status == "trained" else 0
+            if after is not before:
+                rung.steps += max(0, after.timesteps - start) if after.status == "trained" else 0
+        rung.trained = results
+        ok = [r for r in results if r.status == "trained"]
+        for r in results:
+            if r.status != "trained":
+                rung.stopped[r.id] = f"training failed: {r.reason[:120]}"
+        if index == len(budgets) - 1 or not ok:
+            rungs.append(rung)
+            if on_rung:
+                on_rung(rung)
+            break
+        order = ranked(ok)
+        going = order[: survivors(len(ok), keep)]
+        for r in order[len(going) :]:
+            rung.stopped[r.id] = "halved"
+        if stop_flat:
+            leader = going[0].id
+            for r in going[1:]:
+                if is_flat(previous.get(r.id), r):
+                    rung.stopped[r.id] = "flat curve"
+            going = [r for r in going if r.id == leader or r.id not in rung.stopped]
+        rung.promoted = [r.id for r in going]
+        rungs.append(rung)
+        if on_rung:
+            on_rung(rung)
+        previous = {r.id: r for r in ok}
+        alive = going
+    return rungs
+
+
+def rung_trainer(
+    folder: RunFolder, config: RunConfig, spec: TaskSpec, executor: Executor, progress: Progress
+) -> TrainRung:
+    """The `TrainRung` of a run: one sandboxed training job per rung in the candidate's folder, measured by the
+    trusted evaluation worker (`rewardsmith.search.training.train_and_evaluate`). A resumed rung starts from the
+    candidate's own weights of its previous rung (`checkpoint.safetensors`, kept by the parent) and trains only
+    the steps still missing."""
+
+    def train(record: CandidateRecord, timesteps: int, resume: bool) -> CandidateRecord:
+        cand = folder.cand_dir(record.iteration, record.index)
+        checkpoint = cand / CHECKPOINT_FILE
+        resume = resume and checkpoint.is_file() and record.status == "trained" and 0 < record.timesteps < timesteps
+        done = record.timesteps if resume else 0
+        folder.event("training_started", candidate=record.id, timesteps=timesteps, resumed_from=done or None)
+        progress.update(record.id, "training", done=done, total=timesteps)
+        result, evaluation = train_and_evaluate(
+            spec.source,
+            cand / "reward.py",
+            cand,
+            timesteps=timesteps - done,
+            seed=config.seed,
+            eval_episodes=spec.train.eval_episodes,
+            executor=executor,
+            device=config.device,
+            on_progress=lambda d, t: progress.update(record.id, "training", done=done + d, total=timesteps),
+            continue_from=checkpoint if resume else None,
+            timesteps_done=done,
+            reward_budget_s=reward_budget(read_json(cand / CRITIC_FILE)),
+        )
+        update: dict = {"wall_s": round(record.wall_s + result.wall_s, 3)}
+        if result.ok and evaluation is not None:
+            update.update(
+                status="trained",
+                fitness=evaluation.fitness_mean,
+                fitness_se=evaluation.fitness_se,
+                episodes=len(evaluation.fitness),
+                success_rate=evaluation.success_rate,
+                timesteps=int(result.summary.get("timesteps") or timesteps),
+                reason="",
+            )
+            if (cand / WEIGHTS_FILE).is_file():
+                tmp = cand / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
+                shutil.copyfile(cand / WEIGHTS_FILE, tmp)
+                os.replace(tmp, checkpoint)
+        else:
+            update.update(status="failed", reason=f"[training] {result.error}")
+        record = record.model_copy(update=update)
+        folder.save_candidate(record)
+        folder.event(
+            "training_done",
+            candidate=record.id,
+            status=record.status,
+            fitness=record.fitness,
+            fitness_se=record.fitness_se,
+            success_rate=record.success_rate,
+            timesteps=record.timesteps,
+            error=record.reason or None,
+        )
+        progress.update(record.id, f"rung {timesteps:,}", fitness=record.fitness, reason=record.reason[:100])
+        return record
+
+    return train
+
+
+MIN_RUNG_STEPS = 1024
+"""Rungs shorter than this are merged into the next: a rung job pays a fixed worker start-up and evaluation cost
+of several seconds (see bench/strategies.py, which measures it), more than a couple of thousand steps of training."""
+
+
+def first_rung_minimum(spec: TaskSpec) -> int:
+    """The smallest useful rung: `MIN_RUNG_STEPS`, and at least one PPO rollout (n_steps x n_envs)."""
+    rollout = int(spec.train.hyperparams.get("n_steps", 2048)) * spec.train.n_envs if spec.train.algo == "PPO" else 1
+    return max(MIN_RUNG_STEPS, rollout)
+
+
+def halve_iteration(
+    folder: RunFolder,
+    config: RunConfig,
+    spec: TaskSpec,
+    executor: Executor,
+    progress: Progress,
+    iteration: int,
+    records: list[CandidateRecord],
+) -> list[Rung]:
+    """Run successive halving over an iteration's designed (or, on resume, partly trained) candidates and write
+    `iter_<i>/halving.json`; returns the rungs."""
+    budgets = rung_budgets(config.timesteps or spec.train.timesteps, config.rung_fractions(), first_rung_minimum(spec))
+    rows: list[dict] = []
+    path = folder.path / f"iter_{iteration}" / HALVING_FILE
+
+    def record_rung(rung: Rung) -> None:
+        rows.append(rung.as_dict())
+        write_json_atomic(path, {"budgets": budgets, "keep": config.keep, "stop_flat": config.stop_flat, "rungs": rows})
+        folder.event(
+            "rung_done",
+            iteration=iteration,
+            rung=rung.index,
+            timesteps=rung.timesteps,
+            promoted=rung.promoted,
+            stopped=rung.stopped,
+            steps=rung.steps,
+        )
+        progress.log(
+            f"iteration {iteration} rung {rung.index} ({rung.timesteps:,} steps): "
+            + (f"{', '.join(rung.promoted)} go on" if rung.promoted else "done")
+            + (f"; stopped {', '.join(f'{k} ({v})' for k, v in rung.stopped.items())}" if rung.stopped else "")
+        )
+
+    todo = [r for r in records if r.status == "designed" or (r.status == "trained" and r.iteration == iteration)]
+    return successive_halving(
+        todo,
+        rung_trainer(folder, config, spec, executor, progress),
+        budgets,
+        keep=config.keep,
+        stop_flat=config.stop_flat,
+        parallel=executor.workers,
+        on_rung=record_rung,
+    )

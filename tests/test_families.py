@@ -1,0 +1,219 @@
+"""The families beyond locomotion: Meta-World, Gymnasium-Robotics (Fetch, Adroit, Shadow Hand) and
+stable-eureka's Box2D/classic envs. Descriptions, dict observations, contacts, control periods, the
+scorer-only env accessor, and the Meta-World scorers against Meta-World's own success flag."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rewardsmith.errors import TaskSpecError
+from rewardsmith.reward.state import State, control_period
+from rewardsmith.reward.wrappers import ApplyReward
+from rewardsmith.stages.env_description import describe
+from rewardsmith.task import ENVS_DIR, TASKS_PATH_VAR, TrainDefaults, list_tasks, load_task, make_env, make_scorer
+
+SUITES = {"manipulation": 8, "hands": 5, "peer": 3}
+FAMILY_SPECS = sorted(
+    name.strip()
+    for suite in SUITES
+    for name in (ENVS_DIR / f"{suite}.txt").read_text().splitlines()
+    if name.strip() and not name.startswith("#")
+)
+METAWORLD_POLICIES = {
+    "metaworld-reach": "SawyerReachV3Policy",
+    "metaworld-push": "SawyerPushV3Policy",
+    "metaworld-pick-place": "SawyerPickPlaceV3Policy",
+    "metaworld-door-open": "SawyerDoorOpenV3Policy",
+    "metaworld-drawer-open": "SawyerDrawerOpenV3Policy",
+    "metaworld-button-press": "SawyerButtonPressV3Policy",
+    "metaworld-peg-insert-side": "SawyerPegInsertionSideV3Policy",
+    "metaworld-window-open": "SawyerWindowOpenV3Policy",
+}
+# one per family runs in the default (fast) set; the rest are marked slow (envs take seconds to build)
+FAST = {"metaworld-reach", "fetch-push", "adroit-door", "mountaincar-reach-flag", "lunarlander-land", "bipedalwalker-walk"}
+
+
+def by_speed(names) -> list:
+    return [n if n in FAST else pytest.param(n, marks=pytest.mark.slow) for n in sorted(names)]
+
+
+HAND_REWARD = '''
+import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    goal = next_state.goal if next_state.goal is not None else np.zeros(1)
+    components = {
+        "stay_small": -0.01 * float(np.sum(np.square(next_state.obs[:3]))),
+        "goal_norm": -0.001 * float(np.linalg.norm(goal)),
+        "effort": -0.01 * float(np.sum(np.square(action))),
+    }
+    return sum(components.values()), components
+'''
+
+
+def test_suites_list_the_promised_families_and_at_least_25_tasks() -> None:
+    for suite, count in SUITES.items():
+        names = [n for n in (ENVS_DIR / f"{suite}.txt").read_text().splitlines() if n and not n.startswith("#")]
+        assert len(names) == count and all((ENVS_DIR / f"{n}.toml").is_file() for n in names), suite
+    assert len(list_tasks()) >= 25
+    assert set(METAWORLD_POLICIES) <= set(FAMILY_SPECS)
+
+
+@pytest.mark.parametrize("name", by_speed(FAMILY_SPECS))
+def test_family_spec_describes_without_the_native_reward(name: str) -> None:
+    spec = load_task(name)
+    assert spec.success and spec.human_baseline
+    text = describe(spec)
+    assert "## Observation" in text and "state.obs" in text
+    assert "compute_reward(" not in text.split("## Reading the state")[0]
+    for word in ("reward_", "ctrl_cost", "shaping", "unscaled_reward", "in_place_reward", "grasp_reward"):
+        assert word not in text, word
+    if name.startswith(("bipedal", "lunar", "mountaincar")):
+        assert "Not a MuJoCo env" in text and "obs[1] =" in text and "## Action" in text
+    if name.startswith(("fetch", "shadowhand")):
+        assert "`state.goal`" in text and "`state.achieved_goal`" in text and "flattened" in text
+    if name.startswith(("metaworld", "fetch", "adroit", "shadowhand")):
+        assert "state.contacts()" in text and "Named geoms" in text
+
+
+@pytest.mark.parametrize("name", by_speed(METAWORLD_POLICIES))
+def test_metaworld_scorer_agrees_with_metaworld_success_flag(name: str) -> None:
+    """Record a scripted (expert) episode and a random one; at every step the scorer's success criterion,
+    computed from the State alone, equals Meta-World's own `info["success"]`."""
+    import metaworld.policies
+
+    spec = load_task(name)
+    policy = getattr(metaworld.policies, METAWORLD_POLICIES[name])()
+    env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+    scorer = env.scorer
+    successes, disagreements, steps = 0, 0, 0
+    for episode, scripted in ((0, True), (1, False)):
+        obs, _ = env.reset(seed=episode)
+        for _ in range(300 if scripted else 100):
+            action = policy.get_action(obs) if scripted else env.action_space.sample()
+            obs, _, terminated, truncated, info = env.step(np.clip(action, -1, 1))
+            steps += 1
+            successes += bool(info["success"])
+            disagreements += scorer.succeeded_now != bool(info["success"])
+            if terminated or truncated:
+                break
+        if scripted:
+            assert scorer.result() == (1.0, True), "the expert policy succeeds, so the scorer must say so"
+    assert successes > 0, "the scripted policy should reach the goal, or this test checks nothing"
+    assert disagreements == 0, f"{disagreements} of {steps} steps disagree with Meta-World's success flag"
+
+
+def test_dict_observations_split_into_obs_goal_and_achieved_goal() -> None:
+    spec = load_task("fetch-push")
+    env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+    flat, _ = env.reset(seed=0)
+    state = env.state
+    assert flat.shape == (31,) and env.observation_space.shape == (31,)
+    assert state.obs.shape == (25,) and state.goal.shape == (3,) and state.achieved_goal.shape == (3,)
+    assert set(state.parts) == {"observation", "desired_goal", "achieved_goal"}
+    np.testing.assert_allclose(flat, np.concatenate([state.achieved_goal, state.goal, state.obs]))
+    np.testing.assert_allclose(state.achieved_goal, state.obs[3:6])  # the block's position, as documented
+    with pytest.raises(ValueError):
+        state.goal[0] = 1.0
+    assert State(np.zeros(3), 0.1).goal is None
+
+
+def test_contacts_name_geoms_bodies_and_forces() -> None:
+    spec = load_task("metaworld-pick-place")
+    env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+    env.reset(seed=0)
+    for _ in range(5):
+        env.step(np.zeros(4))
+    contacts = env.state.contacts()
+    assert contacts and all(c.force >= 0 and len(c.pos) == 3 for c in contacts)
+    touched = {c.body1 for c in contacts} | {c.body2 for c in contacts}
+    assert "obj" in touched  # the puck rests on the table
+    assert env.state.touching("obj") and env.state.contact_force("obj") > 0
+    with pytest.raises(KeyError, match="no geom or body named 'nope'"):
+        env.state.contact_force("nope")
+    assert env.state.site("rightEndEffector").xmat.shape == (3, 3)
+
+
+def test_control_period_comes_from_the_env_or_is_declared_absent() -> None:
+    assert control_period(make_env(load_task("bipedalwalker-walk")))[0] == pytest.approx(1 / 50)
+    assert control_period(make_env(load_task("lunarlander-land")))[0] == pytest.approx(1 / 50)
+    assert control_period(make_env(load_task("mountaincar-reach-flag"))) == (1.0, "none")
+    assert "`state.dt` is 1.0" in describe(load_task("mountaincar-reach-flag"))
+
+
+@pytest.mark.parametrize("name", ["bipedalwalker-walk", "lunarlander-land", "mountaincar-reach-flag"])
+def test_peer_scorers_read_the_env_but_rewards_never_get_it(name: str) -> None:
+    spec = load_task(name)
+    seen: list[State] = []
+
+    def reward(state, action, next_state):
+        seen.append(next_state)
+        return 0.0, {}
+
+    env = ApplyReward(make_env(spec), reward_fn=reward, scorer=make_scorer(spec))
+    assert env.scorer.env is env.unwrapped
+    env.reset(seed=0)
+    while True:
+        _, _, terminated, truncated, info = env.step(np.zeros(env.action_space.shape))
+        if terminated or truncated:
+            break
+    fitness, success = info["episode_stats"]["fitness"], info["episode_stats"]["success"]
+    assert 0.0 <= fitness < 1.0 and success is False  # doing nothing never solves these
+    assert all(not hasattr(s, "env") and s.dt > 0 for s in seen)
+
+
+def test_mountaincar_scorer_tells_reaching_the_flag_from_not() -> None:
+    spec = load_task("mountaincar-reach-flag")
+    env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+    obs, _ = env.reset(seed=0)
+    while True:  # bang-bang along the velocity: the textbook energy-pumping controller
+        obs, _, terminated, truncated, info = env.step(np.array([1.0 if obs[1] >= 0 else -1.0]))
+        if terminated or truncated:
+            break
+    assert info["episode_stats"]["success"] is True and info["episode_stats"]["fitness"] == 1.0
+
+
+def test_named_activation_resolves_and_a_bad_name_is_refused() -> None:
+    from pydantic import ValidationError
+    from torch import nn
+
+    assert TrainDefaults(policy_kwargs={"activation_fn": "tanh"}).sb3_policy_kwargs()["activation_fn"] is nn.Tanh
+    assert TrainDefaults(policy_kwargs={"activation_fn": "relu"}).sb3_policy_kwargs()["activation_fn"] is nn.ReLU
+    with pytest.raises(ValidationError, match="activation_fn 'Tanhh'"):
+        TrainDefaults(policy_kwargs={"activation_fn": "Tanhh"})
+
+
+def test_imports_register_third_party_ids_and_a_missing_module_is_a_task_error(tmp_path: Path) -> None:
+    text = (ENVS_DIR / "metaworld-reach.toml").read_text().replace('"metaworld"]', '"no_such_module_xyz"]')
+    (tmp_path / "bad.toml").write_text(text.replace('name = "metaworld-reach"', 'name = "bad"'))
+    with pytest.raises(TaskSpecError, match="imports: cannot import 'no_such_module_xyz'"):
+        make_env(load_task(tmp_path / "bad.toml"))
+
+
+def test_user_spec_folder_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (ENVS_DIR / "metaworld-reach.toml").read_text().replace('name = "metaworld-reach"', 'name = "my-reach"')
+    (tmp_path / "my-reach.toml").write_text(text)
+    (tmp_path / "scorers_manipulation.py").write_text((ENVS_DIR / "scorers_manipulation.py").read_text())
+    with pytest.raises(TaskSpecError, match=TASKS_PATH_VAR):
+        load_task("my-reach")
+    monkeypatch.setenv(TASKS_PATH_VAR, str(tmp_path))
+    assert load_task("my-reach").folder == tmp_path.resolve()
+    assert "my-reach" in {s.name for s in list_tasks()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FAMILY_SPECS)
+def test_family_spec_checks_and_trains_a_hand_written_reward(cli, tiny_spec, tmp_path: Path, name: str) -> None:
+    reward = tmp_path / "reward.py"
+    reward.write_text(HAND_REWARD)
+    sac = load_task(name).train.algo == "SAC"
+    hyperparams = {"learning_starts": 64, "batch_size": 32, "buffer_size": 1000} if sac else {"n_steps": 128, "batch_size": 64, "n_epochs": 1}
+    spec_path = tiny_spec(name, timesteps=256, eval_freq=128, eval_episodes=1, hyperparams=hyperparams)
+    code, out, err = cli("check", spec_path, reward, "--json")
+    assert code == 0 and '"accepted": true' in out, out + err
+    code, out, err = cli("train", spec_path, reward, "--timesteps", "256", "--out", tmp_path / "run")
+    assert code == 0, out + err

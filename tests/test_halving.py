@@ -1,0 +1,92 @@
+"""Successive halving (rewardsmith.search.halving): the budget is spent as configured, survivors resume from
+their own checkpoint, flat curves stop; the real rung trainer resumes a sandboxed worker from its weights."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.halving import is_flat, rung_budgets, successive_halving, survivors
+
+
+def designed(n: int) -> list[CandidateRecord]:
+    return [CandidateRecord(id=f"1.{j}", iteration=1, index=j, status="designed") for j in range(1, n + 1)]
+
+
+class Trainer:
+    """A deterministic stand-in for the sandboxed trainer: fitness grows with steps at a per-candidate rate.
+    Records every call so the test sees exactly which steps each rung paid for."""
+
+    def __init__(self, rates: dict[str, float], plateau: dict[str, int] | None = None) -> None:
+        self.rates, self.plateau = rates, plateau or {}
+        self.calls: list[tuple[str, int, bool, int]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, record: CandidateRecord, timesteps: int, resume: bool) -> CandidateRecord:
+        with self.lock:
+            self.calls.append((record.id, timesteps, resume, record.timesteps))
+        steps = min(timesteps, self.plateau.get(record.id, timesteps))
+        return record.model_copy(
+            update=dict(
+                status="trained", fitness=self.rates[record.id] * steps, fitness_se=0.01, episodes=5,
+                timesteps=timesteps,
+            )
+        )
+
+
+def test_rung_budgets_and_survivors():
+    assert rung_budgets(8000, [0.125, 0.25, 0.5, 1.0]) == [1000, 2000, 4000, 8000]
+    assert rung_budgets(8000, [0.01, 0.02, 1.0], minimum=2048) == [2048, 8000]  # merged below one rollout
+    assert [survivors(n, 0.5) for n in (1, 2, 3, 4, 5)] == [1, 1, 2, 2, 3]
+    assert survivors(6, 1 / 3) == 2
+
+
+def test_halving_spends_the_budget_as_configured_and_resumes():
+    records = designed(4)
+    trainer = Trainer({"1.1": 1.0, "1.2": 4.0, "1.3": 3.0, "1.4": 2.0})
+    rungs = successive_halving(records, trainer, [100, 200, 400], keep=0.5, parallel=2)
+    by_rung = [sorted((c[0], c[1], c[2]) for c in trainer.calls if c[1] == b) for b in (100, 200, 400)]
+    assert by_rung[0] == [("1.1", 100, False), ("1.2", 100, False), ("1.3", 100, False), ("1.4", 100, False)]
+    assert by_rung[1] == [("1.2", 200, True), ("1.3", 200, True)]  # the top half resumes, not restarts
+    assert by_rung[2] == [("1.2", 400, True)]
+    # resumed rungs start from what the candidate already trained
+    assert all(done == {200: 100, 400: 200}[b] for _, b, resume, done in trainer.calls if resume)
+    assert [r.steps for r in rungs] == [400, 200, 200]  # 800 env steps in all, vs 1600 for 4 full trainings
+    assert rungs[0].stopped == {"1.1": "halved", "1.4": "halved"} and rungs[0].promoted == ["1.2", "1.3"]
+    assert rungs[-1].trained[0].timesteps == 400
+
+
+def test_a_flat_curve_stops_unless_it_leads():
+    records = designed(4)
+    # 1.3 stops improving after 100 steps; 1.2 leads and keeps going even if it had flattened
+    trainer = Trainer({"1.1": 1.0, "1.2": 4.0, "1.3": 3.0, "1.4": 3.5}, plateau={"1.3": 100})
+    rungs = successive_halving(records, trainer, [100, 200, 400, 800], keep=0.75, stop_flat=True)
+    assert rungs[1].stopped.get("1.3") == "flat curve"
+    assert "1.3" not in rungs[1].promoted and "1.2" in rungs[1].promoted
+    no_stop = successive_halving(designed(4), Trainer(trainer.rates, trainer.plateau), [100, 200, 400, 800],
+                                 keep=0.75, stop_flat=False)
+    assert "1.3" in no_stop[1].promoted
+
+
+def test_is_flat_uses_the_standard_error():
+    before = CandidateRecord(id="1.1", iteration=1, index=1, status="trained", fitness=1.0, fitness_se=0.1)
+    up_by_noise = before.model_copy(update={"fitness": 1.05})
+    up_clearly = before.model_copy(update={"fitness": 1.5})
+    assert is_flat(before, up_by_noise) and not is_flat(before, up_clearly) and not is_flat(None, up_clearly)
+
+
+def test_failed_candidates_stop_and_finished_rungs_are_not_retrained():
+    records = designed(3)
+    records[2] = records[2].model_copy(update=dict(status="trained", fitness=9.0, fitness_se=0.1, timesteps=200))
+
+    def train(record, timesteps, resume):
+        if record.id == "1.1":
+            return record.model_copy(update=dict(status="failed", reason="[training] boom"))
+        return record.model_copy(update=dict(status="trained", fitness=1.0, fitness_se=0.1, timesteps=timesteps))
+
+    rungs = successive_halving(records, train, [100, 200], keep=1.0)
+    assert rungs[0].stopped["1.1"].startswith("training failed")
+    assert rungs[0].steps == 100  # 1.3 had already reached 200 in an interrupted pass: not paid again
+    assert [r.id for r in rungs[1].trained] == ["1.3", "1.2"]

@@ -1,0 +1,53 @@
+"""Noise-aware selection (rewardsmith.search.selection): the lower confidence bound beats a lucky mean."""
+
+from __future__ import annotations
+
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.selection import best_record, lower_bound, pick, ranked
+
+
+def rec(cid: str, fitness: float | None, se: float | None = None, timesteps: int = 1000, status: str = "trained"):
+    iteration, index = (int(x) for x in cid.split("."))
+    return CandidateRecord(
+        id=cid,
+        iteration=iteration,
+        index=index,
+        status=status,
+        fitness=fitness,
+        fitness_se=se,
+        episodes=5 if se is not None else 0,
+        timesteps=timesteps,
+    )
+
+
+def test_higher_lower_bound_beats_a_lucky_mean():
+    lucky = rec("1.1", 1.0, se=0.8)  # high mean from a few wild episodes: bound 0.2
+    steady = rec("1.2", 0.7, se=0.05)  # bound 0.65
+    assert best_record([lucky, steady]).id == "1.2"
+    assert lower_bound(steady) > lower_bound(lucky)
+    # Eureka's rule is the plain mean, so the same records pick the lucky one
+    assert best_record([lucky, steady], rule="mean").id == "1.1"
+
+
+def test_a_longer_trained_rung_survivor_outranks_a_short_one():
+    short = rec("1.1", 5.0, se=0.1, timesteps=1000)
+    full = rec("1.2", 1.0, se=0.1, timesteps=8000)
+    assert [r.id for r in ranked([short, full])] == ["1.2", "1.1"]
+
+
+def test_untrained_and_before_are_excluded():
+    rows = [rec("1.1", 0.5, 0.1), rec("2.1", 9.0, 0.1), rec("1.2", None, status="rejected")]
+    assert best_record(rows, before=2).id == "1.1"
+    assert best_record([rec("1.2", None, status="failed")]) is None
+
+
+def test_pick_says_whether_the_winner_is_distinguishable():
+    close = pick([rec("1.1", 1.0, 0.2), rec("1.2", 0.9, 0.2)])
+    assert (close.winner, close.runner_up, close.distinguishable) == ("1.1", "1.2", False)
+    assert "NOT distinguishable" in close.describe()
+    clear = pick([rec("1.1", 1.0, 0.01), rec("1.2", 0.5, 0.01)])
+    assert clear.distinguishable is True and abs(clear.margin - 0.5) < 1e-9
+    alone = pick([rec("1.1", 1.0, 0.01)])
+    assert alone.runner_up is None and alone.distinguishable is None
+    # without error bars the verdict is unknown, not a false "distinguishable"
+    assert pick([rec("1.1", 1.0), rec("1.2", 0.5)]).distinguishable is None
