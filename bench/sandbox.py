@@ -6,8 +6,13 @@
 (b) PPO training throughput of the same HalfCheetah train job through `run_job`, sandboxed vs with
     `SandboxSettings(enabled=False)` (benchmark-only), alternating; prints the median ratio of
     steps/s (`timesteps / wall_s` from summary.json), sandboxed / unsandboxed (goal >= 0.97).
+(c) What the separate evaluation worker adds to a candidate: a sandboxed train job of `--steps`, then the
+    evaluation job on its weights (the spec's `eval_episodes`, full episodes, fresh seeds), timed side by
+    side; prints the ratio evaluation / training measured at `--steps`, and at the spec's default budget
+    with the training time scaled from the measured steps/s (goal <= 0.05).
 
-Run: `.venv/bin/python bench/sandbox.py [--calls-reps 7] [--train-reps 5] [--steps 8192]`.
+Run: `.venv/bin/python bench/sandbox.py [--calls-reps 7] [--train-reps 5] [--eval-reps 3] [--steps 8192]
+[--parts calls,train,eval]`.
 """
 
 from __future__ import annotations
@@ -106,7 +111,7 @@ def train_steps_per_s(sandboxed: bool, steps: int, folder: Path) -> float:
     from rewardsmith.workers.run import run_job
 
     job = WorkerJob(mode="train", task_path=TASK, reward_path=REWARD, out_dir=folder, timesteps=steps,
-                    sandbox=SandboxSettings(enabled=sandboxed), options={"final_eval_episodes": 1})
+                    sandbox=SandboxSettings(enabled=sandboxed))
     result = run_job(job)
     if not result.ok:
         raise SystemExit(f"train job failed: {result.error}")
@@ -124,19 +129,64 @@ def bench_training(reps: int, steps: int, work: Path) -> None:
     print(f"median training ratio (sandboxed / unsandboxed): {statistics.median(ratios):.3f}   goal >= 0.97")
 
 
+def bench_evaluation(reps: int, steps: int, work: Path) -> None:
+    from rewardsmith.search.training import evaluate_policy
+    from rewardsmith.task import read_task
+    from rewardsmith.workers.executor import LocalExecutor
+    from rewardsmith.workers.job import WorkerJob
+    from rewardsmith.workers.run import run_job
+
+    spec = read_task(TASK)
+    default = spec.train.timesteps
+    executor = LocalExecutor(1)
+    measured, scaled = [], []
+    try:
+        for rep in range(reps):
+            folder = work / f"eval_{rep}"
+            started = time.perf_counter()
+            result = run_job(WorkerJob(mode="train", task_path=TASK, reward_path=REWARD, out_dir=folder, timesteps=steps))
+            train_s = time.perf_counter() - started
+            if not result.ok:
+                raise SystemExit(f"train job failed: {result.error}")
+            started = time.perf_counter()
+            evaluated, evaluation = evaluate_policy(TASK, folder, episodes=spec.train.eval_episodes, executor=executor,
+                                                    trained_timesteps=steps)
+            eval_s = time.perf_counter() - started
+            if evaluation is None:
+                raise SystemExit(f"evaluation job failed: {evaluated.error}")
+            per_step = result.summary["wall_s"] / result.summary["timesteps"]  # the worker's own training time
+            fixed = train_s - result.summary["wall_s"]  # start-up, imports, lock-down
+            measured.append(eval_s / train_s)
+            scaled.append(eval_s / (fixed + per_step * default))
+            print(f"eval rep {rep}: train {train_s:6.1f} s ({steps} steps)   evaluation {eval_s:5.1f} s "
+                  f"({spec.train.eval_episodes} episodes, {sum(evaluation.lengths)} steps)   "
+                  f"ratio {measured[-1]:.3f}   at {default:,} steps {scaled[-1]:.4f}", flush=True)
+    finally:
+        executor.shutdown()
+    print(f"median evaluation / training: {statistics.median(measured):.3f} at {steps} steps, "
+          f"{statistics.median(scaled):.4f} at the default budget ({default:,} steps)   goal <= 0.05")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--calls-reps", type=int, default=7)
     parser.add_argument("--train-reps", type=int, default=5)
+    parser.add_argument("--eval-reps", type=int, default=3)
+    parser.add_argument("--parts", default="calls,train,eval", help="which of (a) calls, (b) train, (c) eval to run")
     parser.add_argument("--steps", type=int, default=8192)
     args = parser.parse_args()
     if args.child:
         child(args.child)
         return
     with tempfile.TemporaryDirectory(prefix="rewardsmith-bench-") as tmp:
-        bench_calls(args.calls_reps, Path(tmp))
-        bench_training(args.train_reps, args.steps, Path(tmp))
+        parts = args.parts.split(",")
+        if "calls" in parts:
+            bench_calls(args.calls_reps, Path(tmp))
+        if "train" in parts:
+            bench_training(args.train_reps, args.steps, Path(tmp))
+        if "eval" in parts:
+            bench_evaluation(args.eval_reps, args.steps, Path(tmp))
 
 
 if __name__ == "__main__":

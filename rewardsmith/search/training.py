@@ -9,14 +9,12 @@ worker's `Evaluation`; whatever the reward did inside its own process cannot cha
 
 from __future__ import annotations
 
-import os
 import secrets
-import shutil
 from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import RewardsmithError
-from rewardsmith.files import read_capped, write_bytes_atomic
+from rewardsmith.files import read_capped, remove_tree, write_bytes_atomic
 from rewardsmith.reward.wrappers import RewardSource
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
@@ -54,45 +52,40 @@ def train_and_evaluate(
     continue_from: Path | None = None,
     timesteps_done: int = 0,
     reward_budget_s: float | None = None,
-    trained: bool = False,
     reward_source: RewardSource = "candidate",
     options: dict[str, Any] | None = None,
 ) -> tuple[JobResult, Evaluation | None]:
     """Train a reward in `out_dir`, then measure the policy in `out_dir/eval/`; returns (result, evaluation).
 
     The result is the training job's (status, error, summary) with the evaluation's wall time added; the
-    evaluation is None when either worker failed, and the result then says why. `trained=True` skips the
-    training (only when the parent itself recorded that it ended cleanly) and re-runs the evaluation.
+    evaluation is None when either worker failed, and the result then says why.
     `continue_from`: an earlier rung's weights of the same candidate (`policy.safetensors`, or a model zip of
     which only `policy.pth` is read, tensors only), trained `timesteps_done` steps; training goes on from those
-    weights for `timesteps` more. `reward_budget_s`: the per-call budget
-    the training worker enforces (see `reward_budget`)."""
+    weights for `timesteps` more. `reward_budget_s`: the per-call budget the training worker enforces (see
+    `reward_budget`). Nothing an earlier worker left in `out_dir` is read: its outputs are cleared first."""
     if spec_path is None:
         raise RewardsmithError("the task spec was not read from a file, so no worker can re-read it")
     out_dir = Path(out_dir)
-    if trained and (out_dir / WEIGHTS_FILE).is_file():
-        result = JobResult("ok", out_dir)
-    else:
-        clear_training_outputs(out_dir)
-        job_options: dict[str, Any] = dict(options or {})
-        if reward_budget_s:
-            job_options["reward_budget_s"] = reward_budget_s
-        if continue_from is not None:
-            job_options["continue_from"] = str(Path(continue_from).resolve())
-            job_options["resume_timesteps"] = timesteps_done
-        job = WorkerJob(
-            task_path=spec_path,
-            reward_path=reward_path,
-            reward_source=reward_source,
-            out_dir=out_dir,
-            timesteps=timesteps,
-            seed=seed,
-            device=device,
-            options=job_options,
-        )
-        result = executor.submit(job, on_progress).result()
-        if not result.ok:
-            return result, None
+    clear_training_outputs(out_dir)
+    job_options: dict[str, Any] = dict(options or {})
+    if reward_budget_s:
+        job_options["reward_budget_s"] = reward_budget_s
+    if continue_from is not None:
+        job_options["continue_from"] = str(Path(continue_from).resolve())
+        job_options["resume_timesteps"] = timesteps_done
+    job = WorkerJob(
+        task_path=spec_path,
+        reward_path=reward_path,
+        reward_source=reward_source,
+        out_dir=out_dir,
+        timesteps=timesteps,
+        seed=seed,
+        device=device,
+        options=job_options,
+    )
+    result = executor.submit(job, on_progress).result()
+    if not result.ok:
+        return result, None
     trained_steps = int(result.summary.get("timesteps") or timesteps_done + timesteps)
     evaluated, evaluation = evaluate_policy(
         spec_path, out_dir, episodes=eval_episodes, executor=executor, trained_timesteps=trained_steps
@@ -152,11 +145,13 @@ def fresh_seeds(n: int) -> list[int]:
     return seeds
 
 
-def reward_budget(critic_stats: dict[str, Any] | None) -> float | None:
+def reward_budget(critic: dict[str, Any] | None) -> float | None:
     """The per-call budget in seconds for the training worker: `BUDGET_FACTOR` times the critic's measured median
-    (from `critic.json`'s dynamic stats), at least `BUDGET_FLOOR_S`; None if the critic measured nothing."""
+    (from `critic.json` or its "stats", as the parent wrote them), at least `BUDGET_FLOOR_S`; None if the
+    critic measured nothing."""
+    stats = critic.get("stats", critic) if isinstance(critic, dict) else None
     try:
-        median_ms = float(((critic_stats or {}).get("dynamic") or {})["time_ms"]["median"])
+        median_ms = float(((stats or {}).get("dynamic") or {})["time_ms"]["median"])
     except (KeyError, TypeError, ValueError):
         return None
     return max(BUDGET_FACTOR * median_ms / 1000, BUDGET_FLOOR_S) if median_ms >= 0 else None
@@ -167,34 +162,3 @@ def clear_training_outputs(folder: Path) -> None:
     evaluation), so a retraining neither appends to it nor reads it."""
     for name in TRAINING_OUTPUTS:
         remove_tree(Path(folder) / name)
-
-
-def remove_tree(path: Path, max_entries: int = 1_000_000) -> None:
-    """Remove a file or folder a worker may have planted: iteratively (a deep tree cannot exhaust the stack),
-    never following symlinks."""
-    if path.is_symlink() or path.is_file() or (path.exists() and not path.is_dir()):
-        path.unlink(missing_ok=True)
-        return
-    if not path.is_dir():
-        return
-    stack, folders, seen = [path], [], 0
-    while stack and seen < max_entries:
-        folder = stack.pop()
-        folders.append(folder)
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
-            else:
-                Path(entry.path).unlink(missing_ok=True)
-    for folder in reversed(folders):
-        try:
-            folder.rmdir()
-        except OSError:
-            pass
-    if path.exists():
-        shutil.rmtree(path, ignore_errors=True)
