@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import typer
 
@@ -114,7 +115,7 @@ def run(
         videos=videos,
         screen=screen,
         sandbox_minimum=sandbox_minimum.split(",") if sandbox_minimum else None,
-        strategy=strategy,
+        strategy=parse_strategy(strategy),
         rungs=parse_rungs(rungs),
         keep=keep,
         stop_flat=stop_flat,
@@ -138,14 +139,27 @@ def announce_cache(use_cache: bool | None) -> None:
         console.print("LLM cache: off; every call goes to the model", highlight=False)
 
 
+def parse_strategy(text: str) -> Literal["default", "eureka"]:
+    """`--strategy`: default or eureka; a clear error for anything else."""
+    if text not in ("default", "eureka"):
+        raise typer.BadParameter(f"choose default or eureka; got {text!r}", param_hint="--strategy")
+    return "eureka" if text == "eureka" else "default"
+
+
 def parse_rungs(text: str | None) -> list[float] | None:
     """`--rungs 0.125,0.25,1` as a list of fractions; a clear error for anything else."""
     if text is None:
         return None
     try:
-        return [float(part) for part in text.split(",") if part.strip()]
+        rungs = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise typer.BadParameter(f"expected comma-separated fractions like 0.25,0.5,1; got {text!r}") from None
+        rungs = []
+    if not rungs or any(not 0 < f <= 1 for f in rungs) or sorted(set(rungs)) != rungs:
+        raise typer.BadParameter(
+            f"expected increasing comma-separated fractions in (0, 1] like 0.25,0.5,1; got {text!r}",
+            param_hint="--rungs",
+        )
+    return rungs
 
 
 @app.command()
@@ -170,4 +184,7 @@ def _report(path: Path) -> None:
 
     for table in result_tables(RunFolder(path)):
         console.print(table)
-    console.print(f"run folder: {path}  (best reward: {path / 'best' / 'reward.py'})")
+    # whole lines, never wrapped: these paths are what the user types next (review, report, export)
+    console.print(f"run folder: {path}", highlight=False, soft_wrap=True)
+    console.print(f"best reward: {path / 'best' / 'reward.py'}", highlight=False, soft_wrap=True)
+    console.print(f"next: rewardsmith review {path}   |   rewardsmith report {path}", highlight=False, soft_wrap=True)
