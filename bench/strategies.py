@@ -219,14 +219,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=float, default=0.5)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("/tmp/rewardsmith-strategies"))
+    parser.add_argument("--table-only", action="store_true", help="print the tables from OUT/rows.jsonl and stop")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
     results = args.out / "rows.jsonl"
-    for task in args.tasks.split(","):
-        (args.out / task).mkdir(exist_ok=True)
-        for seed in range(args.seeds):
+    # finished runs are kept (seeds outermost, so a cut-short benchmark still covers every task)
+    rows = [json.loads(line) for line in results.read_text().splitlines()] if results.is_file() else []
+    done = {(r["task"], r["strategy"], r["seed"]) for r in rows}
+    for seed in range(0 if args.table_only else args.seeds):
+        for task in args.tasks.split(","):
+            (args.out / task).mkdir(exist_ok=True)
             for strategy in ("eureka", "default"):
+                if (task, strategy, seed) in done:
+                    continue
                 row = one_run(task, strategy, seed, args, args.out)
                 rows.append(row)
                 with results.open("a") as f:
