@@ -39,7 +39,13 @@ def batch(
     final_timesteps: int | None = typer.Option(
         None, min=1, help="Steps of the final retraining (default: --timesteps when given, else each spec's)."
     ),
-    final_seeds: int | None = typer.Option(None, min=1, help="Seeds of the final retraining (default: each spec's)."),
+    final_seeds: int | None = typer.Option(
+        None, min=0, help="Seeds of the final retraining (default: each spec's); 0 skips it."
+    ),
+    strategy: str = typer.Option("default", help="default or eureka (see `rewardsmith run --help`)."),
+    rungs: str | None = typer.Option(
+        None, help="Successive halving rungs, fractions of --timesteps (default strategy)."
+    ),
     seed: int = typer.Option(0, help="Random seed of training."),
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
     videos: bool = typer.Option(False, "--videos", help="Record a policy video of every iteration's best in each run."),
@@ -56,6 +62,7 @@ def batch(
     ),
 ) -> None:
     """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`)."""
+    from rewardsmith.cli.run import parse_rungs, parse_strategy
     from rewardsmith.llm.choose import require_model_ready
     from rewardsmith.search.batch import BatchConfig, start
     from rewardsmith.settings import require_sandbox
@@ -76,6 +83,8 @@ def batch(
         videos=videos or None,
         screen=screen or None,
         sandbox_minimum=minimum,
+        strategy=None if strategy == "default" else parse_strategy(strategy),
+        rungs=parse_rungs(rungs),
     )
     if executor not in ("local", "ray"):
         raise typer.BadParameter(f"{executor!r}: use local or ray", param_hint="--executor")

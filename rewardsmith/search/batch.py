@@ -58,6 +58,8 @@ RUN_OPTIONS = (
     "videos",
     "screen",
     "sandbox_minimum",
+    "strategy",
+    "rungs",
 )
 """The RunConfig fields a batch passes to every task's run."""
 ROW_KEYS = (
