@@ -24,9 +24,9 @@ def _env_module(env):
 class BipedalCourse(EpisodeScorer):
     """BipedalWalker: how much of the course the hull covers before it first touches the ground.
 
-    Fitness: the fraction (0 to 1) of the course from the start pad to the finish that the hull's x
-    covered before the first fall. Success: the walker reached the finish without a fall, the run that
-    scores the env's "solved" 300 points.
+    Fitness: the hull's net advance along x, up to the first fall (or the end), as a fraction of the course
+    from the start pad to the finish (-1 to 1; backwards is negative). Success: the walker reached the
+    finish without a fall, the run that scores the env's "solved" 300 points.
     """
 
     def __init__(self) -> None:
@@ -36,7 +36,7 @@ class BipedalCourse(EpisodeScorer):
     @property
     def unit(self) -> str:
         """Fitness unit and direction, as the designer is told it."""
-        return "fraction (0 to 1) of the course walked before the hull first touched the ground; higher is better"
+        return "fraction (-1 to 1) of the course walked forward until the hull first touched the ground; higher is better"
 
     def reset(self, state: State) -> None:
         m = _env_module(self.env)
@@ -48,12 +48,11 @@ class BipedalCourse(EpisodeScorer):
         if self.fell:
             return
         self.fell = bool(self.env.game_over)
-        if not self.fell:
-            self.best_x = max(self.best_x, float(self.env.hull.position[0]))
+        self.best_x = float(self.env.hull.position[0])  # the position at the fall counts, later ones do not
 
     def result(self) -> tuple[float, bool]:
         span = self.finish_x - self.start_x
-        fraction = float(np.clip((self.best_x - self.start_x) / span, 0.0, 1.0))
+        fraction = float(np.clip((self.best_x - self.start_x) / span, -1.0, 1.0))
         return fraction, bool(not self.fell and self.best_x >= self.finish_x)
 
     def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:

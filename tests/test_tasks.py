@@ -100,3 +100,70 @@ def test_batch_list_names_existing_specs() -> None:
     names = [ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip()]
     assert len(names) >= 8
     assert set(names) <= set(SPECS)
+
+
+BAD_SCORERS = '''
+from rewardsmith.reward.fitness import EpisodeScorer
+
+
+class SpawnHeight(EpisodeScorer):
+    """Measures something no policy changes: the torso height at reset."""
+
+    def reset(self, state):
+        self.height = float(state.body("torso").pos[2])
+
+    def result(self):
+        return self.height, False
+
+    def sparse_reward(self, state, action, next_state):
+        return 0.0
+
+
+class Crashes(EpisodeScorer):
+    def step(self, state, action, next_state):
+        state.body("no-such-body")
+
+    def result(self):
+        return 0.0, False
+'''
+
+
+def _spec_with(folder: Path, scorer: str, kwargs: str = "") -> Path:
+    (folder / "my_scorers.py").write_text(BAD_SCORERS)
+    (folder / "scorers.py").write_text((ENVS_DIR / "scorers.py").read_text())
+    text = GOOD.replace('scorer = "scorers:ForwardProgress"', f'scorer = "{scorer}"')
+    text = text.replace("kwargs = { success_speed = 2.0 }", f"kwargs = {{ {kwargs} }}")
+    path = folder / "tmp-task.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("scorer", "kwargs", "message"),
+    [
+        ("scorers:ForwardProgres", "", "no 'ForwardProgres'"),
+        ("scorers:ForwardProgress", "success_sped = 2.0", "bad fitness kwargs"),
+        ("my_scorers:Crashes", "", "failed on a random-action episode: KeyError"),
+    ],
+)
+def test_a_task_error_is_found_before_any_llm_call(tmp_path: Path, scorer: str, kwargs: str, message: str) -> None:
+    from rewardsmith.reward.task_check import validate_task
+
+    with pytest.raises(TaskSpecError, match=message):
+        validate_task(load_task(_spec_with(tmp_path, scorer, kwargs)), max_steps=50)
+
+
+def test_a_fitness_the_policy_cannot_change_is_flagged(tmp_path: Path) -> None:
+    from rewardsmith.reward.task_check import validate_task
+
+    warnings = validate_task(load_task(_spec_with(tmp_path, "my_scorers:SpawnHeight")), max_steps=50)
+    assert any("may not depend on what the policy does" in w for w in warnings)
+    good = validate_task(load_task(_spec_with(tmp_path, "scorers:ForwardProgress", "success_speed = 2.0")), max_steps=50)
+    assert good == []
+
+
+def test_run_refuses_a_bad_scorer_before_the_model_is_called(cli, tmp_path: Path) -> None:
+    path = _spec_with(tmp_path, "scorers:ForwardProgres")
+    code, out, err = cli("run", path, "--model", "scripted:/nonexistent.json", "--out", tmp_path / "run")
+    assert code != 0 and "no 'ForwardProgres'" in out + err
+    assert not (tmp_path / "run").exists()

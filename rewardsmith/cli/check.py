@@ -32,13 +32,14 @@ def check(
     """
     from rewardsmith.errors import RewardsmithError
     from rewardsmith.stages.critic import critique
-    from rewardsmith.task import load_task, make_env
+    from rewardsmith.task import load_task, make_env, make_scorer
 
     try:
         spec = load_task(task)
         make_env(spec).close()  # an env that cannot be built is unusable input, before any folder is made
         usable_reward_file(reward)
     except RewardsmithError as e:
+        make_scorer(spec)  # so is a misspelt scorer class or argument
         if as_json:
             typer.echo(json.dumps({"accepted": False, "error": str(e)}))
         raise

@@ -4,4 +4,5 @@
 - `state`: `State`, the read-only snapshot of the simulator that rewards and scorers read by name.
 - `fitness`: `EpisodeScorer`, the base of trusted scorers, and the human-normalised score.
 - `wrappers`: `ApplyReward` and the public `RewardWrapper` (a reward file in place of the env's reward).
+- `task_check`: validating a task spec end to end (env, scorer, scorable random/zero-action episodes) before a run.
 """

@@ -22,6 +22,7 @@ from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.llm import Model, default_model_name, get_model
+from rewardsmith.reward.task_check import validate_task
 from rewardsmith.run_folder.claim import claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE, CandidateRecord
@@ -65,6 +66,8 @@ def run(config: RunConfig, progress: Progress | None = None, executor: Executor 
     config = config.resolve(spec)
     require_sandbox(config.sandbox_minimum)  # refuse before anything is created
     path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
+    for warning in validate_task(spec):  # a task error (bad scorer, env) raises here: before any folder or LLM call
+        print(f"warning: {warning}", file=sys.stderr)
     config = config.model_copy(update={"model": config.model or default_model_name()})
     folder = RunFolder.create(path, config, spec, config.model or "")
     folder.event("run_started", task=spec.name, model=config.model, run_dir=str(path), pid=os.getpid())

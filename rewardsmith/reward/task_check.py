@@ -1,0 +1,78 @@
+"""Validate a task spec before any LLM call: the env builds, the scorer exists and takes its arguments,
+random-action and zero-action episodes are scorable, and a fitness that ignores the policy is flagged.
+
+A task error is the user's, not a candidate's: it raises `TaskSpecError` naming the spec, before a run
+creates anything, so it can never reach a prompt ("Avoid these mistakes") or cost a retry.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from rewardsmith.errors import TaskSpecError
+from rewardsmith.reward.wrappers import ApplyReward
+from rewardsmith.task import TaskSpec, make_env, make_scorer
+
+MAX_STEPS = 300  # per episode: enough to see a policy-blind scorer, cheap before every run
+
+
+def _episode(
+    env: ApplyReward, spec: TaskSpec, policy: str, seed: int, action_seed: int, max_steps: int
+) -> tuple[float, bool]:
+    """One episode under `policy` ("random" or "zero"), scored by a fresh scorer; TaskSpecError if it fails."""
+    where = f"{spec.source or spec.name}: scorer {spec.fitness.scorer}"
+    action = env.action_space.sample()
+    try:
+        env.scorer = make_scorer(spec)
+        env.scorer.bind_env(env.unwrapped)
+        env.reset(seed=seed)
+        env.action_space.seed(action_seed)
+        info: dict[str, Any] = {}
+        for _ in range(max_steps):
+            action = env.action_space.sample()
+            if policy == "zero" and hasattr(env.action_space, "low"):
+                action = np.clip(np.zeros_like(action), env.action_space.low, env.action_space.high)
+            _, _, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+        stats = info.get("episode_stats") or env.episode_stats(False)
+        env.scorer.sparse_reward(env.state, np.asarray(action, dtype=float), env.state)
+    except TaskSpecError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any failure of trusted task code is a task error
+        raise TaskSpecError(f"{where} failed on a {policy}-action episode: {type(e).__name__}: {e}") from None
+    fitness = stats.get("fitness")
+    if not isinstance(fitness, float) or not math.isfinite(fitness):
+        raise TaskSpecError(f"{where} gave a non-finite fitness {fitness!r} on a {policy}-action episode")
+    return fitness, bool(stats.get("success"))
+
+
+def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) -> list[str]:
+    """Check a task end to end with its own env and scorer; raises TaskSpecError, returns warnings.
+
+    Runs two random-action episodes and one zero-action episode from the same reset seed (each at most
+    `max_steps` steps), so only the actions differ. The same fitness for all three is flagged: a scorer that measures something the policy cannot change
+    (e.g. the spawn height) gives every candidate the same score.
+    """
+    env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+    try:
+        results = [
+            _episode(env, spec, "random", seed, seed, max_steps),
+            _episode(env, spec, "random", seed, seed + 1, max_steps),
+            _episode(env, spec, "zero", seed, seed, max_steps),
+        ]
+    finally:
+        env.close()
+    warnings = []
+    fitness = [f for f, _ in results]
+    if max(fitness) - min(fitness) <= 1e-9 * (1 + abs(fitness[0])):
+        warnings.append(
+            f"{spec.source or spec.name}: the fitness is {fitness[0]:.6g} for random and zero-action episodes "
+            f"alike: scorer {spec.fitness.scorer} may not depend on what the policy does"
+        )
+    if all(success for _, success in results):
+        warnings.append(f"{spec.source or spec.name}: random and zero-action episodes all succeed: the task is trivial")
+    return warnings
