@@ -83,7 +83,7 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
 
     eval_freq = min(spec.train.eval_freq, max(timesteps // 4, 1))  # a short budget still gets a learning curve
     callbacks = [
-        HeartbeatCallback(out / HEARTBEAT_FILE, done_before + timesteps),
+        HeartbeatCallback(out / HEARTBEAT_FILE, timesteps, offset=done_before),
         ComponentLogCallback(out / METRICS_FILE, every=max(eval_freq // 2, 256), started=started),
         FitnessEvalCallback(
             eval_env, out / METRICS_FILE, eval_freq, spec.train.eval_episodes, seed=job.seed + 10_000, started=started
@@ -285,15 +285,16 @@ class StateStats:
 
 
 class HeartbeatCallback(BaseCallback):
-    """Touch a heartbeat file with "timesteps total" so the supervisor sees progress (and stalls)."""
+    """Touch a heartbeat file with "timesteps total" of this job (a continued job counts from 0, not from the
+    steps its checkpoint was trained for) so the supervisor sees progress (and stalls)."""
 
-    def __init__(self, path: Path, total: int, every: int = 256) -> None:
+    def __init__(self, path: Path, total: int, every: int = 256, offset: int = 0) -> None:
         super().__init__()
-        self.path, self.total, self.every = path, total, every
+        self.path, self.total, self.every, self.offset = path, total, every, offset
 
     def _on_step(self) -> bool:
         if self.n_calls % self.every == 0:
-            self.path.write_text(f"{self.num_timesteps} {self.total}")
+            self.path.write_text(f"{self.num_timesteps - self.offset} {self.total}")
         return True
 
 
