@@ -216,15 +216,18 @@ def rung_trainer(
     return train
 
 
-MIN_RUNG_STEPS = 1024
-"""Rungs shorter than this are merged into the next: a rung job pays a fixed worker start-up and evaluation cost
-of several seconds (see bench/strategies.py, which measures it), more than a couple of thousand steps of training."""
+MIN_RUNG_STEPS = 8192
+"""Under the default rungs, rungs shorter than this are merged into the next. A rung job pays a fixed cost for
+starting the training and evaluation workers (fitted by bench/strategies.py: 68 s per job on the shared 2-core
+machine at load ~15; ~900 steps/s after that), so a rung of a few thousand steps costs more in start-up than in
+training. Explicit `rungs` are only held to one PPO rollout."""
 
 
-def first_rung_minimum(spec: TaskSpec) -> int:
-    """The smallest useful rung: `MIN_RUNG_STEPS`, and at least one PPO rollout (n_steps x n_envs)."""
+def first_rung_minimum(spec: TaskSpec, explicit: bool = False) -> int:
+    """The smallest rung: one PPO rollout (n_steps x n_envs), and `MIN_RUNG_STEPS` unless the rungs were given
+    explicitly."""
     rollout = int(spec.train.hyperparams.get("n_steps", 2048)) * spec.train.n_envs if spec.train.algo == "PPO" else 1
-    return max(MIN_RUNG_STEPS, rollout)
+    return rollout if explicit else max(MIN_RUNG_STEPS, rollout)
 
 
 def halve_iteration(
@@ -238,7 +241,11 @@ def halve_iteration(
 ) -> list[Rung]:
     """Run successive halving over an iteration's designed (or, on resume, partly trained) candidates and write
     `iter_<i>/halving.json`; returns the rungs."""
-    budgets = rung_budgets(config.timesteps or spec.train.timesteps, config.rung_fractions(), first_rung_minimum(spec))
+    budgets = rung_budgets(
+        config.timesteps or spec.train.timesteps,
+        config.rung_fractions(),
+        first_rung_minimum(spec, explicit=config.rungs is not None),
+    )
     rows: list[dict] = []
     path = folder.path / f"iter_{iteration}" / HALVING_FILE
 
