@@ -167,3 +167,21 @@ def test_run_refuses_a_bad_scorer_before_the_model_is_called(cli, tmp_path: Path
     code, out, err = cli("run", path, "--model", "scripted:/nonexistent.json", "--out", tmp_path / "run")
     assert code != 0 and "no 'ForwardProgres'" in out + err
     assert not (tmp_path / "run").exists()
+
+
+def test_baseline_cache_is_keyed_by_spec_and_scorer_content(tmp_path: Path) -> None:
+    import json
+
+    from rewardsmith.search.baselines import cache_path, content_key, load_cached
+
+    path = _spec_with(tmp_path, "scorers:ForwardProgress", "success_speed = 2.0")
+    spec = load_task(path)
+    cached = cache_path(spec, 512, 0, tmp_path / "cache")
+    cached.parent.mkdir(parents=True)
+    cached.write_text(json.dumps({"human": 1.0, "sparse": 0.0}))
+    assert load_cached(spec, 512, root=tmp_path / "cache") == {"human": 1.0, "sparse": 0.0}
+    before = content_key(spec)
+    (tmp_path / "scorers.py").write_text((tmp_path / "scorers.py").read_text() + "\n# changed\n")
+    assert content_key(spec) != before and load_cached(spec, 512, root=tmp_path / "cache") is None
+    path.write_text(path.read_text().replace("success_speed = 2.0", "success_speed = 3.0"))
+    assert content_key(load_task(path)) not in (before,)

@@ -2,10 +2,13 @@
 
 "human" trains on the env's own reward; "sparse" on the task's success-only reward. Both are measured
 by the task's fitness in the evaluation worker (`rewardsmith.search.training`), as candidates are, giving Eureka's human-normalised score (method - sparse) / |human - sparse|.
+The cache is keyed by content (`content_key`: the spec file, its scorer module and any custom env
+module), so a changed spec or scorer never reuses a stale baseline.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,16 +28,31 @@ from rewardsmith.workers.run import JobResult, ProgressFn
 BASELINE_DIR = RUNS_DIR / "baselines"
 
 
+def content_key(spec: TaskSpec) -> str:
+    """12 hex digits of a hash of what decides a baseline: the spec file, its scorer module and custom env."""
+    digest = hashlib.sha256()
+    files = [spec.source] if spec.source else []
+    for ref in [spec.fitness.scorer, *([spec.env] if ":" in spec.env else [])]:
+        files.append(spec.folder / (ref.split(":")[0].replace(".", "/") + ".py"))
+    for file in files:
+        digest.update(str(Path(file).name).encode())
+        digest.update(Path(file).read_bytes() if Path(file).is_file() else b"<missing>")
+    if not spec.source:
+        digest.update(spec.model_dump_json().encode())
+    return digest.hexdigest()[:12]
+
+
 def cache_path(spec: TaskSpec, timesteps: int, seed: int, root: Path | None = None) -> Path:
-    """Where the baseline of a task, budget and seed is cached."""
-    return Path(root or BASELINE_DIR) / spec.name / f"t{timesteps}_s{seed}.json"
+    """Where the baseline of a task (by content), budget and seed is cached."""
+    return Path(root or BASELINE_DIR) / spec.name / f"t{timesteps}_s{seed}_{content_key(spec)}.json"
 
 
 def load_cached(spec: TaskSpec, timesteps: int | None = None, root: Path | None = None) -> dict[str, Any] | None:
-    """A cached baseline for the task: the given budget if asked, else the largest budget cached."""
+    """A cached baseline for this exact task content: the given budget if asked, else the largest budget cached."""
     folder = Path(root or BASELINE_DIR) / spec.name
+    key = content_key(spec)
     files = sorted(
-        folder.glob(f"t{timesteps}_s*.json" if timesteps else "t*_s*.json"),
+        folder.glob(f"t{timesteps}_s*_{key}.json" if timesteps else f"t*_s*_{key}.json"),
         key=lambda p: int(p.stem.split("_")[0][1:]),
         reverse=True,
     )
