@@ -144,6 +144,29 @@ class TaskSpec(BaseModel):
         return self.description.strip().splitlines()[0]
 
 
+# Training env steps per CPU-second (one core, torch single-threaded), measured with bench/throughput.py on
+# a 2-core cloud VM (shared while measuring): (env id prefix, algorithm) -> steps/s. Used only for estimates.
+TRAIN_RATES: dict[tuple[str, str], float] = {
+    ("Meta-World/", "SAC"): 60.0,
+    ("Fetch", "SAC"): 55.0,
+    ("AdroitHand", "SAC"): 60.0,
+    ("HandManipulate", "SAC"): 45.0,
+    ("BipedalWalker", "PPO"): 900.0,
+    ("LunarLander", "PPO"): 1100.0,
+    ("MountainCar", "PPO"): 1200.0,
+    ("", "PPO"): 800.0,
+    ("", "SAC"): 70.0,
+}
+
+
+def default_cost(spec: TaskSpec) -> tuple[int, float]:
+    """A default run's env steps (search candidates + final retraining) and its CPU-hours estimate."""
+    train, search = spec.train, spec.search
+    steps = search.iterations * search.samples * train.timesteps + search.final_seeds * train.final_timesteps
+    rate = next(r for (prefix, algo), r in TRAIN_RATES.items() if spec.env.startswith(prefix) and algo == train.algo)
+    return steps, steps / rate / 3600.0
+
+
 def _format_validation_error(path: Path, err: ValidationError) -> str:
     first = err.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "(top level)"

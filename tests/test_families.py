@@ -217,3 +217,31 @@ def test_family_spec_checks_and_trains_a_hand_written_reward(cli, tiny_spec, tmp
     assert code == 0 and '"accepted": true' in out, out + err
     code, out, err = cli("train", spec_path, reward, "--timesteps", "256", "--out", tmp_path / "run")
     assert code == 0, out + err
+
+
+def test_tasks_lists_every_spec_with_its_default_cost(cli) -> None:
+    code, out, _ = cli("tasks")
+    assert code == 0
+    for spec in list_tasks():
+        assert spec.name in out
+    assert out.count("CPU-h") >= 25 and "M steps" in out
+
+
+@pytest.mark.parametrize(("env_id", "imports", "expect"), [
+    ("Hopper-v5", [], 'body = "torso"'),
+    ("BipedalWalker-v3", [], "np.asarray(state.obs)"),
+    ("FetchPush-v4", ["gymnasium_robotics"], "state.achieved_goal"),
+])
+def test_new_task_writes_a_scorable_spec_with_the_envs_names(cli, tmp_path: Path, env_id, imports, expect) -> None:
+    from rewardsmith.reward.task_check import validate_task
+
+    args = [arg for module in imports for arg in ("--imports", module)]
+    code, out, err = cli("new-task", "my-task", "--env", env_id, *args, "--folder", tmp_path)
+    assert code == 0, out + err
+    scorer = (tmp_path / "scorer_my_task.py").read_text()
+    assert expect in scorer + (tmp_path / "my-task.toml").read_text()
+    spec = load_task(tmp_path / "my-task.toml")
+    assert spec.fitness.scorer == "scorer_my_task:MyTaskScore" and spec.imports == imports
+    assert validate_task(spec, max_steps=30) is not None  # scorable as written: no TaskSpecError
+    code, _, err = cli("new-task", "my-task", "--env", env_id, *args, "--folder", tmp_path)
+    assert code != 0 and "exists" in err

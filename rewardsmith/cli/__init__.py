@@ -6,6 +6,7 @@ Each group of verbs lives in its own module and registers itself on `app`. Error
 - `core`: tasks, describe, train, baseline, doctor.
 - `run`: run, resume.
 - `check`: the critic on one reward file.
+- `new_task`: new-task, a spec and scorer skeleton with an env's real names.
 - `batch`: one search per task of a list.
 - `review`: runs, review, report, export.
 - `logs`: browse a run's LLM prompts and responses.
@@ -81,6 +82,7 @@ from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `
     batch,  # noqa: F401  (registers `batch`)
     check,  # noqa: F401  (registers `check`)
     core,  # noqa: F401  (registers the verbs)
+    new_task,  # noqa: F401  (registers `new-task`)
     review,  # noqa: F401  (registers `runs`, `review`, `report`, `export`)
     run,  # noqa: F401  (registers `run` and `resume`)
 )

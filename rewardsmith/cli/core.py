@@ -80,23 +80,36 @@ def training_progress() -> Progress:
 
 @app.command()
 def tasks(folder: Path | None = typer.Option(None, help="Folder of task specs (default: the shipped envs/).")) -> None:
-    """List the task specs: name, environment and the first line of the description."""
-    from rewardsmith.task import ENVS_DIR, list_tasks
+    """List the task specs: name, environment, what a default run costs, and the first line of the description."""
+    from rewardsmith.task import default_cost, list_tasks, task_dirs
 
-    specs = list_tasks(folder or ENVS_DIR)
-    title = f"tasks in {folder or ENVS_DIR}"
+    specs = list_tasks(folder)
+    title = f"tasks in {folder or ', '.join(str(d) for d in task_dirs())}"
+    cost = {}
+    for spec in specs:
+        steps, hours = default_cost(spec)
+        cost[spec.name] = (
+            f"{steps / 1e6:.1f}M steps, ~{hours:.0f} CPU-h"
+            if hours >= 1
+            else f"{steps / 1e6:.1f}M steps, ~{hours:.1f} CPU-h"
+        )
     if console.width >= 100:
         table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
         table.add_column("name", no_wrap=True)  # typed by the user: never cut
         table.add_column("env", no_wrap=True)
+        table.add_column("default run", no_wrap=True)
         table.add_column("task", overflow="fold")
         for spec in specs:
-            table.add_row(spec.name, spec.env, spec.summary)
+            table.add_row(spec.name, spec.env, cost[spec.name], spec.summary)
         console.print(table)
         return
     console.print(title, highlight=False)  # narrow: the name on its own line, the text wrapped under it
     for spec in specs:
-        console.print(Text(spec.name, style="bold").append(f"  ({spec.env})", style="dim"), no_wrap=True, crop=False)
+        console.print(
+            Text(spec.name, style="bold").append(f"  ({spec.env}; default run {cost[spec.name]})", style="dim"),
+            no_wrap=True,
+            crop=False,
+        )
         console.print(Padding(Text(spec.summary), (0, 0, 0, 4), expand=False))
 
 
