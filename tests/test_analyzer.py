@@ -9,6 +9,7 @@ import pytest
 
 from rewardsmith.llm import get_model
 from rewardsmith.stages.analyzer import ANALYSIS_FILE, analyze
+from rewardsmith.stages.reflection import end_reason
 from rewardsmith.task import TaskSpec
 
 SPEC = TaskSpec(name="hop", env="Hopper-v5", description="Hop forward as fast as possible without falling.",
@@ -38,12 +39,18 @@ def write_candidate(folder: Path, *, fitness: list[float], returns: list[float],
     if corrupt:
         text = text.replace("\n", '\n{"kind": "train", "timest\n', 1)
     (folder / "metrics.jsonl").write_text(text)
-    (folder / "eval_episodes.jsonl").write_text("".join(
+    rows = "".join(
         json.dumps({"episode": i, "fitness": f, "return": r, "length": n, "termination": t, "success": False,
                     "components": {}, "state_stats": state_stats(z, 2.0 * f, 0.3 * i)}) + "\n"
-        for i, (f, r, n, t, z) in enumerate(episodes)))
+        for i, (f, r, n, t, z) in enumerate(episodes))
+    (folder / "eval").mkdir(exist_ok=True)  # the evaluation worker's folder
+    (folder / "eval" / "eval_episodes.jsonl").write_text(rows)
     (folder / "summary.json").write_text(json.dumps({"status": "ok", "fitness": fitness[-1], "success_rate": 0.0,
                                                      "ep_len": 120.0, "return": returns[-1]}))
+    (folder / "eval" / "evaluation.json").write_text(json.dumps({
+        "fitness": [e[0] for e in episodes], "success": [False] * len(episodes), "lengths": [e[2] for e in episodes],
+        "ends": ["time limit" if e[3] == "truncated" else "terminated" for e in episodes],
+        "fitness_mean": fitness[-1], "success_rate": 0.0}))
     return folder
 
 
@@ -65,17 +72,18 @@ def test_every_field_from_an_aligned_candidate(tmp_path):
     best, worst = a["episodes"]["best"], a["episodes"]["worst"]
     assert (best["fitness"], worst["fitness"], worst["termination"]) == (1.0, 0.2, "terminated")
     state = a["episodes"]["state"]
-    assert list(state)[:3] == ["torso.x", "torso.y", "torso.z"]
+    assert list(state)[:2] == ["torso.x", "torso.z"] and "torso.y" not in state  # a constant row is left out
     assert (state["torso.z"]["best"]["mean"], state["torso.z"]["worst"]["mean"]) == (1.2, 0.7)
-    assert a["return_fitness_correlation"]["r"] > 0.9 and a["return_fitness_correlation"]["episodes"] == 4
-    assert a["reward_hacking"] == {"flag": False, "reason": ""}
+    assert a["return_fitness_correlation"]["rho"] > 0.9 and a["return_fitness_correlation"]["episodes"] == 4
+    assert not a["reward_hacking"]["flag"] and a["reward_hacking"]["reason"] == ""
     assert {f["code"] for f in a["flags"]} == {"constant-component", "early-termination"}
     assert a["problems"] == [] and a["final"]["fitness"] == 0.9
     for expected in ("fitness (trusted task score) during training: 0.1 @ 1000, 0.4 @ 2000, 0.9 @ 3000",
                      "speed: [0, 0.1, 0.2, 0.3, 0.4, 0.5]", "2 of 4 (50%) ended by termination",
-                     "torso.z: mean 1.2 vs 0.7", "r = 0.9", "component alive stayed at 1"):
+                     "torso.z: mean 1.2 vs 0.7", "Spearman rho = 1.00", "component alive stayed at 1",
+                     "episode length (steps) during training: 100 @ 1000"):
         assert expected in a["feedback"]
-    assert len(a["feedback"].splitlines()) <= 60
+    assert len(a["feedback"].splitlines()) <= 70
 
 
 def test_return_up_while_fitness_flat_is_flagged_as_hacking(tmp_path):
@@ -85,16 +93,74 @@ def test_return_up_while_fitness_flat_is_flagged_as_hacking(tmp_path):
     a = analyze(SPEC, folder)
     assert a["reward_hacking"]["flag"]
     reason = a["reward_hacking"]["reason"]
-    assert "r = -1.00" in reason and "return rose from 10 to 200 while fitness went from 0.3 to 0.3" in reason
+    assert "over 3 evaluations during training the return rose from 10 to 200 while fitness went from 0.3 to 0.3" in reason
+    assert "Spearman" not in reason  # 3 episodes are too few to judge the correlation
     assert {f["code"] for f in a["flags"]} >= {"reward-hacking", "no-progress"}
     assert "possible reward hacking" in a["feedback"]
+
+
+def planted_pairs(folder: Path, pairs: list[list[float]]) -> None:
+    """Per-episode (return, fitness) pairs on the learning-curve evaluations, as the training worker logs them."""
+    lines = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
+    evals = [line for line in lines if line["kind"] == "eval"]
+    for k, line in enumerate(evals):
+        line["pairs"] = pairs[k::len(evals)]
+    (folder / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_hacking_warning_holds_back_on_noise(tmp_path):
+    """The issue's case: five final episodes, fitness -0.00323 vs -0.00373 and return 18.1 vs 18.5."""
+    noise = [(-0.00323, 18.1, 1000, "truncated", 1.0), (-0.0034, 18.2, 1000, "truncated", 1.0),
+             (-0.0035, 18.3, 1000, "truncated", 1.0), (-0.0036, 18.4, 1000, "truncated", 1.0),
+             (-0.00373, 18.5, 1000, "truncated", 1.0)]
+    folder = write_candidate(tmp_path / "c", fitness=[-0.0035, -0.0034, -0.0035], returns=[18.0, 18.2, 18.3],
+                             episodes=noise)
+    a = analyze(SPEC, folder)
+    assert a["return_fitness_correlation"]["rho"] == pytest.approx(-1.0)  # perfectly anti-ranked, yet noise
+    assert not a["reward_hacking"]["flag"] and "reward-hacking" not in {f["code"] for f in a["flags"]}
+    assert "only 5 evaluation episodes (need 10)" in a["feedback"] and "possible reward hacking" not in a["feedback"]
+    planted_pairs(folder, [[18.0 + 0.1 * i, -0.0035 + 0.00001 * ((-1) ** i)] for i in range(20)])
+    a = analyze(SPEC, folder)  # 25 episodes now, but fitness spans far less than the minimum spread
+    assert a["return_fitness_correlation"]["episodes"] == 25 and not a["reward_hacking"]["flag"]
+    assert "fitness spans only" in a["feedback"]
+
+
+def test_hacking_warning_fires_on_a_planted_case(tmp_path):
+    """Higher return, clearly lower fitness, enough episodes: the statistic and the sample size are stated."""
+    folder = write_candidate(tmp_path / "c", fitness=[0.5, 0.4, 0.45], returns=[10.0, 12.0, 11.0],
+                             episodes=ALIGNED_EPISODES[:2])
+    planted_pairs(folder, [[10.0 + i, 1.0 - 0.05 * i + 0.02 * ((-1) ** i)] for i in range(18)])
+    a = analyze(SPEC, folder)
+    assert a["reward_hacking"]["flag"]
+    reason = a["reward_hacking"]["reason"]
+    assert "across 20 evaluation episodes" in reason and "Spearman rho = -" in reason
+    assert "reward-hacking" in {f["code"] for f in a["flags"]}
+
+
+def test_end_reasons_are_named_for_a_fall_and_the_time_limit(tmp_path):
+    from rewardsmith.task import load_task
+
+    hop = load_task("hopper-hop")
+    fall = {"termination": "terminated", "length": 87, "state_stats": {"rootz.qpos": {"last": 0.62},
+                                                                       "rooty.qpos": {"last": 0.05}}}
+    tilt = {"termination": "terminated", "length": 40, "state_stats": {"rootz.qpos": {"last": 1.1},
+                                                                       "rooty.qpos": {"last": -0.31}}}
+    assert end_reason(hop, fall) == "terminated at step 87: height `rootz` = 0.62 left [0.7, inf]"
+    assert end_reason(hop, tilt) == "terminated at step 40: pitch `rooty` = -0.31 left [-0.2, 0.2]"
+    assert end_reason(hop, {"termination": "truncated", "length": 1000}) == "time limit (1000 steps)"
+    ant = load_task("ant-run")
+    flipped = {"termination": "terminated", "length": 12, "state_stats": {"torso.z": {"last": 1.3}}}
+    assert end_reason(ant, flipped) == "terminated at step 12: height of `torso` = 1.3 left [0.2, 1]"
+    folder = write_candidate(tmp_path / "c", fitness=[0.1, 0.4], returns=[1.0, 2.0], episodes=ALIGNED_EPISODES)
+    feedback = analyze(SPEC, folder)["feedback"]
+    assert "ended: time limit (1000 steps) (x2)" in feedback
 
 
 def test_return_up_with_fitness_up_over_training_alone_is_not_hacking(tmp_path):
     folder = write_candidate(tmp_path / "c", fitness=[0.1, 0.3, 0.6], returns=[10.0, 80.0, 200.0],
                              episodes=ALIGNED_EPISODES[:2])
     a = analyze(SPEC, folder)
-    assert a["return_fitness_correlation"]["r"] is None  # fewer than 3 episodes
+    assert a["return_fitness_correlation"]["rho"] is None  # fewer than 3 episodes
     assert not a["reward_hacking"]["flag"] and "no-progress" not in {f["code"] for f in a["flags"]}
 
 
@@ -107,7 +173,8 @@ def test_corrupt_metrics_line_and_missing_files_are_tolerated(tmp_path):
     (tmp_path / "empty_cand").mkdir()  # the worker died before writing anything
     empty = analyze(SPEC, tmp_path / "empty_cand")
     assert empty["fitness_curve"] == [] and empty["components"] == {} and empty["episodes"] == {}
-    assert [p.split(":")[0] for p in empty["problems"]] == ["metrics.jsonl", "eval_episodes.jsonl", "summary.json"]
+    assert [p.split(":")[0] for p in empty["problems"]] == ["metrics.jsonl", "eval/eval_episodes.jsonl",
+                                                            "eval/evaluation.json"]
     assert "missing data" in empty["feedback"]
 
 

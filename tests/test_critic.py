@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from rewardsmith.cli import app
 from rewardsmith.llm import get_model
-from rewardsmith.stages.critic import CRITIC_FILE, critique, parse_verdict
+from rewardsmith.stages.critic import CRITIC_FILE, critic_messages, critique, parse_verdict
 from rewardsmith.task import read_task
 
 DATA = Path(__file__).parent / "data"
@@ -176,14 +176,26 @@ def script(tmp_path: Path, *contents: str) -> str:
     return "scripted:" + str(path)
 
 
-def test_semantic_revise_rejects_with_the_reasons(spec, tmp_path):
-    model = get_model(script(tmp_path, "VERDICT: REVISE\n- line 6: the sign rewards falling over; negate it"))
+def test_semantic_revise_rejects_with_only_the_named_problems(spec, tmp_path):
+    answer = ("VERDICT: REVISE\n- The height term is fine and well scaled.\n"
+              "- PROBLEM: line 6: the sign rewards falling over; negate it\n  and cap it at 1.\n"
+              "- Effort penalty looks good.")
+    model = get_model(script(tmp_path, answer))
     report = critique(spec, reward(tmp_path, GOOD), tmp_path / "out", model=model, semantic=True)
     assert not report.accepted and report.stats["stages"] == ["static", "dynamic", "semantic"]
     [finding] = report.findings
     assert (finding.stage, finding.code) == ("semantic", "semantic-revise")
-    assert finding.message == "- line 6: the sign rewards falling over; negate it"
+    assert finding.message == "line 6: the sign rewards falling over; negate it and cap it at 1."
+    assert "fine" not in report.repair_text() and "looks good" not in report.repair_text()
     assert report.tokens > 0 and report.stats["semantic"]["verdict"] == "REVISE"
+    sent = critic_messages(spec, GOOD, report.stats["dynamic"])[0]["content"]
+    assert "## Its values on" in sent and "total: " in sent  # the smoke statistics reach the reviewer
+
+
+def test_semantic_revise_without_a_named_problem_is_a_warning(spec, tmp_path):
+    model = get_model(script(tmp_path, "VERDICT: REVISE\n- Everything looks reasonable, maybe tune scales."))
+    report = critique(spec, reward(tmp_path, GOOD), tmp_path / "out", model=model, semantic=True)
+    assert report.accepted and codes(report, "warning") == ["semantic-unnamed"]
 
 
 def test_semantic_unparseable_is_ok_with_a_warning_and_scripted_is_off_by_default(spec, tmp_path):

@@ -11,6 +11,7 @@ Each group of verbs lives in its own module and registers itself on `app`. Error
 - `review`: runs, review, report, export.
 - `logs`: browse a run's LLM prompts and responses.
 - `evaluate`: play a saved policy, scored by the task's trusted fitness.
+- `prompt`: print the exact designer messages that would be sent, with their token counts.
 
 Help text is plain (wrapped, never cut) when stdout is not a wide terminal.
 """
@@ -83,6 +84,7 @@ from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `
     check,  # noqa: F401  (registers `check`)
     core,  # noqa: F401  (registers the verbs)
     new_task,  # noqa: F401  (registers `new-task`)
+    prompt,  # noqa: F401  (registers `prompt`)
     review,  # noqa: F401  (registers `runs`, `review`, `report`, `export`)
     run,  # noqa: F401  (registers `run` and `resume`)
 )

@@ -3,7 +3,10 @@
 It is a base model, not a chat model, so chat messages are flattened into a document that ends where
 the wanted text starts. For the designer that is the head of a Python code block that opens
 `compute_reward`, and the returned text is that head plus the completion, fenced, so code extraction
-sees a whole function. Good for trying the tool offline; its rewards are weak.
+sees a whole function. The example that opens a designer document is built from the prompt's own
+environment and task (its real body and joint names, and a component that measures what the task's words
+ask for), and each call's log holds the exact document the model received (`details.prompt`). Good for
+trying the tool offline; its rewards are weak, and its replies say that it filled a template.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import ast
 import contextlib
 import hashlib
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -38,27 +42,96 @@ CODE_TAIL = """
 """The completion fills in component lines between CODE_HEAD and CODE_TAIL (a base model rarely ends
 a function well on its own); lines after the last one that still parses are dropped."""
 
-EXAMPLE = '''# Reward functions for reinforcement learning
+EXAMPLE_INTRO = """# Reward functions for reinforcement learning
 
 A reward function reads the documented state through `state.body(name).pos`, `state.joint(name).qpos`,
 `state.joint(name).qvel`, `state.site(name).pos`, `state.obs` and `action`, and adds named components.
-For example, for a cart-pole whose pole must stay upright near the centre:
+For example, for this task, with the names of this environment:
+"""
+OFFLINE_NOTE = (
+    "(The built-in offline model filled a template built from this task's own names; its rewards are weak. "
+    "Use an API model for real searches.)\n"
+)
 
-```python
-import numpy as np
+
+def _section(text: str, title: str) -> list[str]:
+    """The lines under a `## title...` or `# title` heading, up to the next heading."""
+    lines, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("#"):
+            inside = line.lstrip("#").strip().startswith(title)
+            continue
+        if inside and line.strip():
+            lines.append(line)
+    return lines
 
 
-def compute_reward(state, action, next_state):
-    """Return the total reward and a dict of its named reward components."""
-    components = {}
-    components["upright"] = float(np.cos(next_state.joint("hinge").qpos))
-    components["centre"] = -0.1 * abs(float(next_state.joint("slider").qpos))
-    components["effort"] = -0.001 * float(np.sum(np.square(action)))
-    total = float(sum(components.values()))
-    return total, components
-```
-'''
-"""Opens every designer document: a base model copies the shape of a short complete function."""
+def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
+    """Bodies, joints (with kinds and backflip signs), sites and the task's words, read from the prompt."""
+    text = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
+    bodies = [
+        b.split("<-")[0].strip()
+        for line in _section(text, "Bodies")
+        for b in line.split(",")
+        if "<-" in b and not b.strip().startswith("_body_")
+    ]
+    joints: list[tuple[str, str, str]] = []  # (name, kind, line)
+    for line in _section(text, "Joints"):
+        match = re.match(r"- ([\w.-]+): (hinge|slide|free|ball)\b", line)
+        if match:
+            joints.append((match.group(1), match.group(2), line))
+    sites = [s.strip() for line in _section(text, "Sites") for s in line.split(",") if s.strip()]
+    task = " ".join(_section(text, "Task")).lower()
+    return {"bodies": bodies, "joints": joints, "sites": sites, "task": task}
+
+
+def example_code(names: dict[str, Any]) -> str:
+    """A short complete reward in the contract's shape that measures the task with the env's real names."""
+    bodies, joints, sites, task = names["bodies"], names["joints"], names["sites"], names["task"]
+    root = bodies[0] if bodies else None
+    lines: list[str] = []
+    flip = next((j for j in joints if "backward rotation (backflip)" in j[2]), None)
+    mentioned = [b for b in bodies if re.search(rf"\b{re.escape(b)}\b", task)]
+    reach = any(w in task for w in ("reach", "push", "goal", "target", "distance"))
+    if flip and ("backflip" in task or "rotate backward" in task):
+        sign = "-" if "makes it decrease" in flip[2] else ""
+        lines.append(
+            f'components["backward_spin"] = 0.1 * float(np.clip({sign}next_state.joint("{flip[0]}").qvel, -10, 10))'
+        )
+    elif root and ("spin" in task or "rotate" in task or "turn" in task):
+        lines.append(f'components["spin"] = 0.1 * abs(float(next_state.body("{root}").angvel[2]))')
+    elif root and "backward" in task:
+        lines.append(f'components["backward_speed"] = -float(next_state.body("{root}").linvel[0])')
+    elif sites and ("balance" in task or "upright" in task) and not reach:
+        lines.append(f'components["tip_height"] = float(next_state.site("{sites[0]}").pos[2])')
+    elif reach and (len(mentioned) >= 2 or (sites and len(mentioned) == 1)):
+        a, b = mentioned[0], mentioned[1] if len(mentioned) > 1 else None
+        target = f'next_state.body("{b}").pos[:2]' if b else f'next_state.site("{sites[0]}").pos[:2]'
+        lines.append(f'components["distance"] = -float(np.linalg.norm(next_state.body("{a}").pos[:2] - {target}))')
+    elif root and "one leg" not in task and any(w in task for w in ("forward", "run", "walk", "hop", "fast")):
+        lines.append(f'components["forward_speed"] = float(next_state.body("{root}").linvel[0])')
+    feet = [b for b in bodies if "foot" in b]
+    if root and ("one leg" in task or "one foot" in task) and len(feet) >= 2:
+        lines.append(
+            f'components["foot_lift"] = abs(float(next_state.body("{feet[0]}").pos[2] - next_state.body("{feet[1]}").pos[2]))'
+        )
+    if root and not reach and not sites and any(w in task for w in ("upright", "fall", "land", "legs", "back up")):
+        lines.append(f'components["height"] = 0.5 * float(next_state.body("{root}").pos[2])')
+    if not lines and joints:
+        lines.append(f'components["motion"] = 0.01 * abs(float(next_state.joint("{joints[0][0]}").qvel))')
+    lines.append('components["effort"] = -0.001 * float(np.sum(np.square(action)))')
+    body = "".join(f"    {line}\n" for line in lines)
+    return (
+        "import numpy as np\n\n\ndef compute_reward(state, action, next_state):\n"
+        '    """Return the total reward and a dict of its named reward components."""\n'
+        f"    components = {{}}\n{body}    total = float(sum(components.values()))\n    return total, components\n"
+    )
+
+
+def example_for(messages: list[dict[str, str]]) -> str:
+    """The example that opens a designer document: built from this prompt's own environment and task."""
+    return f"{EXAMPLE_INTRO}\n```python\n{example_code(task_names(messages))}```\n"
+
 
 _HEADINGS = {"designer": None, "critic": "## Review\n\n", "analyzer": "## Analysis\n\n"}
 _STOP = {
@@ -144,7 +217,9 @@ class LocalModel(Model):
     """`local`: Gemma 3 270M through llama-cpp-python, loaded once per process, generations serialized."""
 
     kind = "local"
-    variant = hashlib.sha256(f"{EXAMPLE}{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()).hexdigest()[:12]
+    variant = hashlib.sha256(
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}example-v2{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+    ).hexdigest()[:12]
 
     def __init__(
         self, *, run_dir: Path | None = None, cache_dir: Path | None = None, use_cache: bool | None = None
@@ -156,7 +231,7 @@ class LocalModel(Model):
     ) -> Completion:
         max_tokens = min(max_tokens, MAX_TOKENS[role])
         heading = _HEADINGS[role]
-        head = EXAMPLE if heading is None else ""
+        head = example_for(messages) if heading is None else ""
         tail = f"## Solution\n\n```python\n{CODE_HEAD}" if heading is None else heading
         with _lock:
             llama = _load()
@@ -175,12 +250,12 @@ class LocalModel(Model):
             except (RuntimeError, ValueError) as exc:
                 raise LLMError(f"the built-in local model failed on a {role} prompt: {exc}") from exc
         completion = result["choices"][0]["text"]
-        text = f"```python\n{close_function(completion)}```\n" if heading is None else completion.strip()
+        text = f"{OFFLINE_NOTE}```python\n{close_function(completion)}```\n" if heading is None else completion.strip()
         return Completion(
             text=text,
             prompt_tokens=int(result["usage"]["prompt_tokens"]),
             completion_tokens=int(result["usage"]["completion_tokens"]),
-            details={"finish_reason": result["choices"][0].get("finish_reason"), "prompt_tail": tail},
+            details={"finish_reason": result["choices"][0].get("finish_reason"), "prompt": prompt},
         )
 
 

@@ -35,8 +35,9 @@ from rewardsmith.search.training import reward_budget, train_and_evaluate
 from rewardsmith.settings import require_sandbox
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import critique
-from rewardsmith.stages.designer import Best, Design, Designer, Failure, HistoryRow, is_duplicate
+from rewardsmith.stages.designer import Design, Designer, Failure, is_duplicate
 from rewardsmith.stages.env_description import describe
+from rewardsmith.stages.history import prompt_inputs
 from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
@@ -179,8 +180,7 @@ def run_iteration(s: Search, iteration: int) -> None:
     for attempt in range(s.config.iteration_retries + 1):
         indices = list(range(attempt * k + 1, attempt * k + k + 1))
         messages = s.designer.prompt(
-            best=best_for_prompt(s.folder, best),
-            history=[] if s.config.strategy == "eureka" else history(s.folder, iteration),  # Eureka: best only
+            **prompt_inputs(s.folder, iteration, best, best_only=s.config.strategy == "eureka"),  # Eureka: best only
             failures=failures,
         )
         pending = [j for j in indices if s.folder.candidate(iteration, j) is None]
@@ -483,46 +483,6 @@ def strip_header(code: str) -> str:
     while lines and (lines[0].startswith(HEADER) or not lines[0].strip()):
         lines.pop(0)
     return "\n".join(lines).strip()
-
-
-def best_for_prompt(folder: RunFolder, record: CandidateRecord | None) -> Best | None:
-    """The best candidate as the designer sees it: its code and its analysis feedback."""
-    if record is None:
-        return None
-    analysis = folder.analysis(record) or {}
-    code = strip_header((folder.cand_dir(record.iteration, record.index) / "reward.py").read_text(encoding="utf-8"))
-    return Best(
-        record.id,
-        code,
-        record.fitness or 0.0,
-        record.success_rate,
-        analysis.get("feedback") or "(no analysis was recorded)",
-    )
-
-
-def history(folder: RunFolder, iteration: int) -> list[HistoryRow]:
-    """One row per candidate of the earlier iterations: what was tried and how it scored."""
-    rows = []
-    for r in folder.candidates():
-        if r.iteration >= iteration:
-            continue
-        analysis = folder.analysis(r) or {}
-        flags = (
-            ", ".join(f.get("code", "?") for f in analysis.get("flags", []))
-            if r.status == "trained"
-            else " ".join(r.reason.split())[:120]
-        )
-        rows.append(
-            HistoryRow(
-                r.id,
-                r.parent,
-                r.status,
-                "-" if r.fitness is None else f"{r.fitness:.4g}",
-                "-" if r.success_rate is None else f"{r.success_rate:.2f}",
-                flags or "-",
-            )
-        )
-    return rows
 
 
 def usage(s: Search) -> dict[str, float]:

@@ -1,11 +1,15 @@
 """The analyzer: what a trained candidate's policy actually did, as statistics and feedback for the designer.
 
-Reads what the train worker wrote in the candidate folder (`metrics.jsonl`, `eval_episodes.jsonl`,
-`summary.json`), tolerating missing files and corrupt lines, and writes `analysis.json`: the fitness
-curve, Eureka-style reward reflection (each component at ~10 points over training), how episodes ended,
-the best vs the worst evaluation episode, return/fitness alignment with a reward-hacking flag, other
-flags, and `feedback`, a compact text the designer acts on. Optionally an LLM summarises likely failure
-causes (Auto MC-Reward's trajectory analyzer, `prompts/analyzer.j2`).
+Reads the evaluation worker's `eval/evaluation.json` and `eval/eval_episodes.jsonl` (the final numbers) and
+the training worker's `metrics.jsonl` (curves and components, as reported by it), tolerating missing files and
+corrupt lines, and writes `analysis.json`: the fitness,
+return and episode-length curves, Eureka-style reward reflection (each component at ~10 points over
+training, as episode sums and per-step means), each evaluation episode's end named from the env's own
+termination rule, the best vs the worst evaluation episode (side by side and as step traces),
+return/fitness alignment with a reward-hacking flag that fires only on enough evidence
+(`stages.reflection`), other flags, and `feedback`, a compact text the designer acts on. Optionally an
+LLM, shown the reward code, the environment description and the task, summarises likely failure causes
+(Auto MC-Reward's trajectory analyzer, `prompts/analyzer.j2`).
 """
 
 from __future__ import annotations
@@ -23,18 +27,17 @@ from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
     METRICS_FILE,
+    TRAJECTORIES_FILE,
     Evaluation,
     read_record,
 )
+from rewardsmith.stages.reflection import end_reason, hacking_evidence, trace_budget, trace_lines
 from rewardsmith.task import TaskSpec
 
 ANALYSIS_FILE = "analysis.json"
 CURVE_POINTS = 10
 STATE_ROWS = 10
 DOMINANCE_RATIO = 100.0
-HACKING_MAX_R = -0.3  # return and fitness anti-correlated across final eval episodes
-HACKING_RETURN_GAIN = 0.5  # return rose by >= 50% of its magnitude over training ...
-FLAT_FITNESS_GAIN = 0.1  # ... while fitness rose by <= 10% of its magnitude (or fell)
 PROGRESS_GAIN = 0.05  # no learning progress: best later fitness within 5% of the first evaluation
 EARLY_TERMINATION = 0.5  # flag when at least half the final eval episodes ended by termination
 
@@ -60,20 +63,59 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
         "fitness_curve": _curve(evals, "fitness"),
         "return_curve": _curve(evals, "return"),
         "components": component_curves(train),
+        "length_curve": _curve(evals, "ep_len"),
         "termination": termination(episodes),
+        "ends": [end_reason(spec, e) for e in episodes],
         "episodes": best_vs_worst(episodes),
     }
-    analysis["return_fitness_correlation"] = correlation(episodes)
-    analysis["reward_hacking"] = reward_hacking(
-        analysis["return_fitness_correlation"], analysis["return_curve"], analysis["fitness_curve"]
+    code = _read_code(cand_dir)
+    traces = next(
+        (p for p in (cand_dir / EVAL_DIR / TRAJECTORIES_FILE, cand_dir / TRAJECTORIES_FILE) if p.is_file()), None
     )
+    analysis["traces"] = trace_lines(spec, traces, episodes, code, trace_budget(model)) if traces else []
+    hacking = hacking_evidence(
+        return_fitness_pairs(evals, episodes), analysis["return_curve"], analysis["fitness_curve"]
+    )
+    analysis["return_fitness_correlation"] = {
+        "statistic": "spearman",
+        "rho": hacking["rho"],
+        "episodes": hacking["episodes"],
+        "fitness_spread": hacking["fitness_spread"],
+    }
+    analysis["reward_hacking"] = {
+        "flag": hacking["flag"],
+        "reason": hacking["reason"],
+        "held_back": hacking["held_back"],
+    }
     analysis["flags"] = flags(analysis)
     analysis["problems"] = problems
     analysis["feedback"] = feedback_text(analysis)
     if llm_summary and model is not None:
-        _add_llm_summary(analysis, spec, model)
+        _add_llm_summary(analysis, spec, model, code)
     write_json_atomic(cand_dir / ANALYSIS_FILE, analysis)
     return analysis
+
+
+def _read_code(cand_dir: Path) -> str:
+    """The candidate's reward code (shown to the analyzer LLM and read for the step traces' columns)."""
+    try:
+        return (cand_dir / "reward.py").read_text(encoding="utf-8")[:20000]
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def return_fitness_pairs(evals: list[dict], episodes: list[dict]) -> list[tuple[float, float]]:
+    """(return, fitness) of every evaluation episode of the run: the learning-curve evaluations' per-episode
+    pairs, plus final episodes that carry a return."""
+    pairs: list[tuple[float, float]] = []
+    for line in evals:
+        for pair in line.get("pairs") or []:
+            if isinstance(pair, list) and len(pair) == 2 and all(_num(v) is not None for v in pair):
+                pairs.append((float(pair[0]), float(pair[1])))
+    for e in episodes:
+        if _num(e.get("return")) is not None:
+            pairs.append((float(e["return"]), float(e["fitness"])))
+    return pairs
 
 
 def _num(value: Any) -> float | None:
@@ -116,7 +158,9 @@ def _final(summary: dict[str, Any], episodes: list[dict]) -> dict[str, float | N
 
 
 def _curve(lines: list[dict], key: str) -> list[tuple[int, float]]:
-    return [(int(m["timesteps"]), _num(m.get(key))) for m in lines if _num(m.get(key)) is not None]
+    """(timesteps, value) per line; a repeated timesteps keeps its last value (no repeated points)."""
+    points = {int(m["timesteps"]): float(m[key]) for m in lines if _num(m.get(key)) is not None}
+    return sorted(points.items())
 
 
 def _spaced(n: int, k: int = CURVE_POINTS) -> list[int]:
@@ -126,11 +170,15 @@ def _spaced(n: int, k: int = CURVE_POINTS) -> list[int]:
 def component_curves(train: list[dict]) -> dict[str, dict[str, Any]]:
     """Per component: ~10 evenly spaced (timesteps, value) points over training, and min/mean/max/std."""
     series: dict[str, list[tuple[int, float]]] = {}
+    per_step: dict[str, list[float]] = {}
     for line in train:
         parts = line.get("components")
+        length = _num(line.get("ep_len"))
         for name, value in parts.items() if isinstance(parts, dict) else ():
             if _num(value) is not None:
                 series.setdefault(str(name), []).append((int(line["timesteps"]), float(value)))
+                if length:
+                    per_step.setdefault(str(name), []).append(float(value) / length)
     curves = {}
     for name, points in series.items():
         values = np.array([v for _, v in points])
@@ -141,6 +189,8 @@ def component_curves(train: list[dict]) -> dict[str, dict[str, Any]]:
             "max": float(values.max()),
             "std": float(values.std()),
             "mean_abs": float(np.abs(values).mean()),
+            "per_step_mean": float(np.mean(per_step[name])) if per_step.get(name) else None,
+            "per_step_last": per_step[name][-1] if per_step.get(name) else None,
         }
     return curves
 
@@ -178,60 +228,23 @@ def best_vs_worst(episodes: list[dict]) -> dict[str, Any]:
             b, w = _num(stats_b[name].get("mean")), _num(stats_w[name].get("mean"))
             return abs(b - w) if b is not None and w is not None else 0.0
 
-        roots = [n for n in shared if not n.endswith(".qpos")][:3]  # the root body's x, y, z first
-        joints = sorted((n for n in shared if n not in roots), key=gap, reverse=True)
+        def constant(name: str) -> bool:
+            return all(_num(s[name].get("min")) == _num(s[name].get("max")) for s in (stats_b, stats_w))
+
+        def signature(name: str) -> tuple:
+            return tuple(_num(s[name].get(k)) for s in (stats_b, stats_w) for k in ("mean", "min", "max", "last"))
+
+        seen: set[tuple] = set()
+        kept = []
+        for name in shared:  # one name per quantity (no `rootx.qpos` beside `torso.x`), no constant rows
+            if constant(name) or signature(name) in seen:
+                continue
+            seen.add(signature(name))
+            kept.append(name)
+        roots = [n for n in kept if not n.endswith(".qpos")][:3]  # the root body's x, y, z first
+        joints = sorted((n for n in kept if n not in roots), key=gap, reverse=True)
         rows = {n: {"best": stats_b[n], "worst": stats_w[n]} for n in (roots + joints)[:STATE_ROWS]}
     return {"best": head(best), "worst": head(worst), "state": rows}
-
-
-def correlation(episodes: list[dict]) -> dict[str, Any]:
-    """Pearson r of return and fitness across final eval episodes (None under 3 episodes or zero variance)."""
-    pairs = [(_num(e.get("return")), e["fitness"]) for e in episodes if _num(e.get("return")) is not None]
-    r = None
-    if len(pairs) >= 3:
-        returns, fitness = np.array(pairs).T
-        if returns.std() > 1e-12 and fitness.std() > 1e-12:
-            r = float(np.corrcoef(returns, fitness)[0, 1])
-    return {"r": r, "episodes": len(pairs)}
-
-
-def _gain(curve: list[tuple[int, float]]) -> tuple[float, float] | None:
-    """(last - first, relative to the larger magnitude) of a curve with at least 2 points."""
-    if len(curve) < 2:
-        return None
-    first, last = curve[0][1], curve[-1][1]
-    return last - first, (last - first) / max(abs(first), abs(last), 1e-8)
-
-
-def reward_hacking(
-    corr: dict[str, Any], returns: list[tuple[int, float]], fitness: list[tuple[int, float]]
-) -> dict[str, Any]:
-    """Flag when the reward and the task disagree.
-
-    Rule: r < -0.3 across the final eval episodes, OR over training the return rose by >= 50% of its
-    magnitude (first vs last evaluation) while fitness rose by <= 10% of its magnitude or fell.
-    """
-    reasons = []
-    if corr["r"] is not None and corr["r"] < HACKING_MAX_R:
-        reasons.append(
-            f"across the {corr['episodes']} final eval episodes, a higher return came with a lower fitness "
-            f"(r = {corr['r']:.2f} < {HACKING_MAX_R})"
-        )
-    ret, fit = _gain(returns), _gain(fitness)
-    if ret and fit and ret[1] >= HACKING_RETURN_GAIN and fit[1] <= FLAT_FITNESS_GAIN:
-        reasons.append(
-            f"over training the return rose from {_g(returns[0][1])} to {_g(returns[-1][1])} while fitness "
-            f"went from {_g(fitness[0][1])} to {_g(fitness[-1][1])}"
-        )
-    text = (
-        (
-            "possible reward hacking: " + "; ".join(reasons) + ". The policy maximises the reward without doing the "
-            "task: remove or cap the terms it exploits and reward the task outcome directly"
-        )
-        if reasons
-        else ""
-    )
-    return {"flag": bool(reasons), "reason": text}
 
 
 def flags(analysis: dict[str, Any]) -> list[dict[str, str]]:
@@ -290,25 +303,32 @@ def _steps(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"
 
 
+def _curve_text(curve: list[tuple[int, float]], digits=_g) -> str:
+    return ", ".join(f"{digits(v)} @ {t}" for t, v in (curve[i] for i in _spaced(len(curve))))
+
+
 def feedback_text(analysis: dict[str, Any]) -> str:
-    """Compact plain text (<= ~60 lines) for the designer: curves, components, episodes, warnings."""
+    """Compact plain text (<= ~70 lines) for the designer: curves, components, episode ends and traces, warnings."""
     lines = []
     final = analysis["final"]
     lines.append(
         f"final evaluation: fitness {_g(final['fitness'])}, success rate {_g(final['success_rate'])}, "
-        f"episode length {_steps(final['ep_len'])}, return of your reward {_g(final['return'])}"
+        f"episode length {_steps(final['ep_len'])} steps, return of your reward {_g(final['return'])}"
     )
-    for label, key in (("fitness (trusted task score)", "fitness_curve"), ("return (your reward)", "return_curve")):
-        curve = analysis[key]
-        if curve:
-            points = [curve[i] for i in _spaced(len(curve))]
-            lines.append(f"{label} during training: " + ", ".join(f"{_g(v)} @ {t}" for t, v in points))
+    for label, key in (
+        ("fitness (trusted task score)", "fitness_curve"),
+        ("return (your reward)", "return_curve"),
+        ("episode length (steps)", "length_curve"),
+    ):
+        if analysis.get(key):
+            lines.append(f"{label} during training: {_curve_text(analysis[key])}")
     comps = analysis["components"]
     if comps:
-        lines.append("reward components (episode sums at evenly spaced points over training):")
+        lines.append("reward components (episode sums at evenly spaced points over training; mean per step):")
         for name, c in list(comps.items())[:20]:
             values = ", ".join(_g(v) for _, v in c["points"])
-            lines.append(f"  {name}: [{values}]  min {_g(c['min'])} mean {_g(c['mean'])} max {_g(c['max'])}")
+            step = f"; per step {_g(c['per_step_mean'])}" if c.get("per_step_mean") is not None else ""
+            lines.append(f"  {name}: [{values}]  min {_g(c['min'])} mean {_g(c['mean'])} max {_g(c['max'])}{step}")
     term = analysis["termination"]
     if term["episodes"]:
         lines.append(
@@ -316,12 +336,16 @@ def feedback_text(analysis: dict[str, Any]) -> str:
             f"({100 * term['terminated_fraction']:.0f}%) ended by termination, {term['truncated']} by the "
             f"time limit; mean length {_steps(term['mean_length'])} steps"
         )
+        ends: dict[str, int] = {}
+        for reason in analysis.get("ends") or []:
+            ends[reason] = ends.get(reason, 0) + 1
+        lines += [f"  ended: {reason}" + (f" (x{n})" if n > 1 else "") for reason, n in list(ends.items())[:6]]
     ep = analysis["episodes"]
     if ep:
         b, w = ep["best"], ep["worst"]
         lines.append(
             f"best vs worst eval episode: fitness {_g(_num(b['fitness']))} vs {_g(_num(w['fitness']))}, "
-            f"return {_g(_num(b['return']))} vs {_g(_num(w['return']))}, length {b['length']} vs {w['length']}"
+            f"length {b['length']} vs {w['length']}"
         )
         for name, row in ep["state"].items():
             bs, ws = row["best"], row["worst"]
@@ -331,25 +355,31 @@ def feedback_text(analysis: dict[str, Any]) -> str:
                 f"[{_g(_num(ws.get('min')))}, {_g(_num(ws.get('max')))}], "
                 f"last {_g(_num(bs.get('last')))} vs {_g(_num(ws.get('last')))}"
             )
+    lines += analysis.get("traces") or []
     corr = analysis["return_fitness_correlation"]
-    if corr["r"] is not None:
-        lines.append(f"return vs fitness across {corr['episodes']} eval episodes: r = {corr['r']:.2f}")
+    if corr.get("rho") is not None:
+        lines.append(
+            f"return vs fitness across {corr['episodes']} evaluation episodes: Spearman rho = {corr['rho']:.2f} "
+            f"(fitness spread {_g(corr['fitness_spread'])})"
+        )
+    held = analysis["reward_hacking"].get("held_back") or []
+    if held and corr.get("rho") is not None and corr["rho"] < 0:
+        lines.append("  (too little evidence to judge reward hacking: " + "; ".join(held) + ")")
     if analysis["flags"]:
         lines.append("warnings:")
         lines += [f"- {f['message']}" for f in analysis["flags"]]
     if analysis["problems"]:
         lines.append("missing data: " + "; ".join(analysis["problems"][:5]))
-    return "\n".join(lines[:60])
+    return "\n".join(lines[:70])
 
 
-def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model) -> None:
-    """Ask the model for likely failure causes and fixes; append to feedback, record tokens and cost."""
-    from rewardsmith.stages.prompts import render
-
-    prompt = render("analyzer.j2", task=spec.description.strip(), feedback=analysis["feedback"])
+def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model, code: str) -> None:
+    """Ask the model for likely failure causes and fixes, showing it the reward code, the environment
+    description and the task; append to feedback, record tokens and cost."""
+    response = None
     try:
         response = model.complete(
-            [{"role": "user", "content": prompt}], role="analyzer", temperature=0.2, max_tokens=800
+            analyzer_messages(spec, code, analysis["feedback"]), role="analyzer", temperature=0.2, max_tokens=800
         )
     except LLMError as e:
         analysis["problems"].append(f"LLM summary unavailable: {e}")
@@ -362,3 +392,19 @@ def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model) -> None:
         "cost_usd": response.cost_usd,
     }
     analysis["feedback"] += "\nanalysis of likely causes:\n" + text
+
+
+def analyzer_messages(spec: TaskSpec, code: str, feedback: str) -> list[dict[str, str]]:
+    """The analyzer LLM's request: the task (with success and fitness unit), the environment, the code, the numbers."""
+    from rewardsmith.stages.critic import env_description
+    from rewardsmith.stages.designer import task_text
+    from rewardsmith.stages.prompts import render
+
+    prompt = render(
+        "analyzer.j2",
+        task=task_text(spec),
+        env_description=env_description(spec).strip(),
+        code=code.strip(),
+        feedback=feedback,
+    )
+    return [{"role": "user", "content": prompt}]

@@ -4,7 +4,8 @@
 2. dynamic: a sandboxed worker (`rewardsmith.workers.smoke`) calls the reward on real transitions; the reward
    never runs in this process. Contract violations, exceptions, slow calls and worker crashes are
    errors; a constant total and a dominant component are warnings (sent to the designer, not rejected).
-3. semantic: an LLM reviews the code against the task (Auto MC-Reward's Reward Critic), `prompts/critic.j2`.
+3. semantic: an LLM reviews the code against the task, seeing the smoke run's values (Auto MC-Reward's Reward
+   Critic), `prompts/critic.j2`. Only the problems it names (`- PROBLEM:` bullets) become findings.
 
 Each stage runs only if the previous one found no error. The verdict and every finding go to `critic.json`.
 """
@@ -27,6 +28,7 @@ from rewardsmith.workers.job import WorkerJob
 CRITIC_FILE = "critic.json"
 WORKER_DIR = "critic"
 _VERDICT = re.compile(r"VERDICT\W{0,6}(OK|REVISE)\b", re.IGNORECASE)
+_PROBLEM = re.compile(r"^\s*(?:[-*\d.)]+\s*)?\**PROBLEM\**\s*:\**\s*(.+)$", re.IGNORECASE)
 MAX_MESSAGE = 2000
 
 
@@ -136,7 +138,9 @@ def critique(
         if model is None:
             raise ValueError("semantic review needs a model: pass model=get_model(...)")
         report.stats["stages"].append("semantic")
-        findings, report.stats["semantic"], report.tokens, report.cost_usd = semantic_findings(spec, source, model)
+        findings, report.stats["semantic"], report.tokens, report.cost_usd = semantic_findings(
+            spec, source, model, report.stats.get("dynamic")
+        )
         report.findings += findings
     report.accepted = not report.errors
     write_json_atomic(out_dir / CRITIC_FILE, report.to_dict())
@@ -224,13 +228,55 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def semantic_findings(spec: TaskSpec, source: str, model) -> tuple[list[CriticFinding], dict, int, float]:
-    """LLM review of the code against the task: (findings, stats, tokens, cost). Never raises for bad answers."""
-    prompt = render("critic.j2", task=spec.description.strip(), env_description=env_description(spec), code=source)
+def critic_messages(spec: TaskSpec, source: str, smoke: dict[str, Any] | None = None) -> list[dict[str, str]]:
+    """The semantic review request: task (with success and fitness unit), environment, code, smoke values."""
+    from rewardsmith.stages.designer import task_text
+
+    lines = []
+    if smoke and isinstance(smoke.get("total"), dict) and smoke["total"]:
+        lines.append("total: " + _min_mean_max(smoke["total"]))
+    for name, values in ((smoke or {}).get("components") or {}).items():
+        lines.append(f"{name}: {_min_mean_max(values)}")
+    prompt = render(
+        "critic.j2",
+        task=task_text(spec),
+        env_description=env_description(spec).strip(),
+        code=source.strip(),
+        smoke={"transitions": (smoke or {}).get("evaluated") or (smoke or {}).get("transitions"), "lines": lines}
+        if lines
+        else None,
+    )
+    return [{"role": "user", "content": prompt}]
+
+
+def _min_mean_max(values: dict[str, Any]) -> str:
+    return " / ".join(
+        f"{values[k]:.4g}" if isinstance(values.get(k), (int, float)) else "-" for k in ("min", "mean", "max")
+    )
+
+
+def named_problems(reasons: str) -> list[str]:
+    """The `- PROBLEM: ...` bullets of a review (a bullet's continuation lines included); nothing else."""
+    problems: list[str] = []
+    for line in reasons.splitlines():
+        match = _PROBLEM.match(line)
+        if match:
+            problems.append(match.group(1).strip())
+        elif problems and line.startswith((" ", "\t")) and line.strip():
+            problems[-1] += " " + line.strip()
+        elif not line.strip() and problems:
+            continue
+    return problems
+
+
+def semantic_findings(
+    spec: TaskSpec, source: str, model, smoke: dict[str, Any] | None = None
+) -> tuple[list[CriticFinding], dict, int, float]:
+    """LLM review of the code against the task: (findings, stats, tokens, cost). Never raises for bad answers.
+
+    Only the problems the review names become error findings; a REVISE without any is a warning."""
     try:
-        response = model.complete(
-            [{"role": "user", "content": prompt}], role="critic", temperature=0.2, max_tokens=1024
-        )
+        response = model.complete(critic_messages(spec, source, smoke), role="critic", temperature=0.2, max_tokens=1024)
     except LLMError as e:
         return (
             [CriticFinding("semantic", "semantic-unavailable", f"the review could not run: {e}", "warning")],
@@ -242,8 +288,13 @@ def semantic_findings(spec: TaskSpec, source: str, model) -> tuple[list[CriticFi
     stats = {"model": model.name, "verdict": verdict, "cached": response.cached}
     tokens = response.prompt_tokens + response.completion_tokens
     if verdict == "REVISE":
-        message = reasons or "the reviewer asked for a revision without giving reasons"
-        return [CriticFinding("semantic", "semantic-revise", message[:MAX_MESSAGE])], stats, tokens, response.cost_usd
+        problems = named_problems(reasons)
+        if not problems:
+            excerpt = " ".join(reasons.split())[:200]
+            warning = f"the reviewer asked for a revision without naming a problem; treated as OK: {excerpt!r}"
+            return [CriticFinding("semantic", "semantic-unnamed", warning, "warning")], stats, tokens, response.cost_usd
+        found = [CriticFinding("semantic", "semantic-revise", p[:MAX_MESSAGE]) for p in problems[:5]]
+        return found, stats, tokens, response.cost_usd
     if verdict is None:
         excerpt = " ".join(response.text.split())[:200]
         return (

@@ -1,9 +1,12 @@
 """The designer: prompts the LLM for reward functions, samples K of them in parallel, extracts their code,
 and asks for repairs with the exact findings when a candidate cannot be used.
 
-Prompts are the Jinja2 templates in `prompts/`: `system.j2` (role and reward contract), `designer.j2`
-(environment description and task; from iteration 2 on it includes `feedback.j2`: the best reward so
-far, what training with it showed, and a history table of every candidate tried) and `repair.j2`.
+Prompts are the Jinja2 templates in `prompts/`: `system.j2` (role, reward contract, shaping guidance) and
+`designer.j2` (environment description, the task with its success condition and fitness unit). From
+iteration 2 on the conversation is Eureka's: that first request, the best candidate's own reply as an
+assistant turn, then `feedback.j2` (what training it showed, the top and bottom candidates as diffs against
+it, the history table) with `reflection.j2` (what each signal means and what to do about it). `repair.j2`
+asks for a fix. A reply cut off inside its code block is asked again with twice the token cap.
 """
 
 from __future__ import annotations
@@ -11,13 +14,16 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from rewardsmith.errors import ExtractionError
+from rewardsmith.errors import ExtractionError, RewardsmithError
 from rewardsmith.llm import Model
-from rewardsmith.stages.extract import dedupe, extract_reward_code
+from rewardsmith.stages.extract import dedupe, extract_reward_code, is_cut_off
 from rewardsmith.stages.prompts import render
-from rewardsmith.task import TaskSpec
+from rewardsmith.task import TaskSpec, make_scorer
 
 Messages = list[dict[str, str]]
+MIN_MAX_TOKENS = 4096
+"""The least completion cap of a designer request: room for a component-by-component analysis and the code."""
+CUT_OFF_RETRIES = 1
 
 
 @dataclass
@@ -29,6 +35,8 @@ class Best:
     fitness: float
     success_rate: float | None
     feedback: str
+    reply: str | None = None
+    """The model's whole reply that produced this code (reasoning and code), kept as an assistant turn."""
 
 
 @dataclass
@@ -41,6 +49,19 @@ class HistoryRow:
     fitness: str
     success: str
     flags: str
+
+
+@dataclass
+class Neighbour:
+    """Another trained candidate, shown as a diff against the best with its fitness and component stats."""
+
+    id: str
+    rank: str
+    """"top" or "bottom"."""
+    fitness: float
+    success_rate: float | None
+    diff: str
+    components: str
 
 
 @dataclass
@@ -65,14 +86,41 @@ class Design:
     """The conversation that produced it (the base of a repair request)."""
 
 
+def fitness_unit(spec: TaskSpec) -> str | None:
+    """The unit and direction the spec's scorer declares (`unit`), or None; the scorer's code stays hidden."""
+    try:
+        unit = getattr(make_scorer(spec), "unit", None)
+    except (RewardsmithError, ImportError, AttributeError):
+        return None
+    return unit if isinstance(unit, str) and unit.strip() else None
+
+
+def task_text(spec: TaskSpec) -> str:
+    """The task as every stage shows it: the description, when it counts as done, and the fitness unit."""
+    lines = [spec.description.strip()]
+    if spec.success:
+        lines.append(f"Success: {spec.success.strip()}")
+    unit = fitness_unit(spec)
+    if unit:
+        lines.append(f"Fitness (the trusted score that judges the trained policy; its code is hidden): {unit}.")
+    return "\n".join(lines)
+
+
 class Designer:
     """Writes reward candidates for one task with one model."""
 
     def __init__(
-        self, model: Model, spec: TaskSpec, env_description: str, *, temperature: float = 1.0, max_tokens: int = 2048
+        self,
+        model: Model | None,
+        spec: TaskSpec,
+        env_description: str,
+        *,
+        temperature: float = 1.0,
+        max_tokens: int = 2048,
     ) -> None:
+        """`model` may be None to build prompts only (`rewardsmith prompt`); asking then raises."""
         self.model, self.spec, self.env_description = model, spec, env_description
-        self.temperature, self.max_tokens = temperature, max_tokens
+        self.temperature, self.max_tokens = temperature, max(max_tokens, MIN_MAX_TOKENS)
 
     def prompt(
         self,
@@ -80,17 +128,33 @@ class Designer:
         best: Best | None = None,
         history: list[HistoryRow] | None = None,
         failures: list[Failure] | None = None,
+        neighbours: list[Neighbour] | None = None,
     ) -> Messages:
-        """The chat messages of one iteration's designer request."""
-        user = render(
+        """The chat messages of one iteration's designer request.
+
+        Iteration 1: system, user. Later: system, user (the same first request), assistant (the best
+        candidate's reply, or its code when the reply is not on record), user (feedback and reflection).
+        """
+        task = task_text(self.spec)
+        first = render(
             "designer.j2",
             env_description=self.env_description.strip(),
-            task=self.spec.description.strip(),
+            task=task,
+            failures=[] if best else failures or [],
+        )
+        messages = [{"role": "system", "content": render("system.j2")}, {"role": "user", "content": first}]
+        if best is None:
+            return messages
+        reply = best.reply if best.reply and best.code.strip() in best.reply else f"```python\n{best.code.strip()}\n```"
+        feedback = render(
+            "feedback.j2",
             best=best,
+            neighbours=neighbours or [],
             history=history or [],
             failures=failures or [],
+            reflection=render("reflection.j2"),
         )
-        return [{"role": "system", "content": render("system.j2")}, {"role": "user", "content": user}]
+        return [*messages, {"role": "assistant", "content": reply.strip()}, {"role": "user", "content": feedback}]
 
     def sample(self, messages: Messages, samples: list[int]) -> list[Design]:
         """One answer per sample number, requested in parallel (the sample number keeps cache keys apart)."""
@@ -110,9 +174,19 @@ class Designer:
         return self._ask(messages, sample)
 
     def _ask(self, messages: Messages, sample: int) -> Design:
-        response = self.model.complete(
-            messages, role="designer", sample=sample, temperature=self.temperature, max_tokens=self.max_tokens
-        )
+        """One request; a reply cut off inside its code block is asked again with twice the cap."""
+        if self.model is None:
+            raise ValueError("this Designer has no model: it can build prompts only")
+        cap, tokens, cost = self.max_tokens, 0, 0.0
+        for attempt in range(CUT_OFF_RETRIES + 1):
+            response = self.model.complete(
+                messages, role="designer", sample=sample, temperature=self.temperature, max_tokens=cap
+            )
+            tokens += response.prompt_tokens + response.completion_tokens
+            cost += response.cost_usd
+            if not is_cut_off(response.text) or attempt == CUT_OFF_RETRIES:
+                break
+            cap *= 2
         try:
             code, error = extract_reward_code(response.text), None
         except ExtractionError as e:
@@ -121,8 +195,8 @@ class Designer:
             text=response.text,
             code=code,
             error=error,
-            tokens=response.prompt_tokens + response.completion_tokens,
-            cost_usd=response.cost_usd,
+            tokens=tokens,
+            cost_usd=cost,
             cached=response.cached,
             messages=messages,
         )

@@ -222,7 +222,7 @@ def sign_words(kind: str, world_axis: np.ndarray, root: bool = False) -> str:
     u = world_axis / (np.linalg.norm(world_axis) or 1.0)
     if kind == "slide":
         return f"positive moves the body along {_axis_name(u)}"
-    moves = []
+    moves: list[str] = []
     for k in (2, 0, 1):  # how the world's +z, +x, +y directions turn under a small positive rotation
         e = np.eye(3)[k]
         turn = np.cross(u, e)

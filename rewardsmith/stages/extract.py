@@ -71,6 +71,11 @@ def extract_reward_code(text: str, function_name: str = "compute_reward") -> str
     return source
 
 
+def is_cut_off(text: str) -> bool:
+    """Whether a reply ends inside a code block it opened (the completion hit its token cap)."""
+    return any(block.fenced and not block.closed for block in _blocks(_normalise(text)))
+
+
 def dedupe(codes: list[str]) -> list[str]:
     """`codes` without duplicates, keeping first occurrences; code that differs only in whitespace or
     comments (same `ast.dump`) counts as a duplicate."""

@@ -1,8 +1,11 @@
 """The prompt templates (Jinja2, shipped as package data) and the one renderer every stage uses.
 
-Templates: `system.j2` (the designer's role), `designer.j2` (the task, the environment and the contract),
-`feedback.j2` (what the last iteration taught), `repair.j2` (a rejected attempt's findings), `critic.j2`
-(the semantic review), `analyzer.j2` (the optional LLM summary of a training run).
+Templates: `system.j2` (the designer's role, the contract and shaping guidance), `designer.j2` (the
+environment, the task with its success condition and fitness unit), `feedback.j2` (what the last iteration
+taught: the best's analysis, other candidates as diffs, the history), `reflection.j2` (what each signal
+means and what to do about it), `repair.j2` (a rejected attempt's findings), `critic.j2` (the semantic
+review, with the smoke run's values), `analyzer.j2` (the optional LLM summary of a training run, with the
+code and the environment).
 """
 
 from __future__ import annotations

@@ -1,0 +1,74 @@
+"""The `prompt` verb: print the exact designer messages a run would send, with their token counts, before
+anyone pays for them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from rewardsmith.cli import app, console
+from rewardsmith.cli.core import TaskArg
+
+
+def count_tokens(model: str, messages: list[dict[str, str]]) -> list[int]:
+    """Tokens of each message with litellm's tokenizer for `model` (its default one for unknown names)."""
+    from rewardsmith.llm.litellm_model import _import_litellm
+
+    litellm = _import_litellm()
+    return [int(litellm.token_counter(model=model, messages=[m])) for m in messages]
+
+
+def designer_messages(task: str, run_dir: Path | None) -> tuple[list[dict[str, str]], str]:
+    """The designer's messages for iteration 1 of `task`, or for the iteration after the last one of `run_dir`
+    (its best candidate, feedback, other candidates and history); and which iteration that is."""
+    from rewardsmith.errors import RunFolderError
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.search.selection import best_record
+    from rewardsmith.stages.designer import Designer
+    from rewardsmith.stages.env_description import describe
+    from rewardsmith.stages.history import prompt_inputs
+    from rewardsmith.task import load_task
+
+    if run_dir is None:
+        spec = load_task(task)
+        return Designer(None, spec, describe(spec)).prompt(), "iteration 1"
+    if not (Path(run_dir) / "run.json").is_file():
+        raise RunFolderError(f"{run_dir}: not a run folder (no run.json)")
+    folder = RunFolder(Path(run_dir))
+    spec = folder.spec()
+    if task not in (spec.name, str(spec.source)) and load_task(task).name != spec.name:
+        raise RunFolderError(f"{run_dir} is a run of task '{spec.name}', not '{task}'")
+    records = folder.candidates()
+    iteration = max((r.iteration for r in records), default=0) + 1
+    best = best_record(records, before=iteration)
+    if best is None:
+        raise RunFolderError(f"{run_dir}: no trained candidate yet, so there is no feedback to show")
+    designer = Designer(None, spec, describe(spec))
+    return designer.prompt(**prompt_inputs(folder, iteration, best)), f"iteration {iteration}"
+
+
+@app.command()
+def prompt(
+    task: str = TaskArg,
+    iteration_2_from: Path | None = typer.Option(
+        None,
+        "--iteration-2-from",
+        help="A run folder: show the next iteration's prompt, built from that run's candidates and analyses.",
+    ),
+    model: str = typer.Option("gpt-4o", help="Count tokens with this model's tokenizer."),
+    as_json: bool = typer.Option(False, "--json", help="Print the messages and token counts as JSON."),
+) -> None:
+    """Print the exact designer messages that would be sent for TASK, with their token counts (nothing is sent)."""
+    messages, which = designer_messages(task, iteration_2_from)
+    tokens = count_tokens(model, messages)
+    if as_json:
+        typer.echo(
+            json.dumps({"iteration": which, "messages": messages, "tokens": tokens, "total_tokens": sum(tokens)})
+        )
+        return
+    for message, n in zip(messages, tokens, strict=True):
+        console.rule(f"{message['role']} ({n:,} tokens)")
+        console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
+    console.rule(f"{which}: {len(messages)} messages, {sum(tokens):,} tokens ({model} tokenizer)")

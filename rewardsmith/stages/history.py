@@ -1,0 +1,152 @@
+"""What the designer is shown of earlier iterations, read from a run folder.
+
+ICPL and REvolve show several rewards with their scores, not only the best: here the best candidate
+(its code, its analysis feedback and the model's own reply that produced it), the top and bottom trained
+candidates as unified diffs against the best with their fitness and component statistics, and one history
+row per candidate tried. Used by the search loop and by `rewardsmith prompt --iteration-2-from`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from rewardsmith.errors import ExtractionError
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.stages.designer import Best, HistoryRow, Neighbour, is_duplicate
+from rewardsmith.stages.extract import extract_reward_code
+
+HEADER = "# rewardsmith candidate"
+TOP, BOTTOM = 2, 1
+DIFF_LINES = 40
+
+
+def strip_header(code: str) -> str:
+    """A reward file without the header comment the loop adds."""
+    lines = code.splitlines()
+    while lines and (lines[0].startswith(HEADER) or not lines[0].strip()):
+        lines.pop(0)
+    return "\n".join(lines).strip()
+
+
+def candidate_code(folder: RunFolder, record: CandidateRecord) -> str:
+    """The trained reward code of a candidate, without the loop's header."""
+    return strip_header((folder.cand_dir(record.iteration, record.index) / "reward.py").read_text(encoding="utf-8"))
+
+
+def best_reply(folder: RunFolder, code: str) -> str | None:
+    """The last designer reply on record (`llm/NNNN_designer.json`) whose code is `code`."""
+    logs = sorted((folder.path / "llm").glob("*_designer.json"), reverse=True)
+    for path in logs:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            text = record.get("response")
+            if isinstance(text, str) and is_duplicate(extract_reward_code(text), [code]):
+                return text
+        except (OSError, ValueError, ExtractionError, SyntaxError):
+            continue
+    return None
+
+
+def best_for_prompt(folder: RunFolder, record: CandidateRecord | None) -> Best | None:
+    """The best candidate as the designer sees it: its code, its analysis feedback and its reply."""
+    if record is None:
+        return None
+    analysis = folder.analysis(record) or {}
+    code = candidate_code(folder, record)
+    return Best(
+        record.id,
+        code,
+        record.fitness or 0.0,
+        record.success_rate,
+        analysis.get("feedback") or "(no analysis was recorded)",
+        best_reply(folder, code),
+    )
+
+
+def history(folder: RunFolder, iteration: int) -> list[HistoryRow]:
+    """One row per candidate of the earlier iterations: what was tried and how it scored."""
+    rows = []
+    for r in folder.candidates():
+        if r.iteration >= iteration:
+            continue
+        analysis = folder.analysis(r) or {}
+        flags = (
+            ", ".join(f.get("code", "?") for f in analysis.get("flags", []))
+            if r.status == "trained"
+            else " ".join(r.reason.split())[:120]
+        )
+        rows.append(
+            HistoryRow(
+                r.id,
+                r.parent,
+                r.status,
+                "-" if r.fitness is None else f"{r.fitness:.4g}",
+                "-" if r.success_rate is None else f"{r.success_rate:.2f}",
+                flags or "-",
+            )
+        )
+    return rows
+
+
+def component_summary(analysis: dict[str, Any]) -> str:
+    """`name mean M per step P` for each component of an analysis, on one line."""
+    parts = []
+    for name, c in (analysis.get("components") or {}).items():
+        per_step = c.get("per_step_mean")
+        step = f", per step {per_step:.3g}" if isinstance(per_step, (int, float)) else ""
+        parts.append(f"{name} episode sum mean {c.get('mean', 0):.3g}{step}")
+    return "; ".join(parts) or "(no component data)"
+
+
+def neighbours(folder: RunFolder, iteration: int, best: CandidateRecord | None) -> list[Neighbour]:
+    """The top and bottom trained candidates of earlier iterations (not the best), as diffs against the best."""
+    if best is None:
+        return []
+    trained = sorted(
+        (r for r in folder.candidates() if r.iteration < iteration and r.status == "trained" and r.id != best.id),
+        key=lambda r: r.fitness if r.fitness is not None else float("-inf"),
+        reverse=True,
+    )
+    bottom = trained[-BOTTOM:] if len(trained) > 1 else []
+    picks = [("top", r) for r in trained[:TOP] if r not in bottom] + [("bottom", r) for r in bottom]
+    best_code = candidate_code(folder, best).splitlines()
+    shown = []
+    for rank, r in picks:
+        diff = list(
+            difflib.unified_diff(
+                best_code,
+                candidate_code(folder, r).splitlines(),
+                f"best {best.id}",
+                f"candidate {r.id}",
+                n=1,
+                lineterm="",
+            )
+        )
+        if len(diff) > DIFF_LINES:
+            diff = diff[:DIFF_LINES] + [f"... ({len(diff) - DIFF_LINES} more diff lines)"]
+        shown.append(
+            Neighbour(
+                r.id,
+                rank,
+                r.fitness or 0.0,
+                r.success_rate,
+                "\n".join(diff) or "(same code as the best)",
+                component_summary(folder.analysis(r) or {}),
+            )
+        )
+    return shown
+
+
+def prompt_inputs(
+    folder: RunFolder, iteration: int, best: CandidateRecord | None, *, best_only: bool = False
+) -> dict[str, Any]:
+    """Keyword arguments of `Designer.prompt` for an iteration: best, history and neighbours (`best_only`:
+    Eureka's context, the best candidate alone)."""
+    return {
+        "best": best_for_prompt(folder, best),
+        "history": [] if best_only else history(folder, iteration),
+        "neighbours": [] if best_only else neighbours(folder, iteration, best),
+    }

@@ -1,0 +1,245 @@
+"""Golden prompts: the exact text every model call would receive, checked in under tests/golden/.
+
+A change to what the model sees shows as a diff of these files in review. Rewrite them with
+`REWARDSMITH_REWRITE_GOLDEN=1 pytest tests/test_prompts.py` and read the diff before committing.
+Iteration 2 is built from a planted run folder: three trained candidates whose analyses come from
+`analyze` on planted training metrics, evaluation episodes and a recorded trajectory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from rewardsmith.cli import app
+from rewardsmith.config import RunConfig
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.stages.analyzer import analyze, analyzer_messages
+from rewardsmith.stages.critic import critic_messages
+from rewardsmith.stages.designer import Designer
+from rewardsmith.stages.env_description import describe
+from rewardsmith.stages.history import prompt_inputs
+from rewardsmith.task import load_task, make_env
+from rewardsmith.workers.trajectories import TrajectoryRecorder
+
+GOLDEN = Path(__file__).parent / "golden"
+REWRITE = os.environ.get("REWARDSMITH_REWRITE_GOLDEN") == "1"
+TASKS = ("hopper-hop", "hopper-backflip")
+
+REWARDS = {
+    "hopper-hop": [
+        '''import numpy as np
+
+SPEED_SCALE = 1.0
+
+
+def compute_reward(state, action, next_state):
+    components = {
+        "forward": SPEED_SCALE * float(next_state.body("torso").linvel[0]),
+        "alive": 1.0,
+        "effort": -0.001 * float(np.sum(np.square(action))),
+    }
+    return sum(components.values()), components
+''',
+        '''import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    components = {
+        "forward": float(next_state.body("torso").linvel[0]),
+        "effort": -0.01 * float(np.sum(np.square(action))),
+    }
+    return sum(components.values()), components
+''',
+        '''def compute_reward(state, action, next_state):
+    components = {"height": float(next_state.body("torso").pos[2])}
+    return sum(components.values()), components
+''',
+    ],
+    "hopper-backflip": [
+        '''import numpy as np
+
+SPIN_SCALE = 0.1
+HEIGHT_TEMP = 0.3
+
+
+def compute_reward(state, action, next_state):
+    pitch_rate = -float(next_state.joint("rooty").qvel)  # a backward rotation makes rooty decrease
+    components = {
+        "backward_spin": SPIN_SCALE * float(np.clip(pitch_rate, -10, 10)),
+        "height": float(np.exp(-max(0.0, 1.25 - next_state.body("torso").pos[2]) / HEIGHT_TEMP)),
+        "effort": -0.001 * float(np.sum(np.square(action))),
+    }
+    return sum(components.values()), components
+''',
+        '''import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    components = {
+        "spin": 0.1 * float(np.clip(next_state.joint("rooty").qvel, -10, 10)),
+        "height": float(next_state.body("torso").pos[2]),
+    }
+    return sum(components.values()), components
+''',
+        '''def compute_reward(state, action, next_state):
+    components = {"height": float(next_state.body("torso").pos[2])}
+    return sum(components.values()), components
+''',
+    ],
+}
+FITNESS = (0.62, 0.35, 0.05)
+
+
+def render_messages(messages: list[dict[str, str]]) -> str:
+    """Messages as a readable file: a header line per message, then its exact content."""
+    return "".join(f"=== {m['role']} ===\n{m['content'].rstrip()}\n\n" for m in messages)
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if REWRITE:
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.is_file(), f"{path} missing: run with REWARDSMITH_REWRITE_GOLDEN=1 to create it"
+    expected = path.read_text(encoding="utf-8")
+    if text != expected:
+        import difflib
+
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), str(path), "now", n=1))
+        pytest.fail(f"{name} changed; review the diff and rewrite with REWARDSMITH_REWRITE_GOLDEN=1:\n{diff[:6000]}")
+
+
+def record_trajectories(task: str, path: Path, episodes: int = 2, steps: int = 60) -> None:
+    """Deterministic evaluation episodes (fixed seeds, a fixed action pattern) in the trajectories.npz layout."""
+    from rewardsmith.reward.state import schema_for, snapshot
+
+    env = make_env(load_task(task))
+    recorder = TrajectoryRecorder()
+    schema = None
+    for e in range(episodes):
+        obs, _ = env.reset(seed=e)
+        schema = schema or schema_for(env)
+        recorder.start(snapshot(env, obs, schema))
+        for t in range(steps):
+            action = np.full(env.action_space.shape, 0.8 * np.sin(0.2 * t + e), dtype=np.float32)
+            obs, *_ = env.step(action)
+            recorder.step(action, snapshot(env, obs, schema))
+        recorder.finish(FITNESS[0] - 0.4 * e)
+    env.close()
+    recorder.save(path)
+
+
+def plant_candidate(folder: RunFolder, task: str, index: int, code: str, fitness: float) -> CandidateRecord:
+    """A trained candidate: reward.py, training metrics, evaluation episodes, its analysis."""
+    cand = folder.cand_dir(1, index)
+    (cand / "eval").mkdir(parents=True)
+    (cand / "reward.py").write_text(f"# rewardsmith candidate 1.{index}\n\n{code}")
+    names = re.findall(r'"(\w+)": ', code)  # the candidate's own component names
+    metrics = []
+    for i in range(6):
+        parts = {name: (10.0 + 5 * i) / (k + 1) if name != "effort" else -0.5 - 0.1 * i for k, name in enumerate(names)}
+        metrics.append({"kind": "train", "timesteps": 2000 * (i + 1), "ep_len": 100.0 + 40 * i * index,
+                        "components": parts, "episodes": 4})
+    for i in range(4):
+        metrics.append({"kind": "eval", "timesteps": 3000 * (i + 1), "fitness": fitness * (i + 1) / 4,
+                        "return": 30.0 * (i + 1), "ep_len": 120.0 + 50 * i, "success_rate": 0.0, "episodes": 2,
+                        "pairs": [[30.0 * (i + 1) + k, fitness * (i + 1) / 4 + 0.01 * k] for k in range(2)]})
+    (cand / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in metrics))
+    stats = {"torso.x": {"mean": 0.4, "min": 0.0, "max": 0.9, "last": 0.9},
+             "rootx.qpos": {"mean": 0.4, "min": 0.0, "max": 0.9, "last": 0.9},
+             "torso.y": {"mean": 0.0, "min": 0.0, "max": 0.0, "last": 0.0},
+             "rootz.qpos": {"mean": 1.1, "min": 0.6, "max": 1.3, "last": 0.65},
+             "rooty.qpos": {"mean": -0.1, "min": -0.3, "max": 0.1, "last": -0.25}}
+    episodes = [{"episode": 0, "fitness": fitness, "success": False, "length": 1000 if task == "hopper-backflip" else 150,
+                 "termination": "truncated" if task == "hopper-backflip" else "terminated", "state_stats": stats},
+                {"episode": 1, "fitness": fitness - 0.4, "success": False, "length": 500 if task == "hopper-backflip" else 90,
+                 "termination": "truncated" if task == "hopper-backflip" else "terminated", "state_stats": stats}]
+    (cand / "eval" / "eval_episodes.jsonl").write_text("".join(json.dumps(e) + "\n" for e in episodes))
+    (cand / "eval" / "evaluation.json").write_text(json.dumps({
+        "fitness": [e["fitness"] for e in episodes], "success": [False, False], "lengths": [e["length"] for e in episodes],
+        "ends": ["time limit" if e["termination"] == "truncated" else "terminated" for e in episodes],
+        "fitness_mean": fitness, "fitness_se": 0.05, "success_rate": 0.0}))
+    if index == 1:
+        record_trajectories(task, cand / "eval" / "trajectories.npz")
+    record = CandidateRecord(id=f"1.{index}", iteration=1, index=index, status="trained", fitness=fitness,
+                             fitness_se=0.05, episodes=2, success_rate=0.0, timesteps=12000)
+    folder.save_candidate(record)
+    analyze(load_task(task), cand)
+    return record
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    """One planted run folder per task, after iteration 1."""
+    out = {}
+    for task in TASKS:
+        spec = load_task(task)
+        path = tmp_path_factory.mktemp(task)
+        folder = RunFolder.create(path, RunConfig(task=task, model="scripted:none"), spec, "scripted:none")
+        for j, (code, fitness) in enumerate(zip(REWARDS[task], FITNESS, strict=True), 1):
+            plant_candidate(folder, task, j, code, fitness)
+        (path / "llm").mkdir()
+        reply = ("The torso's velocity along +x measures progress; I reward it, keep the hopper alive and "
+                 f"penalise effort.\n\n```python\n{REWARDS[task][0]}```\n")
+        (path / "llm" / "0001_designer.json").write_text(json.dumps({"number": 1, "role": "designer", "response": reply}))
+        out[task] = path
+    return out
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_iteration_1_designer_prompt(task: str) -> None:
+    spec = load_task(task)
+    check_golden(f"{task}.designer-1.txt", render_messages(Designer(None, spec, describe(spec)).prompt()))
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_iteration_2_designer_prompt(task: str, runs: dict[str, Path]) -> None:
+    spec, folder = load_task(task), RunFolder(runs[task])
+    best = folder.candidate(1, 1)
+    messages = Designer(None, spec, describe(spec)).prompt(**prompt_inputs(folder, 2, best))
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[2]["content"].startswith("The torso's velocity")  # the best reply's reasoning, kept
+    feedback = messages[3]["content"]
+    assert "## top: candidate 1.2" in feedback and "## bottom: candidate 1.3" in feedback and "```diff" in feedback
+    assert "best evaluation episode (fitness 0.62)" in feedback and "ended: " in feedback
+    assert "Spearman rho" in feedback and "possible reward hacking" not in feedback
+    check_golden(f"{task}.designer-2.txt", render_messages(messages))
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_critic_and_analyzer_prompts(task: str, runs: dict[str, Path]) -> None:
+    spec = load_task(task)
+    smoke = {"evaluated": 256, "total": {"min": 0.4, "mean": 1.2, "max": 2.5},
+             "components": {"forward": {"min": -0.6, "mean": 0.2, "max": 1.5}, "alive": {"min": 1, "mean": 1, "max": 1}}}
+    critic = critic_messages(spec, REWARDS[task][0], smoke)
+    assert "Success: " in critic[0]["content"] and "forward: -0.6 / 0.2 / 1.5" in critic[0]["content"]
+    check_golden(f"{task}.critic.txt", render_messages(critic))
+    cand = runs[task] / "iter_1" / "cand_1"
+    analysis = json.loads((cand / "analysis.json").read_text())
+    messages = analyzer_messages(spec, REWARDS[task][0], analysis["feedback"])
+    assert "```python" in messages[0]["content"] and "# Environment: Hopper-v5" in messages[0]["content"]
+    check_golden(f"{task}.analyzer.txt", render_messages(messages))
+
+
+def test_prompt_verb_prints_the_messages_with_token_counts(runs: dict[str, Path]) -> None:
+    result = CliRunner().invoke(app, ["prompt", "hopper-backflip", "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)
+    spec = load_task("hopper-backflip")
+    assert shown["messages"] == Designer(None, spec, describe(spec)).prompt()
+    assert shown["iteration"] == "iteration 1" and len(shown["tokens"]) == 2
+    assert shown["total_tokens"] == sum(shown["tokens"]) > 1000
+    second = CliRunner().invoke(app, ["prompt", "hopper-backflip", "--iteration-2-from", str(runs["hopper-backflip"])])
+    assert second.exit_code == 0, second.output
+    assert "iteration 2: 4 messages" in second.stdout and "assistant (" in second.stdout
+    bad = CliRunner().invoke(app, ["prompt", "hopper-hop", "--iteration-2-from", str(runs["hopper-backflip"])])
+    assert bad.exit_code != 0
