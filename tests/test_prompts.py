@@ -243,3 +243,41 @@ def test_prompt_verb_prints_the_messages_with_token_counts(runs: dict[str, Path]
     assert "iteration 2: 4 messages" in second.stdout and "assistant (" in second.stdout
     bad = CliRunner().invoke(app, ["prompt", "hopper-hop", "--iteration-2-from", str(runs["hopper-backflip"])])
     assert bad.exit_code != 0
+
+
+def test_a_reply_cut_off_inside_its_code_is_asked_again_with_twice_the_cap(tmp_path: Path) -> None:
+    from rewardsmith.llm import get_model
+
+    cut = "The plan: reward speed.\n```python\ndef compute_reward(state, action, next_state):\n    speed = float("
+    whole = f"The plan: reward speed.\n```python\n{REWARDS['hopper-hop'][0]}```\n"
+    script = tmp_path / "script.jsonl"
+    script.write_text("".join(json.dumps({"role": "designer", "content": c}) + "\n" for c in (cut, whole)))
+    model = get_model(f"scripted:{script}", run_dir=tmp_path / "run")
+    spec = load_task("hopper-hop")
+    designer = Designer(model, spec, describe(spec), max_tokens=1024)
+    assert designer.max_tokens == 4096  # room for the analysis and the code
+    [design] = designer.sample(designer.prompt(), [0])
+    assert design.code is not None and "SPEED_SCALE" in design.code
+    calls = [json.loads(p.read_text()) for p in sorted((tmp_path / "run" / "llm").glob("*_designer.json"))]
+    assert [c["max_tokens"] for c in calls] == [4096, 8192]
+
+
+@pytest.mark.parametrize(
+    ("task", "expected"),
+    [
+        ("hopper-backflip", 'np.clip(-next_state.joint("rooty").qvel'),
+        ("hopper-hop", 'next_state.body("torso").linvel[0]'),
+        ("reacher-reach", 'next_state.body("fingertip").pos[:2] - next_state.body("target").pos[:2]'),
+        ("inverted-double-pendulum-balance", 'next_state.site("tip").pos[2]'),
+        ("ant-spin", 'next_state.body("torso").angvel[2]'),
+        ("halfcheetah-run-backward", '-float(next_state.body("torso").linvel[0])'),
+    ],
+)
+def test_the_offline_models_example_is_built_from_the_tasks_own_names(task: str, expected: str) -> None:
+    """No cart-pole `hinge`/`slider` example: the built-in model copies names that exist in this env."""
+    from rewardsmith.llm.local import example_for
+
+    spec = load_task(task)
+    example = example_for(Designer(None, spec, describe(spec)).prompt())
+    assert expected in example and '"hinge"' not in example and '"slider"' not in example
+    assert "for this task, with the names of this environment" in example
