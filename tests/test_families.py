@@ -245,3 +245,23 @@ def test_new_task_writes_a_scorable_spec_with_the_envs_names(cli, tmp_path: Path
     assert validate_task(spec, max_steps=30) is not None  # scorable as written: no TaskSpecError
     code, _, err = cli("new-task", "my-task", "--env", env_id, *args, "--folder", tmp_path)
     assert code != 0 and "exists" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["bipedalwalker-walk", "fetch-push"])
+def test_video_of_a_box2d_and_a_dict_observation_env(tmp_path: Path, name: str) -> None:
+    """Box2D renders through its own rgb_array (no frame size); a dict-observation policy gets flat obs."""
+    from stable_baselines3 import PPO, SAC
+
+    from rewardsmith.stages.video import record_video
+
+    spec = load_task(name)
+    env = ApplyReward(make_env(spec), source="native")
+    algo = {"PPO": PPO, "SAC": SAC}[spec.train.algo]
+    model = algo("MlpPolicy", env, seed=0, **({"n_steps": 64, "batch_size": 32} if algo is PPO else {"learning_starts": 10}))
+    model.learn(64)
+    cand = tmp_path / "cand"
+    cand.mkdir()
+    model.save(cand / "model.zip")
+    video = record_video(spec, cand, max_steps=20)
+    assert video is not None and video.stat().st_size > 0, (cand / "video" / "worker.log").read_text()

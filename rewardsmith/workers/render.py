@@ -1,7 +1,9 @@
 """The render worker (`video` mode): one deterministic episode of a trained policy, as frames.
 
 The policy in `model.zip` was written by an untrusted worker, and loading it unpickles, so it is only
-ever loaded here, locked down. Builds the plain task env (no reward file) with `render_mode="rgb_array"`,
+ever loaded here, locked down. Builds the plain task env (no reward file) with `render_mode="rgb_array"`
+(MuJoCo envs at the asked frame size; Box2D and classic-control envs at their own; a dict observation is
+flattened for the policy as in training),
 renders one frame (the GL context must exist before lock-down), enters the sandbox, loads the policy,
 rolls out one episode and writes every k-th frame to `frames.npy` (uint8, no pickle). The parent
 (`rewardsmith.stages.video`) validates and encodes them.
@@ -16,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from rewardsmith.errors import RewardsmithError
+from rewardsmith.errors import RewardsmithError, TaskSpecError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.records import FRAMES_FILE, SUMMARY_FILE
 from rewardsmith.task import make_env
@@ -24,6 +26,14 @@ from rewardsmith.workers.job import WorkerJob
 
 MAX_FRAMES = 300
 RENDER_ERROR = "render:"
+
+
+def _policy_obs(env, obs):
+    """What the policy was trained on: a dict observation flattened, as `ApplyReward` gives it."""
+    import gymnasium as gym
+
+    space = env.observation_space
+    return gym.spaces.flatten(space, obs) if isinstance(space, gym.spaces.Dict) else obs
 
 
 def run_video_job(job: WorkerJob) -> dict[str, Any]:
@@ -41,9 +51,12 @@ def run_video_job(job: WorkerJob) -> dict[str, Any]:
     opts = job.options
     steps, every = int(opts.get("max_steps", MAX_FRAMES)), max(1, int(opts.get("every", 2)))
     try:
-        env = make_env(
-            spec, render_mode="rgb_array", width=int(opts.get("width", 320)), height=int(opts.get("height", 240))
-        )
+        try:  # MuJoCo envs take a frame size; others (Box2D, classic control) render at their own through rgb_array
+            env = make_env(
+                spec, render_mode="rgb_array", width=int(opts.get("width", 320)), height=int(opts.get("height", 240))
+            )
+        except TaskSpecError:
+            env = make_env(spec, render_mode="rgb_array")
         obs, _ = env.reset(seed=job.seed)
         first = env.render()
     except Exception as e:  # noqa: BLE001 - any GL failure means "try another backend"
@@ -55,7 +68,7 @@ def run_video_job(job: WorkerJob) -> dict[str, Any]:
     model = algo.load(Path(opts["model_path"]), device="cpu")
     frames, total, length = [np.asarray(first, dtype=np.uint8)], 0.0, 0
     for step in range(1, steps + 1):
-        action, _ = model.predict(obs, deterministic=True)
+        action, _ = model.predict(_policy_obs(env, obs), deterministic=True)
         obs, reward, terminated, truncated, _ = env.step(action)
         total, length = total + float(reward), step
         if step % every == 0:
