@@ -2,6 +2,20 @@
 
 This module only reads and statically checks reward files, and validates what a loaded reward returns.
 Generated code is executed only inside sandboxed workers (`rewardsmith.workers.main`), never here.
+
+What a reward may read (`rewardsmith.reward.state.State`, read-only; `state` before the step, `next_state` after):
+- every env: `obs` (the flat observation), `dt` (the control period in s: the env's `dt`/`tau`, a Box2D
+  env's 1/FPS, or 1.0 where the dynamics have no time unit, as the description says), `time`;
+- goal-conditioned envs (dict observations): `obs` is the `observation` part, `goal` the desired goal,
+  `achieved_goal` the achieved one, `parts` every part by name (None / empty elsewhere);
+- MuJoCo envs: `qpos`, `qvel`; `body(name)` (.pos, .quat, .xmat, .linvel, .angvel), `joint(name)` (.qpos,
+  .qvel), `site(name)` (.pos, .xmat), `names`;
+- contacts (MuJoCo): `contacts()` -> tuple of `Contact(geom1, geom2, body1, body2, force, pos)` with the
+  normal force in N from the step's last physics substep; `touching(a, b=None)` -> bool and
+  `contact_force(a, b=None)` -> N summed, by geom or body name (b=None: against anything). An unknown
+  name raises KeyError listing the known ones.
+Never available to a reward: the env object, its own reward, its `info`. Trusted scorers additionally get
+the unwrapped env through `EpisodeScorer.env` (see `rewardsmith.reward.fitness`).
 """
 
 from __future__ import annotations
