@@ -21,13 +21,13 @@ from rewardsmith.config import RunConfig
 from rewardsmith.files import append_jsonl, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.selection import best_record
 from rewardsmith.search.loop import HEADER
+from rewardsmith.search.selection import best_record
+from rewardsmith.search.training import train_and_evaluate
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import CriticFinding, CriticReport, static_findings
 from rewardsmith.task import ENVS_DIR, read_task
-from rewardsmith.workers.job import WorkerJob
-from rewardsmith.workers.run import run_job
+from rewardsmith.workers.executor import LocalExecutor
 
 TASK = "halfcheetah-run"
 PLANTED_FLAG = {"code": "no-progress", "message": "fitness never rose above its first evaluation (planted by the fixture)"}
@@ -104,11 +104,17 @@ def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str,
     if not (train and report.accepted):
         return
     folder.event("training_started", candidate=cid, timesteps=1024)
-    result = run_job(WorkerJob(task_path=folder.path / "task.toml", reward_path=cand / "reward.py", out_dir=cand,
-                               timesteps=1024, seed=iteration))
-    assert result.ok, result.error
-    record = record.model_copy(update={"status": "trained", "fitness": result.summary["fitness"],
-                                       "success_rate": result.summary["success_rate"], "wall_s": result.wall_s})
+    executor = LocalExecutor(1)
+    try:  # trained by the training worker, measured by the evaluation worker, as the loop does
+        result, evaluation = train_and_evaluate(folder.path / "task.toml", cand / "reward.py", cand, timesteps=1024,
+                                                seed=iteration, eval_episodes=spec.train.eval_episodes,
+                                                executor=executor)
+    finally:
+        executor.shutdown()
+    assert result.ok and evaluation is not None, result.error
+    record = record.model_copy(update={"status": "trained", "fitness": evaluation.fitness_mean,
+                                       "fitness_se": evaluation.fitness_se, "episodes": len(evaluation.fitness),
+                                       "success_rate": evaluation.success_rate, "wall_s": result.wall_s})
     folder.save_candidate(record)
     folder.event("training_done", candidate=cid, status="trained", fitness=record.fitness,
                  success_rate=record.success_rate, error=None)

@@ -11,7 +11,6 @@ Each group of verbs lives in its own module and registers itself on `app`. Error
 - `review`: runs, review, report, export.
 - `logs`: browse a run's LLM prompts and responses.
 - `evaluate`: play a saved policy, scored by the task's trusted fitness.
-- `prompt`: print the exact designer messages that would be sent, with their token counts.
 
 Help text is plain (wrapped, never cut) when stdout is not a wide terminal.
 """
@@ -83,8 +82,9 @@ from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `
     batch,  # noqa: F401  (registers `batch`)
     check,  # noqa: F401  (registers `check`)
     core,  # noqa: F401  (registers the verbs)
+    evaluate,  # noqa: F401  (registers `evaluate`)
+    logs,  # noqa: F401  (registers `logs`)
     new_task,  # noqa: F401  (registers `new-task`)
-    prompt,  # noqa: F401  (registers `prompt`)
     review,  # noqa: F401  (registers `runs`, `review`, `report`, `export`)
     run,  # noqa: F401  (registers `run` and `resume`)
 )

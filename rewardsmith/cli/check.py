@@ -18,7 +18,9 @@ from rewardsmith.formatting import cell, inert, plural
 def check(
     task: str = TaskArg,
     reward: Path = typer.Argument(..., help="The reward file to check (defines compute_reward)."),
-    as_json: bool = typer.Option(False, "--json", help='Print only {"accepted": bool, "findings": [...]} as JSON.'),
+    as_json: bool = typer.Option(
+        False, "--json", help='Print only {"accepted": bool, "findings": [finding, ]} as JSON (same exit codes).'
+    ),
     timeout: float = typer.Option(120.0, min=1, help="Seconds before the smoke worker is killed."),
     out: Path | None = typer.Option(
         None, help="Folder to keep the critic's files in (default: a temporary folder, removed)."
@@ -28,7 +30,7 @@ def check(
 
     Exit 0 when accepted, 1 when rejected (a table of findings), 2 when the input is unusable (no such file, a
     folder, a syntax error, no `compute_reward(state, action, next_state)`, a bad task): one line on stderr
-    (and with --json, {"accepted": false, "error": ...} on stdout).
+    (and with --json, {"accepted": false, "error": "<reason>"} on stdout).
     """
     from rewardsmith.errors import RewardsmithError
     from rewardsmith.stages.critic import critique
@@ -37,9 +39,9 @@ def check(
     try:
         spec = load_task(task)
         make_env(spec).close()  # an env that cannot be built is unusable input, before any folder is made
+        make_scorer(spec)  # so is a misspelt scorer class or argument
         usable_reward_file(reward)
     except RewardsmithError as e:
-        make_scorer(spec)  # so is a misspelt scorer class or argument
         if as_json:
             typer.echo(json.dumps({"accepted": False, "error": str(e)}))
         raise

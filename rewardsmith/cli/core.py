@@ -259,10 +259,17 @@ def baseline(
 @app.command()
 def doctor() -> None:
     """Show which sandbox layers this machine allows."""
-    from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, doctor_rows
+    import re
+
+    from rewardsmith.sandbox.lockdown import SandboxSettings
+    from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, PROBE_MEMORY_MB, doctor_rows
 
     table = Table("layer", "available", "detail", title="sandbox layers on this machine")
+    table.columns[0].no_wrap = True
+    workers_as = SandboxSettings().memory_mb
     for layer, ok, detail in doctor_rows():
+        if layer == "rlimits":  # the probe tests a small limit; say the one workers get, as run.json records it
+            detail = re.sub(r"as=\d+MiB", f"as={workers_as}MiB (probed with {PROBE_MEMORY_MB}MiB)", detail, count=1)
         table.add_row(layer, "[green]yes[/]" if ok else "[red]no[/]", inert(detail))
     console.print(table)
     console.print(f"default minimum (sandbox.minimum): {', '.join(DEFAULT_MINIMUM)}")

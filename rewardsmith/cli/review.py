@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -12,14 +13,20 @@ RunDirArg = typer.Argument(..., help="A run folder (runs/<task>/<stamp>/).")
 
 
 @app.command()
-def runs(folder: Path = typer.Argument(Path("runs"), help="Folder to search for runs and batches.")) -> None:
-    """List runs: task, model, status, best fitness, iterations, cost and start time."""
+def runs(
+    folder: Path = typer.Argument(Path("runs"), help="Folder to search for runs and batches."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON list of runs (for scripts) instead of tables."),
+) -> None:
+    """List runs: status, result (the final retraining, mean ± std over seeds), best candidate, cost."""
     from rewardsmith.run_folder.index import list_runs
-    from rewardsmith.views.tables import RunsTable
+    from rewardsmith.views.tables import RunsTable, runs_json
 
     rows = list_runs(folder)
+    if as_json:
+        typer.echo(json.dumps(runs_json(rows), indent=2))
+        return
     if not rows:
-        console.print(f"no runs under {folder} (start one with `rewardsmith run TASK`)")
+        console.print(f"no runs under {folder} (start one with `rewardsmith run TASK`)", highlight=False)
         return
     for batch in sorted({r.batch for r in rows if r.batch}):
         console.print(RunsTable([r for r in rows if r.batch == batch], f"batch {batch}"))

@@ -147,6 +147,7 @@ class RewardWrapper(ApplyReward):
 
     The file is checked by the same AST gate rewardsmith uses and run in this process, so only use it
     on a reward you have reviewed (rewardsmith itself only runs generated code in sandboxed workers).
+    Each step's `info["reward_components"]` holds the reward's components for that step (name -> float).
     """
 
     def __init__(self, env: gym.Env, reward_path: str | Path) -> None:
@@ -154,4 +155,17 @@ class RewardWrapper(ApplyReward):
         from rewardsmith.sandbox.policy import load_reward
 
         source = require_static_ok(Path(reward_path))
-        super().__init__(env, reward_fn=load_reward(source, filename=str(reward_path)))
+        reward_fn = load_reward(source, filename=str(reward_path))
+        self._components: dict = {}
+
+        def recording(state, action, next_state):
+            result = reward_fn(state, action, next_state)
+            self._components = result[1] if type(result) is tuple and len(result) == 2 else {}
+            return result
+
+        super().__init__(env, reward_fn=recording)
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        info["reward_components"] = {str(k): float(v) for k, v in self._components.items()}  # validated by step
+        return obs, reward, terminated, truncated, info

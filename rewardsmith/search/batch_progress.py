@@ -11,12 +11,12 @@ from __future__ import annotations
 import threading
 from typing import Any, Protocol
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from rewardsmith.formatting import cell, inert
+from rewardsmith.formatting import cell, inert, mean_pm
 from rewardsmith.search.progress import PlainProgress, Progress, describe_state, describe_status
 
 
@@ -150,43 +150,49 @@ def make_batch_progress(names: list[str], console: Console | None = None) -> Bat
     return BatchLive(names, console) if console.is_terminal else BatchPlain(console)
 
 
-def summary_table(summary: dict[str, Any]) -> Table:
-    """The batch table of summary.json: one row per task, then the totals."""
+def summary_table(summary: dict[str, Any]) -> Group:
+    """The batch table of summary.json: one row per task (its result is the final retraining, mean ± std over
+    seeds; "search" is the best candidate's search fitness), the totals, then each task's run folder or error on
+    a whole line of its own (paths are never cut)."""
     table = Table(
         "task",
         "status",
+        "result (final)",
         "best",
-        "fitness",
-        "final fitness",
+        "search fitness",
         "success",
         "human-norm",
         "tokens",
         "cost $",
         "wall s",
-        "run / error",
         title=f"batch {summary.get('batch_id', '?')}: {summary.get('status', '?')}",
     )
+    table.columns[0].no_wrap = True
+    where = Text()
     for r in summary.get("tasks", []):
         final = (
             "-"
             if r.get("final_fitness_mean") is None
-            else f"{r['final_fitness_mean']:.4g} ± {r.get('final_fitness_std') or 0.0:.2g}"
+            else mean_pm(r["final_fitness_mean"], r.get("final_fitness_std"), int(r.get("final_seeds") or 0))
+            if r.get("final_seeds")
+            else f"{cell(r['final_fitness_mean'])} ± {cell(r.get('final_fitness_std') or 0.0, 2)} std"
         )
         success = r.get("final_success_mean") if r.get("final_success_mean") is not None else r.get("best_success_rate")
         note = r.get("run_dir") if r.get("status") == "finished" else (r.get("error") or r.get("run_dir") or "")
         table.add_row(
             r["task"],
             r["status"],
+            final,
             cell(r.get("best_candidate")),
             cell(r.get("best_fitness")),
-            final,
             cell(success),
             cell(r.get("human_normalized")),
             f"{r.get('tokens') or 0:,}",
             f"{r.get('cost_usd') or 0.0:.4f}",
             cell(r.get("wall_s")),
-            inert(str(note)[:70]),
         )
+        if note:
+            where.append(f"{r['task']}: ", style="bold").append(inert(str(note), markup=False) + "\n")
     totals = summary.get("totals", {})
     table.add_section()
     table.add_row(
@@ -200,6 +206,5 @@ def summary_table(summary: dict[str, Any]) -> Table:
         f"{totals.get('tokens', 0):,}",
         f"{totals.get('cost_usd', 0.0):.4f}",
         cell(summary.get("wall_s")),
-        "",
     )
-    return table
+    return Group(table, where)

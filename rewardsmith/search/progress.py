@@ -21,7 +21,8 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from rewardsmith.formatting import cell, inert
+from rewardsmith.files import read_json
+from rewardsmith.formatting import cell, final_result, inert, plural
 from rewardsmith.run_folder.folder import RunFolder
 
 
@@ -39,10 +40,41 @@ class Progress(Protocol):
     def stop(self) -> None: ...
 
 
+def clock(seconds: float) -> str:
+    """`45s`, `3m05s`, `1h02m`."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+class Eta:
+    """Time left per progress key from the rate since its first report (restarted when `done` goes back)."""
+
+    def __init__(self) -> None:
+        self._start: dict[str, tuple[float, float]] = {}
+
+    def __call__(self, key: str, done: float, total: float) -> float | None:
+        now = time.monotonic()
+        start = self._start.get(key)
+        if start is None or done < start[1]:
+            self._start[key] = (now, done)
+            return None
+        elapsed, progressed = now - start[0], done - start[1]
+        if progressed <= 0 or elapsed < 1:
+            return None
+        return (total - done) * elapsed / progressed
+
+
 def describe_state(state: str, fields: dict[str, Any]) -> str:
-    """A candidate's state in words: `training 40%`, `rejected: <reason>`, `trained: fitness 0.31`."""
+    """A candidate's state in words: `training 40% (ETA 1m20s)`, `rejected: <reason>`, `trained: fitness 0.31`."""
     if state == "training" and fields.get("total"):
-        return f"training {100 * fields.get('done', 0) / fields['total']:.0f}%"
+        eta = fields.get("eta")
+        return f"training {min(100.0, 100 * fields.get('done', 0) / fields['total']):.0f}%" + (
+            f" (ETA {clock(eta)})" if eta is not None else ""
+        )
     if fields.get("reason"):
         return f"{state}: {inert(fields['reason'], markup=False)}"
     if fields.get("fitness") is not None:
@@ -67,6 +99,7 @@ class PlainProgress:
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(highlight=False)
         self._lock = threading.Lock()
+        self._eta = Eta()
         self._last: dict[str, str] = {}
         self._status: dict[str, Any] = {}
 
@@ -76,7 +109,15 @@ class PlainProgress:
 
     def update(self, candidate_id: str, state: str, **fields: Any) -> None:
         if state == "training" and fields.get("total"):
-            fields = {**fields, "done": fields.get("done", 0) // (fields["total"] / 4) * (fields["total"] / 4)}
+            quarter = fields.get("done", 0) // (fields["total"] / 4) * (fields["total"] / 4)
+            line = describe_state(state, {**fields, "done": quarter})
+            with self._lock:
+                if self._last.get(candidate_id) == line:
+                    return
+                self._last[candidate_id] = line
+                eta = self._eta(candidate_id, fields.get("done", 0), fields["total"])
+                self._print(f"{candidate_id} " + describe_state(state, {**fields, "done": quarter, "eta": eta}))
+            return
         line = describe_state(state, fields)
         with self._lock:
             if self._last.get(candidate_id) == line:
@@ -108,6 +149,7 @@ class LiveProgress:
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console()
         self._lock = threading.Lock()
+        self._eta = Eta()
         self._rows: dict[str, str] = {}
         self._status: dict[str, Any] = {}
         self._live = Live(
@@ -123,6 +165,8 @@ class LiveProgress:
 
     def update(self, candidate_id: str, state: str, **fields: Any) -> None:
         with self._lock:
+            if state == "training" and fields.get("total"):
+                fields = {**fields, "eta": self._eta(candidate_id, fields.get("done", 0), fields["total"])}
             self._rows[candidate_id] = describe_state(state, fields)
 
     def status(self, **fields: Any) -> None:
@@ -145,6 +189,17 @@ def make_progress(console: Console | None = None) -> Progress:
     return LiveProgress(console) if console.is_terminal else PlainProgress(console)
 
 
+def replayed_calls(folder: RunFolder) -> tuple[int, int]:
+    """Calls answered from a cache in this run, and their tokens (counted once, when first paid)."""
+    calls = tokens = 0
+    for path in sorted((folder.path / "llm").glob("[0-9]*_*.json")):
+        call = read_json(path)
+        if isinstance(call, dict) and call.get("cached") and call.get("response") is not None:
+            calls += 1
+            tokens += int(call.get("prompt_tokens") or 0) + int(call.get("completion_tokens") or 0)
+    return calls, tokens
+
+
 def result_tables(folder: RunFolder) -> list[Table | Text]:
     """The end-of-run view: a table of candidates, their flags or rejection reasons, then the run overall."""
     from rewardsmith.search.baselines import load_cached, normalized_score
@@ -155,7 +210,7 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     per = Table(
         title=f"{spec.name}: candidates", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True
     )
-    for header in ("id", "from", "status", "fitness", "success", "h-norm", "fixes", "tokens", "$", "wall s"):
+    for header in ("id", "from", "status", "search fitness", "success", "h-norm", "fixes", "tokens", "$", "wall s"):
         per.add_column(header, no_wrap=True, min_width=len(header))
     notes = Text()
     for r in folder.candidates():
@@ -178,22 +233,25 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
             notes.append(f"{r.id}: {text}\n", style="red" if r.status != "trained" else "")
     final = summary.get("final") or {}
     overall = Table("run", "", title=f"{spec.name}: run", show_header=False)
+    overall.columns[0].no_wrap = True
+    replayed, replayed_tokens = replayed_calls(folder)
     rows = {
+        "result": f"{final_result(final)} — final retraining of {final.get('candidate', '?')} "
+        f"({final.get('timesteps', 0):,} steps; trusted fitness), success {cell(final.get('success_mean'))}"
+        if final_result(final)
+        else "- (no final retraining)",
         "status": summary.get("status", folder.status()),
-        "best candidate": f"{cell(summary.get('best_candidate'))}: fitness {cell(summary.get('best_fitness'))}, "
-        f"success {cell(summary.get('best_success_rate'))}",
+        "best candidate": f"{cell(summary.get('best_candidate'))}: search fitness {cell(summary.get('best_fitness'))} "
+        f"(one seed, search budget), success {cell(summary.get('best_success_rate'))}",
         "selection": describe_selection(summary.get("selection")),
-        "final retraining": f"fitness {final['fitness_mean']:.4g} ± {final['fitness_std']:.2g} over "
-        f"{len(final['seeds'])} seeds ({final['timesteps']:,} steps), success "
-        f"{cell(final.get('success_mean'))}"
-        if final
-        else "-",
         "human-normalised": cell(summary.get("human_normalized")),
-        "candidates": f"{summary.get('candidates', 0)} in {summary.get('iterations', 0)} iterations: "
+        "candidates": f"{plural(summary.get('candidates', 0), 'candidate')} in "
+        f"{plural(summary.get('iterations', 0), 'iteration')}: "
         f"{summary.get('trained', 0)} trained, {summary.get('rejected', 0)} rejected, "
-        f"{summary.get('failed', 0)} failed, {summary.get('repair_requests', 0)} repair requests",
-        "LLM": f"{summary.get('llm_calls', 0)} calls ({summary.get('cached_calls', 0)} from cache), "
-        f"{summary.get('tokens', 0):,} tokens, ${summary.get('cost_usd', 0.0):.4f}",
+        f"{summary.get('failed', 0)} failed, {plural(summary.get('repair_requests', 0), 'repair request')}",
+        "LLM": f"{plural(summary.get('llm_calls', 0), 'call')}, {summary.get('tokens', 0):,} tokens paid, "
+        f"${summary.get('cost_usd', 0.0):.4f}"
+        + (f"; {replayed} replayed from cache ({replayed_tokens:,} tokens not paid again)" if replayed else ""),
         "wall time": f"{summary.get('wall_s', 0.0):.0f} s",
     }
     if summary.get("error"):

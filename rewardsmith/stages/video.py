@@ -31,6 +31,8 @@ VIDEO_DIR = "video"
 FRAMES_FILE = "frames.npy"
 VIDEO_NAMES = ("video.mp4", "video.gif")
 MAX_FRAMES = 300
+WHOLE_EPISODE_FRAMES = 150
+"""Frames kept from a whole episode by default: every k-th step, so the file and the render time stay small."""
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 RENDER_ERROR = "render:"
 
@@ -55,18 +57,36 @@ def find_video(cand_dir: Path) -> Path | None:
     return next((Path(cand_dir) / n for n in VIDEO_NAMES if (Path(cand_dir) / n).is_file()), None)
 
 
+def episode_limit(spec: TaskSpec) -> int:
+    """The env's time limit in steps (MAX_FRAMES when it has none or cannot be built here)."""
+    from rewardsmith.task import make_env
+
+    try:
+        env = make_env(spec)
+    except Exception:  # noqa: BLE001 - a video is optional; the short default still works
+        return MAX_FRAMES
+    try:
+        return int(getattr(env.spec, "max_episode_steps", None) or MAX_FRAMES)
+    finally:
+        env.close()
+
+
 def record_video(
     spec: TaskSpec,
     cand_dir: Path,
     *,
     executor=None,
     seed: int = 0,
-    max_steps: int = MAX_FRAMES,
-    every: int = 2,
+    max_steps: int | None = None,
+    every: int | None = None,
     width: int = 320,
     height: int = 240,
 ) -> Path | None:
     """Render the policy of a trained candidate folder (its `model.zip`) to `video.mp4` beside it.
+
+    By default the video shows one whole episode (up to the env's time limit), keeping every k-th frame so that
+    about WHOLE_EPISODE_FRAMES frames are rendered and encoded (small file, short render); `max_steps`/`every`
+    override that.
 
     Runs the rollout in a sandboxed worker (through `executor` if given, else directly) and encodes in
     this process. Returns the video path, or None when the folder has no policy or rendering failed
@@ -81,6 +101,10 @@ def record_video(
         return None
     if spec.source is None:
         raise RewardsmithError(f"task '{spec.name}' has no spec file, which a video worker needs")
+    if max_steps is None:
+        max_steps = episode_limit(spec)
+    if every is None:  # a whole episode in about as many frames as the old 300-step clip (rendering dominates)
+        every = max(2, -(-max_steps // WHOLE_EPISODE_FRAMES))
     work = cand_dir / VIDEO_DIR
     result = None
     for gl in gl_backends():
@@ -99,7 +123,7 @@ def record_video(
                 "every": every,
                 "width": width,
                 "height": height,
-                "timeout_s": 120,
+                "timeout_s": 240,
                 "stall_timeout_s": 120,
             },
         )

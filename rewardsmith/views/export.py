@@ -7,13 +7,17 @@ import time
 from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell
-from rewardsmith.views.run_view import read_run
+from rewardsmith.formatting import cell, final_result
+from rewardsmith.views.run_view import RunView, read_run
 
 README = """# Reward for {task}
 
-`reward.py` was written by {model} in rewardsmith run `{run_id}` (candidate {cid}; fitness {fitness},
-success rate {success}). It needs only numpy and math and defines
+`reward.py` was designed by {designer} in rewardsmith run `{run_id}` (candidate {cid}).
+
+- Result: {result}.
+- Search fitness of candidate {cid}: {fitness} (one seed, the search budget), success rate {success}.
+
+It needs only numpy and math and defines
 `compute_reward(state, action, next_state) -> (float, dict[str, float])`.
 
 Train with it through rewardsmith's Gymnasium wrapper, which builds the `state` objects the reward reads:
@@ -33,6 +37,24 @@ The wrapper checks the file with rewardsmith's AST gate and runs it in your proc
 """
 
 
+def designer_words(model: str) -> str:
+    """Who wrote the reward, in words: `the built-in local model (Gemma 3 270M)`, `the model gpt-4o-mini`."""
+    if model == "local":
+        return "the built-in local model (Gemma 3 270M)"
+    if model.startswith("scripted:"):
+        return "a scripted test model"
+    return f"the model {model}"
+
+
+def headline(view: RunView) -> str:
+    """The run's result: the final retraining (mean ± std over seeds, n, steps), or a note that there is none."""
+    final = (view.summary or {}).get("final")
+    text = final_result(final)
+    if text is None or not isinstance(final, dict):
+        return "no final retraining yet (only the search fitness below)"
+    return f"final retraining of {final.get('candidate', '?')}, fitness {text}, {cell(final.get('timesteps'))} steps"
+
+
 def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> Path:
     """Write `to/reward.py` (provenance header + code) and `to/README.md`; returns the reward path."""
     from rewardsmith.search.loop import strip_header
@@ -50,7 +72,8 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> P
         f"model: {view.model}",
         f"run: {view.run_id} ({view.path})",
         f"candidate: {c.id} (iteration {c.iteration}, parent {c.parent or 'none'}, status {c.status})",
-        f"fitness: {cell(c.fitness)}; success rate: {cell(c.success_rate)}",
+        f"result: {headline(view)}",
+        f"search fitness of {c.id}: {cell(c.fitness)} (one seed, search budget); success rate: {cell(c.success_rate)}",
         f"exported: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
         "",
         "compute_reward(state, action, next_state) -> (float, dict[str, float]); numpy and math only.",
@@ -64,7 +87,8 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> P
     (to / "README.md").write_text(
         README.format(
             task=view.task,
-            model=view.model,
+            designer=designer_words(view.model),
+            result=headline(view),
             run_id=view.run_id,
             cid=c.id,
             fitness=cell(c.fitness),

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
+from typing import Any
 
 from rich import box
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -14,9 +16,10 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell
+from rewardsmith.formatting import cell, final_result
 from rewardsmith.run_folder.index import RunRow
 from rewardsmith.views.run_view import CandidateView, RunView
+from rewardsmith.workers.run import read_json_file
 
 STATUS_STYLE = {
     "finished": "green",
@@ -40,76 +43,140 @@ def when(stamp: str) -> str:
     return stamp.replace("T", " ")[:16] if stamp and stamp != "?" else "?"
 
 
-class RunsTable:
-    """One line per run: where, task, model, status, best fitness, iterations, cost, start time.
+def run_result(path: Path) -> str:
+    """A run's headline for listings: the final retraining's fitness (mean ± std over seeds, n), else the best
+    candidate's search fitness, labelled as such, else "-"."""
+    summary = read_json_file(path / "summary.json")
+    summary = summary if isinstance(summary, dict) else {}
+    if headline := final_result(summary.get("final")):
+        return headline
+    best = read_json_file(path / "best" / "candidate.json")
+    fitness = summary.get("best_fitness") if summary.get("best_candidate") else (best or {}).get("fitness")
+    return f"search {cell(fitness, 3)} (no final yet)" if isinstance(fitness, (int, float)) else "-"
 
-    On narrow terminals task, model and start time go on a dim second line under the run's path.
+
+def runs_json(rows: list[RunRow]) -> list[dict[str, Any]]:
+    """`rewardsmith runs --json`: one object per run; `result` is the final retraining (null until there is one),
+    `best_search_fitness` the best candidate's fitness during the search."""
+    out = []
+    for row in rows:
+        summary = read_json_file(row.path / "summary.json")
+        final = (summary or {}).get("final") if isinstance(summary, dict) else None
+        result = None
+        if isinstance(final, dict) and final.get("fitness_mean") is not None:
+            seeds = [x for x in final.get("seeds") or [] if isinstance(x, dict)]
+            result = {
+                "fitness_mean": final["fitness_mean"],
+                "fitness_std": final.get("fitness_std"),
+                "n": sum(x.get("fitness") is not None for x in seeds),
+                "per_seed": [x.get("fitness") for x in seeds],
+                "timesteps": final.get("timesteps"),
+                "candidate": final.get("candidate"),
+                "success_mean": final.get("success_mean"),
+            }
+        out.append(
+            {
+                "path": str(row.path),
+                "name": row.name,
+                "task": row.task,
+                "model": row.model,
+                "status": row.status,
+                "result": result,
+                "best_candidate": row.best_candidate,
+                "best_search_fitness": row.best_fitness,
+                "iterations": row.iterations,
+                "cost_usd": row.cost_usd,
+                "started": row.started,
+                "batch": row.batch,
+            }
+        )
+    return out
+
+
+class RunsTable:
+    """One line per run: where, task, model, status, result, best candidate, iterations, cost, start time.
+
+    The result is the final retraining (mean ± std over seeds, n); a run without one shows its best search
+    fitness, labelled "search". On narrow terminals the run's path gets a line of its own (never cut or
+    split: it is what `review` and `report` take) and task, model and start time a dim line under it.
     """
 
-    WIDE = 120
+    WIDE = 140
 
     def __init__(self, rows: list[RunRow], title: str) -> None:
         self.rows, self.title = rows, title
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        wide = options.max_width >= self.WIDE
+        if options.max_width < self.WIDE:
+            yield from self._lines()
+            return
         table = Table(title=self.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        table.add_column(
-            "run",
-            overflow="fold",
-            min_width=min(60, max((len(r.name) for r in self.rows), default=3)) if wide else None,
-        )
-        if wide:
-            table.add_column("task", no_wrap=True)
-            table.add_column("model", no_wrap=True)
-        for name in ("status", "best", "iter", "cost $", *(["started"] if wide else [])):
+        for name in ("run", "task", "model", "status", "result (final)", "best", "iter", "cost $", "started"):
             table.add_column(name, no_wrap=True)
         for row in self.rows:
-            best = f"{cell(row.best_fitness, 3)} ({row.best_candidate})" if row.best_candidate else "-"
-            first = (
-                Text(row.name)
-                if wide
-                else Text(row.name + "\n").append(f"{row.task} · {row.model} · {when(row.started)}", style="dim")
-            )
-            cells: list[RenderableType] = [
-                first,
-                *([row.task, row.model] if wide else []),
+            table.add_row(
+                row.name,
+                row.task,
+                row.model,
                 styled(row.status),
-                best,
+                run_result(row.path),
+                row.best_candidate or "-",
                 row.iterations,
                 f"{row.cost_usd:.3f}",
-                *([when(row.started)] if wide else []),
-            ]
-            table.add_row(*cells)
+                when(row.started),
+            )
         yield table
+
+    def _lines(self) -> RenderResult:
+        """Narrow: per run, its path alone on a line (whole, even past the edge), then the facts, wrapped."""
+        yield Text(self.title, style="bold")
+        for row in self.rows:
+            yield Text(row.name, style="bold", no_wrap=True, overflow="ignore")
+            facts = Text("  ").append_text(styled(row.status))
+            facts.append(f" · result {run_result(row.path)} · best {row.best_candidate or '-'}")
+            facts.append(f" · iterations {row.iterations} · ${row.cost_usd:.3f}")
+            yield facts
+            yield Text(f"  {row.task} · {row.model} · started {when(row.started)}", style="dim")
 
 
 def run_header(view: RunView) -> Panel:
-    """The run in a few lines: id, task, model, status, progress, cost, best."""
+    """The run in a few lines: the result (final retraining), then id, task, model, status, progress, cost, best."""
     best = view.best
     lines = Text()
     lines.append(f"{view.task}", style="bold").append(f"  {view.run_id}\n")
+    final = (view.summary or {}).get("final")
+    headline = final_result(final)
+    if headline and isinstance(final, dict):
+        lines.append("result ", style="bold").append(f"{headline}", style="bold green")
+        lines.append(
+            f"  (final retraining of {final.get('candidate', '?')}, {cell(final.get('timesteps'))} steps; "
+            "trusted fitness)\n"
+        )
+    else:
+        lines.append("result ", style="bold").append("- (no final retraining yet)\n", style="dim")
     lines.append("status ").append_text(styled(view.status))
     lines.append(f"   model {view.model}   started {when(view.started_at)} UTC\n")
     lines.append(
         f"iterations done {view.iterations_done}/{view.config.get('iterations', '?')}   "
-        f"candidates {len(view.candidates)}   LLM calls {len(view.transcripts)}   "
-        f"tokens {view.tokens:,}   cost ${view.cost_usd:.4f}\n"
+        f"candidates {len(view.candidates)}   LLM calls {len(view.transcripts)}{replayed_note(view)}   "
+        f"tokens paid {view.tokens:,}   cost ${view.cost_usd:.4f}\n"
     )
     if best:
         lines.append(
-            f"best {best.id}: fitness {cell(best.fitness)}, success {cell(best.success_rate)}, "
-            f"human-normalised {cell(view.human_normalized(best.fitness))}"
+            f"best candidate {best.id}: search fitness {cell(best.fitness)} (one seed, search budget), "
+            f"success {cell(best.success_rate)}, human-normalised {cell(view.human_normalized(best.fitness))}"
         )
     else:
         lines.append("no trained candidate yet")
-    final = (view.summary or {}).get("final")
-    if isinstance(final, dict) and final.get("fitness_mean") is not None:
-        lines.append(
-            f"\nfinal retraining: fitness {final['fitness_mean']:.4g} ± {final.get('fitness_std') or 0:.2g} "
-            f"over {len(final.get('seeds') or [])} seeds"
-        )
     return Panel(lines, title=str(view.path), title_align="left", expand=True)
+
+
+def replayed_note(view: RunView) -> str:
+    """`` (2 replayed from cache, 1,234 tokens not paid again)`` when some calls came from a cache."""
+    replayed = [t for t in view.transcripts if t.cached]
+    if not replayed:
+        return ""
+    return f" ({len(replayed)} replayed from cache, {sum(t.tokens for t in replayed):,} tokens not paid again)"
 
 
 class CandidatesTable:
@@ -127,9 +194,11 @@ class CandidatesTable:
         view, best = self.view, self.view.best
         wide = options.max_width >= self.WIDE
         table = Table(title="candidates", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for name in ("id", "parent", "status", "critic", "fitness", "success", "h-norm", "tokens"):
+        for name in ("id", "parent", "status", "critic", "search fitness", "success", "h-norm", "tokens"):
             table.add_column(
-                name, no_wrap=True, justify="right" if name in ("fitness", "success", "h-norm", "tokens") else "left"
+                name,
+                no_wrap=True,
+                justify="right" if name in ("search fitness", "success", "h-norm", "tokens") else "left",
             )
         if wide:
             table.add_column("flags / reason", overflow="fold")
@@ -198,7 +267,7 @@ def candidate_view(view: RunView, cid: str) -> Group:
         ("status", styled(c.status)),
         ("parent", c.parent or "-"),
         ("critic", styled(c.verdict)),
-        ("fitness", cell(c.fitness)),
+        ("search fitness", cell(c.fitness)),
         ("success", cell(c.success_rate)),
         ("human-normalised", cell(view.human_normalized(c.fitness))),
         ("tokens", cell(c.record.tokens if c.record else None)),
@@ -304,5 +373,5 @@ def diff_view(view: RunView, a: str | None, b: str | None) -> Group:
             else ""
         )
         text.append(line, style=style)
-    title = f"{old.id} (fitness {cell(old.fitness)}) → {new.id} (fitness {cell(new.fitness)})"
+    title = f"{old.id} (fitness {cell(old.fitness)}) → {new.id} (fitness {cell(new.fitness)}); search fitness"
     return Group(Panel(text, title=title, title_align="left"), warnings_view(view.warnings))

@@ -1,7 +1,7 @@
 """`rewardsmith report`: one self-contained HTML file per run (`report.html`) or batch (`batch_report.html`).
 
-No network: CSS is inline, plots are inline SVG, code is highlighted by pygments, videos and LLM
-transcripts are linked by paths relative to the report, inside the run folder.
+No network: CSS is inline, plots are inline SVG, code is highlighted by pygments, videos up to 4 MB are embedded
+(base64; a larger one is linked by a path relative to the report, and the page says it needs its run folder).
 
     path, warnings = write_report(Path("runs/hopper-hop/20250101-120000-abc123"))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +14,35 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer, PythonLexer
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell
+from rewardsmith.formatting import cell, final_result
 from rewardsmith.views.report import plots
 from rewardsmith.views.run_view import CandidateView, RunView
 from rewardsmith.views.tables import unified_diff
 
 FORMATTER = HtmlFormatter(cssclass="code", linenos=False)
+MAX_EMBED_BYTES = 4 << 20
+"""A video up to this size is embedded in the page (base64); a larger one is linked, and the page says so."""
+DUPLICATE = re.compile(r"\[dedupe\] same code as candidate (\d+\.\d+)")
+
+
+def duplicate_of(c: CandidateView) -> str | None:
+    """The id of the earlier candidate whose code this rejected one repeated, if that is why it was rejected."""
+    match = DUPLICATE.search(c.note) if c.status == "rejected" else None
+    return match.group(1) if match else None
+
+
+def video_source(view: RunView, c: CandidateView) -> dict[str, Any] | None:
+    """How the page shows a candidate's video: embedded as a data URI when small enough, else a relative link
+    (`embedded` False: the page then needs its run folder beside it)."""
+    if c.video is None:
+        return None
+    relative = str(c.video.relative_to(view.path))
+    size = c.video.stat().st_size
+    mime = "video/mp4" if c.video.suffix == ".mp4" else "image/gif"
+    if size <= MAX_EMBED_BYTES:
+        data = base64.b64encode(c.video.read_bytes()).decode("ascii")
+        return {"src": f"data:{mime};base64,{data}", "file": relative, "embedded": True, "mp4": mime == "video/mp4"}
+    return {"src": relative, "file": relative, "embedded": False, "mp4": mime == "video/mp4", "bytes": size}
 
 
 def _env() -> Environment:
@@ -68,7 +93,8 @@ def candidate_context(view: RunView, c: CandidateView, featured: set[str]) -> di
         "code": code_html(c.code),
         "diff": diff_html(view, c),
         "components": plots.component_plot(c) if c.id in featured else None,
-        "video": str(c.video.relative_to(view.path)) if c.video else None,
+        "video": video_source(view, c),
+        "duplicate_of": duplicate_of(c),
         "feedback": (c.analysis or {}).get("feedback"),
         "llm_summary": (c.analysis or {}).get("llm_summary"),
         "analysis_flags": [f for f in (c.analysis or {}).get("flags") or [] if isinstance(f, dict)],
@@ -91,6 +117,10 @@ def render_run(view: RunView, warnings: list[str]) -> str:
         },
         "best_human": view.human_normalized(best.fitness) if best else None,
         "final": (view.summary or {}).get("final") if isinstance((view.summary or {}).get("final"), dict) else None,
+        "headline": final_result((view.summary or {}).get("final")),
+        "final_curves": plots.final_curves(view.path, (view.summary or {}).get("final")),
+        "empty_iterations": plots.empty_iterations(view),
+        "replayed": [t for t in view.transcripts if t.cached],
     }
     return _env().get_template("report.html.j2").render(**context)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import matplotlib
 
@@ -23,28 +24,89 @@ def _svg(fig) -> str:
     return text[text.index("<svg") :]
 
 
+def empty_iterations(view: RunView) -> list[int]:
+    """Iterations in which no candidate was trained (every one rejected or failed)."""
+    return [i for i, group in view.by_iteration().items() if not any(c.fitness is not None for c in group)]
+
+
 def iteration_progress(view: RunView) -> str | None:
-    """Every trained candidate's fitness per iteration (dots) and the best so far (line)."""
+    """Every trained candidate's search fitness per iteration (dots), the best so far (line), and a mark on each
+    iteration that trained nothing."""
     trained = [c for c in view.candidates if c.fitness is not None]
     if not trained:
         return None
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     ax.scatter(
-        [c.iteration for c in trained], [c.fitness for c in trained], color="#8aa4c8", label="candidates", zorder=3
+        [c.iteration for c in trained],
+        [float(c.fitness or 0.0) for c in trained],
+        color="#8aa4c8",
+        label="candidates",
+        zorder=3,
     )
     for c in trained:
-        ax.annotate(c.id, (c.iteration, c.fitness), textcoords="offset points", xytext=(5, 3), fontsize=7, color="#555")
+        ax.annotate(c.id, (c.iteration, float(c.fitness or 0.0)), textcoords="offset points", xytext=(5, 3), fontsize=7)
     iterations = sorted({c.iteration for c in view.candidates})
-    best, line = None, []
+    best: float | None = None
+    line: list[float] = []
     for i in iterations:
-        scores = [c.fitness for c in trained if c.iteration == i]
+        scores = [float(c.fitness or 0.0) for c in trained if c.iteration == i]
         best = max([*scores, *([best] if best is not None else [])], default=None)
-        line.append(best)
+        line.append(best if best is not None else float("nan"))
     ax.step(iterations, line, where="post", color="#d1495b", linewidth=2, label="best so far")
+    for i in empty_iterations(view):
+        ax.axvline(i, color="#c0392b", linestyle=":", linewidth=1)
+        ax.annotate(
+            "nothing trained",
+            (i, 0.5),
+            xycoords=("data", "axes fraction"),
+            rotation=90,
+            fontsize=7,
+            color="#c0392b",
+            ha="right",
+            va="center",
+        )
     ax.set_xticks(iterations)
     ax.set_xlabel("iteration")
-    ax.set_ylabel("fitness")
+    ax.set_ylabel("search fitness")
     ax.legend(frameon=False, loc="best")
+    return _svg(fig)
+
+
+def final_curves(run_dir: Path, final: dict | None) -> str | None:
+    """The final retraining: evaluation fitness against env steps, one line per seed (final/seed_<s>/metrics.jsonl;
+    a seed that reused the best candidate's own search training is drawn from that candidate's folder)."""
+    from rewardsmith.files import read_jsonl
+
+    run_dir = Path(run_dir)
+    seeds = [r.get("seed") for r in (final or {}).get("seeds") or [] if isinstance(r, dict)]
+    cid = str((final or {}).get("candidate") or "")
+    iteration, _, index = cid.partition(".")
+    fig, ax = plt.subplots(figsize=(6.4, 3.0))
+    drawn = 0
+    for seed in seeds:
+        folder, label = run_dir / "final" / f"seed_{seed}", f"seed {seed}"
+        if not (folder / "metrics.jsonl").is_file() and cid:
+            folder, label = run_dir / f"iter_{iteration}" / f"cand_{index}", f"seed {seed} (search training of {cid})"
+        if not (folder / "metrics.jsonl").is_file():
+            continue
+        records, _ = read_jsonl(folder / "metrics.jsonl")
+        points = [
+            (float(m["timesteps"]), float(m["fitness"]))
+            for m in records
+            if m.get("kind") == "eval"
+            and isinstance(m.get("timesteps"), (int, float))
+            and isinstance(m.get("fitness"), (int, float))
+        ]
+        if points:
+            xs, ys = zip(*points)
+            ax.plot(xs, ys, marker="o", markersize=3, label=label)
+            drawn += 1
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("eval fitness (during training)")
+    ax.legend(frameon=False, fontsize=7, loc="best")
     return _svg(fig)
 
 
