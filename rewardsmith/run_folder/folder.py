@@ -10,12 +10,15 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
     events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
                         run_started, run_resumed, iteration_started, candidate_designed, critic_done,
                         repair_requested, training_started, training_done, analysis_done,
-                        iteration_done, final_started, final_seed_done, final_done, run_finished,
-                        run_failed;
+                        rung_done (successive halving), iteration_done, final_started (with its announced
+                        cost: steps, estimate_s, plan), final_skipped (--final-seeds 0), final_seed_done,
+                        final_done, run_finished, run_failed;
                         with --screen also screen_done
     run.lock            pid of the process running it (present only while it runs)
     .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
+    iter_<i>/halving.json  budgets, keep, stop_flat and per rung: steps spent, each candidate's fitness, fitness_se,
+                        timesteps and whether it was promoted, halved, stopped on a flat curve or failed
     iter_<i>/cand_<j>/  i, j from 1:
         attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
         attempt_<n>.reply.md    the raw reply when it held no usable code
@@ -25,7 +28,8 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
         reward.py               the accepted code, with a header comment (id, iteration, parent, model)
         candidate.json          id "i.j", iteration, index, parent "i.j" | null,
                                 status designed | rejected | trained | failed, reason, repair_rounds,
-                                tokens, cost_usd, fitness, fitness_se, episodes, success_rate, wall_s
+                                tokens, cost_usd, fitness, fitness_se, episodes, success_rate, wall_s,
+                                timesteps (env steps behind fitness: the last rung reached)
                                 (fitness, fitness_se, episodes, success_rate: from eval/evaluation.json)
         critic.json, critic/    the last critic report and its smoke worker's files
         screen.json, screen/    the last screen verdict and its worker's files (with --screen)
@@ -39,6 +43,8 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                                 standard error), eval_episodes.jsonl (with state statistics),
                                 trajectories.npz (the screen's archive), summary.json, job.json, worker.log;
                                 it never loads reward code, and every fitness that decides comes from it
+        checkpoint.safetensors  the parent's copy of the policy weights at the end of the last rung; the next
+                                rung (or the final retraining on the search seed) resumes from it
         analysis.json           the analyzer's statistics, flags and feedback text
     best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
     final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
@@ -46,7 +52,8 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                                           seed counts as done only through its final_seed_done event
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
-                        success_rate}], fitness_mean, fitness_std, success_mean}, human_normalized, wall_s, error
+                        success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
+                        selection {rule, winner, runner_up, margin, noise, distinguishable}, wall_s, error
 
 Status: "running" while `run.lock` names a live process, else "finished" or "failed" by the last
 run_finished / run_failed event, else "interrupted" (resume it with `rewardsmith resume DIR`).
