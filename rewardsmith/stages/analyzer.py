@@ -311,9 +311,10 @@ def feedback_text(analysis: dict[str, Any]) -> str:
     """Compact plain text (<= ~70 lines) for the designer: curves, components, episode ends and traces, warnings."""
     lines = []
     final = analysis["final"]
+    shown_return = f", return of your reward {_g(final['return'])}" if final.get("return") is not None else ""
     lines.append(
         f"final evaluation: fitness {_g(final['fitness'])}, success rate {_g(final['success_rate'])}, "
-        f"episode length {_steps(final['ep_len'])} steps, return of your reward {_g(final['return'])}"
+        f"episode length {_steps(final['ep_len'])} steps{shown_return}"
     )
     for label, key in (
         ("fitness (trusted task score)", "fitness_curve"),
