@@ -35,6 +35,7 @@ FAMILIES = {  # family -> (representative task, its example reward)
     "box2d": ("bipedalwalker-walk", "mountaincar_reach_flag.py"),
 }
 GENERIC = """
+import numpy as np
 
 
 def compute_reward(state, action, next_state):
