@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from rewardsmith.errors import TaskSpecError
+from rewardsmith.reward.fitness import EpisodeScorer
 from rewardsmith.reward.wrappers import ApplyReward
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 
@@ -33,13 +34,17 @@ def _episode(
         info: dict[str, Any] = {}
         for _ in range(max_steps):
             action = env.action_space.sample()
-            if policy == "zero" and hasattr(env.action_space, "low"):
-                action = np.clip(np.zeros_like(action), env.action_space.low, env.action_space.high)
+            low, high = getattr(env.action_space, "low", None), getattr(env.action_space, "high", None)
+            if policy == "zero" and low is not None:
+                action = np.clip(np.zeros_like(action), low, high)
             _, _, terminated, truncated, info = env.step(action)
             if terminated or truncated:
                 break
         stats = info.get("episode_stats") or env.episode_stats(False)
-        env.scorer.sparse_reward(env.state, np.asarray(action, dtype=float), env.state)
+        last = env.state
+        assert last is not None
+        if type(env.scorer).sparse_reward is not EpisodeScorer.sparse_reward:  # optional: the sparse baseline's
+            env.scorer.sparse_reward(last, np.asarray(action, dtype=float), last)
     except TaskSpecError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of trusted task code is a task error
