@@ -15,7 +15,7 @@ from rewardsmith.reward.wrappers import ApplyReward
 from rewardsmith.stages.env_description import describe
 from rewardsmith.task import ENVS_DIR, TASKS_PATH_VAR, TrainDefaults, list_tasks, load_task, make_env, make_scorer
 
-SUITES = {"manipulation": 8, "hands": 5, "peer": 3}
+SUITES = {"manipulation": 8, "hands": 6, "peer": 3}
 FAMILY_SPECS = sorted(
     name.strip()
     for suite in SUITES
