@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 GOOD_REWARD = "def compute_reward(state, action, next_state):\n    return 1.0, {'a': 1.0}\n"
@@ -91,3 +93,29 @@ def test_runtime_contract_errors_from_the_worker(cli, tiny_spec, tmp_path, body,
 def test_missing_reward_file(cli, tiny_spec, tmp_path):
     code, _, err = cli("train", tiny_spec("inverted-double-pendulum-balance"), tmp_path / "nope.py")
     check_error(code, err, "nope.py", "no such reward file")
+
+
+@pytest.mark.parametrize("verb", [["review"], ["report"], ["logs"], ["resume"], ["evaluate"], ["export", "--to", "x"]])
+def test_missing_run_folder_has_one_wording(cli, tmp_path, verb):
+    code, _, err = cli(verb[0], tmp_path / "no-such-run", *verb[1:])
+    check_error(code, err, "no-such-run: no such run folder (expected runs/<task>/<stamp>/")
+
+
+@pytest.mark.parametrize("source,needles", [
+    (None, ["is a folder, not a reward file"]),
+    ("def compute_reward(state, action, next_state)\n    return 1.0, {}\n", ["reward.py:1", "syntax-error"]),
+    ("def reward(state, action, next_state):\n    return 1.0, {}\n", ["signature", "compute_reward"]),
+])
+def test_check_unusable_input_is_one_line_and_exit_2(cli, tiny_spec, tmp_path, source, needles):
+    spec = tiny_spec("inverted-double-pendulum-balance")
+    reward = tmp_path / "reward.py"
+    if source is None:
+        reward.mkdir()
+    else:
+        reward.write_text(source)
+    code, out, err = cli("check", spec, reward)
+    check_error(code, err, *needles)
+    assert "findings" not in out  # no table: one line on stderr
+    code, out, _ = cli("check", spec, reward, "--json")
+    assert code == 2 and json.loads(out)["accepted"] is False and needles[0] in json.loads(out)["error"]
+    assert not (tmp_path / "runs").exists()

@@ -56,6 +56,8 @@ def test_quick_start_final_retraining_follows_timesteps(quick_run):
     final = summary["final"]
     assert final["timesteps"] == 1024 and len(final["seeds"]) == 2  # not the spec's 4096
     assert json.loads((out / "run.json").read_text())["config"]["final_timesteps"] == 1024
+    trained = [json.loads(p.read_text()) for p in out.glob("iter_*/cand_*/candidate.json")]
+    assert trained and all(c["timesteps"] <= 1024 for c in trained)  # the search stays within --timesteps too
     text = done.stdout
     assert "result" in text and "std, n=2" in text and "search fitness" in text
 

@@ -71,7 +71,9 @@ def report(
 ) -> None:
     """Write one self-contained HTML report (report.html, or batch_report.html for a batch)."""
     from rewardsmith.views.report import write_any_report
+    from rewardsmith.views.run_view import require_run_dir
 
+    require_run_dir(run_dir)  # the same one-line error as every verb that takes a run folder
     path, warnings = write_any_report(run_dir, videos=videos)
     for w in warnings:
         console.print(f"[yellow]warning:[/] {w}", highlight=False)

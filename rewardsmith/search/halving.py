@@ -39,11 +39,11 @@ CHECKPOINT_FILE = "checkpoint.safetensors"
 
 
 def rung_budgets(timesteps: int, fractions: list[float], minimum: int = 1) -> list[int]:
-    """The step budget of each rung: `fractions` of `timesteps`, at least `minimum`, strictly increasing
-    (rungs that round to the same budget are merged)."""
+    """The step budget of each rung: `fractions` of `timesteps`, at least `minimum` but never over `timesteps`,
+    strictly increasing (rungs that round to the same budget are merged)."""
     budgets: list[int] = []
     for f in fractions:
-        b = max(minimum, round(timesteps * f))
+        b = min(timesteps, max(minimum, round(timesteps * f)))  # --timesteps is the budget, even below `minimum`
         if not budgets or b > budgets[-1]:
             budgets.append(b)
     return budgets

@@ -210,8 +210,8 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     per = Table(
         title=f"{spec.name}: candidates", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True
     )
-    for header in ("id", "from", "status", "search fitness", "success", "h-norm", "fixes", "tokens", "$", "wall s"):
-        per.add_column(header, no_wrap=True, min_width=len(header))
+    for header in ("id", "from", "status", "search\nfitness", "success", "h-norm", "fixes", "tokens", "$", "wall s"):
+        per.add_column(header, no_wrap=True, min_width=max(map(len, header.splitlines())))
     notes = Text()
     for r in folder.candidates():
         analysis = folder.analysis(r) or {}

@@ -20,6 +20,7 @@ from pathlib import Path
 from rewardsmith.errors import RunFolderError
 from rewardsmith.run_folder.records import RUN_FILE, TASK_FILE, WEIGHTS_FILE, Evaluation
 from rewardsmith.task import TaskSpec, load_task, read_task
+from rewardsmith.views.run_view import require_run_dir
 
 MODEL_ZIP = "model.zip"
 
@@ -49,8 +50,7 @@ def find_policy(target: Path, *, candidate: str | None = None, task: str | None 
         if target.name != WEIGHTS_FILE:
             raise RunFolderError(f"{target}: not a policy (expected a folder or a {WEIGHTS_FILE} file)")
         target = target.parent
-    if not target.is_dir():
-        raise RunFolderError(f"{target}: no such run or policy folder")
+    require_run_dir(target)  # the shared wording for a missing folder
     run = _run_of(target.resolve())
     if candidate is not None:
         if run is None:

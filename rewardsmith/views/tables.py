@@ -194,11 +194,11 @@ class CandidatesTable:
         view, best = self.view, self.view.best
         wide = options.max_width >= self.WIDE
         table = Table(title="candidates", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for name in ("id", "parent", "status", "critic", "search fitness", "success", "h-norm", "tokens"):
+        for name in ("id", "parent", "status", "critic", "search\nfitness", "success", "h-norm", "tokens"):
             table.add_column(
                 name,
                 no_wrap=True,
-                justify="right" if name in ("search fitness", "success", "h-norm", "tokens") else "left",
+                justify="right" if name in ("search\nfitness", "success", "h-norm", "tokens") else "left",
             )
         if wide:
             table.add_column("flags / reason", overflow="fold")
