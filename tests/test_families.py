@@ -265,3 +265,40 @@ def test_video_of_a_box2d_and_a_dict_observation_env(tmp_path: Path, name: str) 
     model.save(cand / "model.zip")
     video = record_video(spec, cand, max_steps=20)
     assert video is not None and video.stat().st_size > 0, (cand / "video" / "worker.log").read_text()
+
+
+SLIDER = '''
+import gymnasium as gym
+import numpy as np
+
+
+class Slider(gym.Env):
+    observation_space = gym.spaces.Box(-10.0, 10.0, (2,), np.float32)
+    action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self.position, self.speed = 0.0, 0.0
+        return np.array([self.position, self.speed], np.float32), {}
+
+    def step(self, action):
+        self.speed += 0.1 * float(action[0])
+        self.position += self.speed
+        reward = -abs(self.position - 3.0)  # the secret weighting
+        shaping_bonus = 0.5
+        obs = np.array([self.position, self.speed], np.float32)
+        return obs, reward + shaping_bonus, False, False, {}
+'''
+
+
+def test_an_unknown_non_mujoco_env_is_described_by_its_source_without_reward_lines(tmp_path: Path) -> None:
+    (tmp_path / "slider.py").write_text(SLIDER)
+    (tmp_path / "scorers.py").write_text((ENVS_DIR / "scorers.py").read_text())
+    (tmp_path / "slider.toml").write_text(
+        'name = "slider"\nenv = "slider:Slider"\ndescription = "Slide the block to x = 3 and stop."\n'
+        '[fitness]\nscorer = "scorers:FinalDistance"\n'
+    )
+    text = describe(load_task(tmp_path / "slider.toml"))
+    assert "## Observation code (the env's source, reward lines removed)" in text
+    assert "obs = np.array([self.position, self.speed], np.float32)" in text
+    assert "secret" not in text and "shaping" not in text and "3.0" not in text
