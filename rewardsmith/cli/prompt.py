@@ -3,7 +3,9 @@ anyone pays for them."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 from pathlib import Path
 
 import typer
@@ -12,12 +14,21 @@ from rewardsmith.cli import app, console
 from rewardsmith.cli.core import TaskArg
 
 
-def count_tokens(model: str, messages: list[dict[str, str]]) -> list[int]:
-    """Tokens of each message with litellm's tokenizer for `model` (its default one for unknown names)."""
-    from rewardsmith.llm.litellm_model import _import_litellm
+def count_tokens(model: str, messages: list[dict[str, str]]) -> tuple[list[int], str]:
+    """Tokens of each message (content plus OpenAI's 4-token message overhead) with tiktoken's encoding for
+    `model` (cl100k_base for names it does not know), read offline from the copy litellm ships; and its name."""
+    found = importlib.util.find_spec("litellm")
+    if found is not None and found.origin:
+        os.environ.setdefault(
+            "TIKTOKEN_CACHE_DIR", str(Path(found.origin).parent / "litellm_core_utils" / "tokenizers")
+        )
+    import tiktoken
 
-    litellm = _import_litellm()
-    return [int(litellm.token_counter(model=model, messages=[m])) for m in messages]
+    try:
+        encoding = tiktoken.encoding_for_model(model.split("/")[-1])
+    except KeyError:
+        encoding = tiktoken.get_encoding("cl100k_base")
+    return [len(encoding.encode(m["content"], disallowed_special=())) + 4 for m in messages], encoding.name
 
 
 def designer_messages(task: str, run_dir: Path | None) -> tuple[list[dict[str, str]], str]:
@@ -62,7 +73,7 @@ def prompt(
 ) -> None:
     """Print the exact designer messages that would be sent for TASK, with their token counts (nothing is sent)."""
     messages, which = designer_messages(task, iteration_2_from)
-    tokens = count_tokens(model, messages)
+    tokens, encoding = count_tokens(model, messages)
     if as_json:
         typer.echo(
             json.dumps({"iteration": which, "messages": messages, "tokens": tokens, "total_tokens": sum(tokens)})
@@ -71,4 +82,4 @@ def prompt(
     for message, n in zip(messages, tokens, strict=True):
         console.rule(f"{message['role']} ({n:,} tokens)")
         console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
-    console.rule(f"{which}: {len(messages)} messages, {sum(tokens):,} tokens ({model} tokenizer)")
+    console.rule(f"{which}: {len(messages)} messages, {sum(tokens):,} tokens (tiktoken {encoding}, as for {model})")
