@@ -11,6 +11,7 @@ Each group of verbs lives in its own module and registers itself on `app`. Error
 - `review`: runs, review, report, export.
 - `logs`: browse a run's LLM prompts and responses.
 - `evaluate`: play a saved policy, scored by the task's trusted fitness.
+- `prompt`: print the exact designer messages that would be sent, with their token counts.
 
 Help text is plain (wrapped, never cut) when stdout is not a wide terminal.
 """
@@ -85,6 +86,7 @@ from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `
     evaluate,  # noqa: F401  (registers `evaluate`)
     logs,  # noqa: F401  (registers `logs`)
     new_task,  # noqa: F401  (registers `new-task`)
+    prompt,  # noqa: F401  (registers `prompt`)
     review,  # noqa: F401  (registers `runs`, `review`, `report`, `export`)
     run,  # noqa: F401  (registers `run` and `resume`)
 )
@@ -108,4 +110,4 @@ def main() -> None:
     except SystemExit as e:  # typer turns an interrupt into exit 130; a SIGTERM exits 143
         from rewardsmith.sandbox.interrupt import exit_code
 
-        sys.exit(exit_code(e.code))
+        raise SystemExit(exit_code(e.code)) from None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rewardsmith.errors import RunFolderError, TaskSpecError
 from rewardsmith.files import read_jsonl
@@ -163,7 +163,7 @@ class RunView:
         """The best trained candidate under the loop's own selection rule (`rewardsmith.search.selection`)."""
         from rewardsmith.search.selection import best_record
 
-        rule = "mean" if self.config.get("strategy") == "eureka" else "lcb"
+        rule: Literal["lcb", "mean"] = "mean" if self.config.get("strategy") == "eureka" else "lcb"
         top = best_record([c.record for c in self.candidates if c.record], rule=rule)
         return self.candidate(top.id) if top else None
 
