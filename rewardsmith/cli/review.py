@@ -29,10 +29,12 @@ def runs(
         console.print(f"no runs under {folder} (start one with `rewardsmith run TASK`)", highlight=False)
         return
     for batch in sorted({r.batch for r in rows if r.batch}):
-        console.print(RunsTable([r for r in rows if r.batch == batch], f"batch {batch}"))
+        console.print(
+            RunsTable([r for r in rows if r.batch == batch], f"batch {batch}"), crop=False
+        )  # paths stay whole, past the edge if need be
     single = [r for r in rows if not r.batch]
     if single:
-        console.print(RunsTable(single, f"runs in {folder}"))
+        console.print(RunsTable(single, f"runs in {folder}"), crop=False)  # paths stay whole, past the edge if need be
 
 
 @app.command()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Protocol
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
@@ -150,61 +150,75 @@ def make_batch_progress(names: list[str], console: Console | None = None) -> Bat
     return BatchLive(names, console) if console.is_terminal else BatchPlain(console)
 
 
-def summary_table(summary: dict[str, Any]) -> Group:
-    """The batch table of summary.json: one row per task (its result is the final retraining, mean ± std over
-    seeds; "search" is the best candidate's search fitness), the totals, then each task's run folder or error on
-    a whole line of its own (paths are never cut)."""
-    table = Table(
-        "task",
-        "status",
-        "result (final)",
-        "best",
-        "search fitness",
-        "success",
-        "human-norm",
-        "tokens",
-        "cost $",
-        "wall s",
-        title=f"batch {summary.get('batch_id', '?')}: {summary.get('status', '?')}",
-    )
-    table.columns[0].no_wrap = True
-    where = Text()
-    for r in summary.get("tasks", []):
-        final = (
-            "-"
-            if r.get("final_fitness_mean") is None
-            else mean_pm(r["final_fitness_mean"], r.get("final_fitness_std"), int(r.get("final_seeds") or 0))
-            if r.get("final_seeds")
-            else f"{cell(r['final_fitness_mean'])} ± {cell(r.get('final_fitness_std') or 0.0, 2)} std"
-        )
-        success = r.get("final_success_mean") if r.get("final_success_mean") is not None else r.get("best_success_rate")
-        note = r.get("run_dir") if r.get("status") == "finished" else (r.get("error") or r.get("run_dir") or "")
+def summary_table(summary: dict[str, Any]) -> BatchSummary:
+    """The batch table of summary.json (see `BatchSummary`)."""
+    return BatchSummary(summary)
+
+
+def _final_text(r: dict[str, Any]) -> str:
+    if r.get("final_fitness_mean") is None:
+        return "-"
+    if r.get("final_seeds"):
+        return mean_pm(r["final_fitness_mean"], r.get("final_fitness_std"), int(r["final_seeds"]))
+    return f"{cell(r['final_fitness_mean'])} ± {cell(r.get('final_fitness_std') or 0.0, 2)} std"
+
+
+class BatchSummary:
+    """One row per task: its result (the final retraining, mean ± std over seeds), the best candidate and its
+    search fitness, success, human-normalised score, tokens, cost, wall time; then the totals. Each task's run
+    folder (or error) gets a whole line of its own, never cut. Below `WIDE` columns every task is a few lines
+    instead of a table row."""
+
+    WIDE = 140
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        self.summary = summary
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        summary, rows = self.summary, self.summary.get("tasks", [])
+        totals = summary.get("totals", {})
+        title = f"batch {summary.get('batch_id', '?')}: {summary.get('status', '?')}"
+        if options.max_width < self.WIDE:
+            yield Text(title, style="bold")
+            for r in rows:
+                yield Text(str(r["task"]), style="bold", no_wrap=True, overflow="ignore")
+                yield Text(
+                    f"  {r['status']} · result {_final_text(r)} · best {cell(r.get('best_candidate'))} "
+                    f"(search fitness {cell(r.get('best_fitness'))}) · human-norm {cell(r.get('human_normalized'))}"
+                    f" · {r.get('tokens') or 0:,} tokens · ${r.get('cost_usd') or 0.0:.4f} · {cell(r.get('wall_s'))} s"
+                )
+                yield from self._where(r)
+            yield Text(
+                f"all: {totals.get('finished', 0)}/{totals.get('tasks', 0)} finished · {totals.get('tokens', 0):,} "
+                f"tokens · ${totals.get('cost_usd', 0.0):.4f} · {cell(summary.get('wall_s'))} s",
+                style="bold",
+            )
+            return
+        table = Table(
+            "task", "status", "result (final)", "best", "search fitness", "success", "human-norm", "tokens",
+            "cost $", "wall s", title=title,
+        )  # fmt: skip
+        table.columns[0].no_wrap = True
+        for r in rows:
+            success = r.get("final_success_mean")
+            success = success if success is not None else r.get("best_success_rate")
+            table.add_row(
+                r["task"], r["status"], _final_text(r), cell(r.get("best_candidate")), cell(r.get("best_fitness")),
+                cell(success), cell(r.get("human_normalized")), f"{r.get('tokens') or 0:,}",
+                f"{r.get('cost_usd') or 0.0:.4f}", cell(r.get("wall_s")),
+            )  # fmt: skip
+        table.add_section()
         table.add_row(
-            r["task"],
-            r["status"],
-            final,
-            cell(r.get("best_candidate")),
-            cell(r.get("best_fitness")),
-            cell(success),
-            cell(r.get("human_normalized")),
-            f"{r.get('tokens') or 0:,}",
-            f"{r.get('cost_usd') or 0.0:.4f}",
-            cell(r.get("wall_s")),
-        )
+            "all", f"{totals.get('finished', 0)}/{totals.get('tasks', 0)} finished", "", "", "", "", "",
+            f"{totals.get('tokens', 0):,}", f"{totals.get('cost_usd', 0.0):.4f}", cell(summary.get("wall_s")),
+        )  # fmt: skip
+        yield table
+        for r in rows:
+            yield from self._where(r, label=True)
+
+    @staticmethod
+    def _where(r: dict[str, Any], label: bool = False) -> RenderResult:
+        note = r.get("run_dir") if r.get("status") == "finished" else (r.get("error") or r.get("run_dir") or "")
         if note:
-            where.append(f"{r['task']}: ", style="bold").append(inert(str(note), markup=False) + "\n")
-    totals = summary.get("totals", {})
-    table.add_section()
-    table.add_row(
-        "all",
-        f"{totals.get('finished', 0)}/{totals.get('tasks', 0)} finished",
-        "",
-        "",
-        "",
-        "",
-        "",
-        f"{totals.get('tokens', 0):,}",
-        f"{totals.get('cost_usd', 0.0):.4f}",
-        cell(summary.get("wall_s")),
-    )
-    return Group(table, where)
+            prefix = f"{r['task']}: " if label else "  "
+            yield Text(prefix + inert(str(note), markup=False), no_wrap=True, overflow="ignore")
