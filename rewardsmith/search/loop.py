@@ -66,9 +66,9 @@ def run(config: RunConfig, progress: Progress | None = None, executor: Executor 
     spec = load_task(config.task)
     config = config.resolve(spec)
     require_sandbox(config.sandbox_minimum)  # refuse before anything is created
-    path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
     for warning in validate_task(spec):  # a task error (bad scorer, env) raises here: before any folder or LLM call
         print(f"warning: {warning}", file=sys.stderr)
+    path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
     config = config.model_copy(update={"model": config.model or default_model_name()})
     folder = RunFolder.create(path, config, spec, config.model or "")
     folder.event("run_started", task=spec.name, model=config.model, run_dir=str(path), pid=os.getpid())
