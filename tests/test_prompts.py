@@ -96,6 +96,12 @@ def compute_reward(state, action, next_state):
     ],
 }
 FITNESS = (0.62, 0.35, 0.05)
+PLANS = {
+    "hopper-hop": "The torso's velocity along +x measures progress; I reward it, keep the hopper alive and "
+    "penalise effort.",
+    "hopper-backflip": "A backward rotation makes rooty decrease, so -rooty.qvel measures the backflip; I reward "
+    "it, keep the torso high, and penalise effort.",
+}
 
 
 def render_messages(messages: list[dict[str, str]]) -> str:
@@ -159,7 +165,7 @@ def plant_candidate(folder: RunFolder, task: str, index: int, code: str, fitness
              "torso.y": {"mean": 0.0, "min": 0.0, "max": 0.0, "last": 0.0},
              "rootz.qpos": {"mean": 1.1, "min": 0.6, "max": 1.3, "last": 0.65},
              "rooty.qpos": {"mean": -0.1, "min": -0.3, "max": 0.1, "last": -0.25}}
-    episodes = [{"episode": 0, "fitness": fitness, "success": False, "length": 1000 if task == "hopper-backflip" else 150,
+    episodes = [{"episode": 0, "fitness": fitness, "success": False, "length": 500 if task == "hopper-backflip" else 150,
                  "termination": "truncated" if task == "hopper-backflip" else "terminated", "state_stats": stats},
                 {"episode": 1, "fitness": fitness - 0.4, "success": False, "length": 500 if task == "hopper-backflip" else 90,
                  "termination": "truncated" if task == "hopper-backflip" else "terminated", "state_stats": stats}]
@@ -188,8 +194,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
         for j, (code, fitness) in enumerate(zip(REWARDS[task], FITNESS, strict=True), 1):
             plant_candidate(folder, task, j, code, fitness)
         (path / "llm").mkdir()
-        reply = ("The torso's velocity along +x measures progress; I reward it, keep the hopper alive and "
-                 f"penalise effort.\n\n```python\n{REWARDS[task][0]}```\n")
+        reply = f"{PLANS[task]}\n\n```python\n{REWARDS[task][0]}```\n"
         (path / "llm" / "0001_designer.json").write_text(json.dumps({"number": 1, "role": "designer", "response": reply}))
         out[task] = path
     return out
@@ -207,7 +212,7 @@ def test_iteration_2_designer_prompt(task: str, runs: dict[str, Path]) -> None:
     best = folder.candidate(1, 1)
     messages = Designer(None, spec, describe(spec)).prompt(**prompt_inputs(folder, 2, best))
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    assert messages[2]["content"].startswith("The torso's velocity")  # the best reply's reasoning, kept
+    assert messages[2]["content"].startswith(PLANS[task])  # the best reply's reasoning, kept
     feedback = messages[3]["content"]
     assert "## top: candidate 1.2" in feedback and "## bottom: candidate 1.3" in feedback and "```diff" in feedback
     assert "best evaluation episode (fitness 0.62)" in feedback and "ended: " in feedback
