@@ -151,7 +151,7 @@ def _final(summary: dict[str, Any], episodes: list[dict]) -> dict[str, float | N
             "return": [e.get("return") for e in episodes],
         }
         for key, values in recomputed.items():
-            numbers = [float(v) for v in values if _num(v) is not None or isinstance(v, bool)]
+            numbers = [float(v) for v in values if v is not None and (_num(v) is not None or isinstance(v, bool))]
             if final[key] is None and numbers:
                 final[key] = float(np.mean(numbers))
     return final
