@@ -241,8 +241,16 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     return {(run.program.stem, run.runner, "gate-on" if run.gate else "gate-off"): run for run in done}
 
 
-@pytest.mark.parametrize("gate", sorted(GATES))
-@pytest.mark.parametrize("runner", sorted(RUNNERS))
+FAST_PATH = ("critic", "gate-off")
+"""The fast set runs every program on one path: the critic's smoke worker with the gate off, so the OS layers face
+the code alone. The other three paths (training, and the gate on) are in the slow set that CI also runs."""
+PATHS = [pytest.param(runner, gate, id=f"{runner}-{gate}",
+                      marks=() if (runner, gate) == FAST_PATH else pytest.mark.slow)
+         for runner in sorted(RUNNERS) for gate in sorted(GATES)]
+
+
+@pytest.mark.timeout(3600)  # the module fixture runs every selected program up front, inside the first test's time
+@pytest.mark.parametrize(("runner", "gate"), PATHS)
 @pytest.mark.parametrize("program", CORPUS, ids=lambda p: p.stem)
 def test_hostile_run_contained(program: Path, runner: str, gate: str, runs: dict) -> None:
     run = runs[(program.stem, runner, gate)]
