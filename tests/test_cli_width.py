@@ -40,6 +40,7 @@ def quick_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     variants = [REWARD.replace("return sum(components.values()), components",
                                f"return {1 + k / 10} * sum(components.values()), components") for k in range(12)]
     assert variants[0] != REWARD
+    variants.insert(1, variants[0])  # candidate 1.2 repeats 1.1: the report collapses it to one linked line
     script.write_text("".join(json.dumps({"role": "designer", "content": f"```python\n{v}\n```"}) + "\n"
                               for v in variants))
     out = work / "runs" / TASK / "quick-start-run-with-a-long-folder-name-0123456789"
@@ -113,10 +114,23 @@ def test_version(tmp_path):
 
 
 @pytest.mark.slow
+def test_report_of_the_quick_run(quick_run, tmp_path):
+    out, _ = quick_run
+    done = rewardsmith("report", out, "--no-videos", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    html = (out / "report.html").read_text()
+    assert 'id="final"' in html and 'id="final-seeds"' in html and "std, n=2" in html
+    assert 'class="duplicate" id="cand-1-2"' in html and 'href="#cand-1-1">candidate 1.1</a>' in html
+    assert html.count('<section class="card') == len(list(out.glob("iter_*/cand_*"))) - 1
+    assert "<th class=\"num\">sample</th>" in html and ">1,000<" not in html  # raw sample numbers
+
+
+@pytest.mark.slow
 def test_logs_and_evaluate_on_the_quick_run(quick_run, tmp_path):
     out, _ = quick_run
     done = rewardsmith("logs", out, "--candidate", "1.2", cwd=tmp_path)
-    assert done.returncode == 0 and "#2 designer · candidate 1.2" in done.stdout and "response" in done.stdout
+    assert done.returncode == 0 and re.search(r"#\d designer · candidate 1\.2", done.stdout), done.stdout
+    assert "candidate 1.1" not in done.stdout and "response" in done.stdout
     assert "system message" in done.stdout and "def compute_reward" in done.stdout
     listed = json.loads(rewardsmith("logs", out, "--json", "-n", "1", cwd=tmp_path).stdout)
     assert len(listed) == 1 and listed[0]["role"] == "designer" and listed[0]["messages"]
@@ -125,7 +139,7 @@ def test_logs_and_evaluate_on_the_quick_run(quick_run, tmp_path):
     before = sorted(p.relative_to(out) for p in out.rglob("*"))
     done = rewardsmith("evaluate", out, "--episodes", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "final retraining, seed 0" in done.stdout and "std, n=2" in done.stdout
+    assert re.search(r"evaluating final retraining, seed \d+, of run", done.stdout) and "std, n=2" in done.stdout
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before  # the run folder is not written to
 
 
