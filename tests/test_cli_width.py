@@ -94,7 +94,7 @@ def test_tasks_at_80_columns_never_cuts_a_name(tmp_path):
     assert max(len(line) for line in lines if not line.startswith("tasks in")) <= 80
 
 
-@pytest.mark.parametrize("verb", ["", "run", "batch", "review", "check", "runs", "logs", "evaluate"])
+@pytest.mark.parametrize("verb", ["", "run", "batch", "review", "check", "runs", "logs", "evaluate", "prompt", "report"])
 def test_help_at_80_columns_is_whole(tmp_path, verb):
     done = rewardsmith(*([verb] if verb else []), "--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
