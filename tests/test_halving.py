@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.halving import is_flat, rung_budgets, successive_halving, survivors
 

@@ -14,8 +14,8 @@ from rewardsmith.config import RunConfig
 from rewardsmith.errors import LLMError, RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.selection import best_record
 from rewardsmith.search.loop import run as run_search
+from rewardsmith.search.selection import best_record
 from rewardsmith.testing import serve_scripted
 
 DATA = Path(__file__).parent / "data"

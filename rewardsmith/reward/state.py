@@ -91,9 +91,9 @@ class StateSchema:
         """Positions and velocities from qpos/qvel on a scratch MjData (for a field first read late)."""
         import mujoco
 
-        if self._scratch is None:
-            self._scratch = mujoco.MjData(self._model)
         data = self._scratch
+        if data is None:
+            data = self._scratch = mujoco.MjData(self._model)
         data.qpos[:], data.qvel[:] = qpos, qvel
         self.sync(data)
         return data
@@ -181,7 +181,7 @@ class Body:
         """World-frame linear velocity (m/s) of the body frame's origin."""
         s = self._state
         cvel = s._array("cvel")[self._id]
-        offset = s._array("xpos")[self._id] - s._array("subtree_com")[s._schema.body_root[self._id]]
+        offset = s._array("xpos")[self._id] - s._array("subtree_com")[s._require_model("linvel").body_root[self._id]]
         ang, lin = cvel[:3], cvel[3:]
         return lin + np.cross(ang, offset)
 
@@ -283,16 +283,17 @@ class State:
         """
         copy = self._copies.get(field)
         if copy is None:
-            source = (
-                self._synced_live(field) if self._live is not None else self._schema.recompute(self.qpos, self.qvel)
-            )
+            schema = self._schema
+            assert schema is not None, "derived arrays exist only for MuJoCo envs"
+            source = self._synced_live(field) if self._live is not None else schema.recompute(self.qpos, self.qvel)
             copy = self._copies[field] = _frozen(getattr(source, field))
-            self._schema.used_fields.add(field)
+            schema.used_fields.add(field)
         return copy
 
     def _synced_live(self, field: str):
         level = 2 if field in _COM_FIELDS else 1
         if self._synced < level:
+            assert self._schema is not None
             self._schema.sync(self._live, with_com=level == 2)
             self._synced = level
         return self._live
@@ -303,7 +304,7 @@ class State:
             schema = self._schema
             if schema is not None and _CONTACTS in schema.used_fields and self._contacts is None:
                 self._contacts = schema.contacts(self._live)
-            missing = self._schema.used_fields.difference(self._copies, (_CONTACTS,))
+            missing = schema.used_fields.difference(self._copies, (_CONTACTS,)) if schema is not None else set()
             if missing:
                 for field in sorted(missing, key=lambda f: f not in _COM_FIELDS):
                     self._copies[field] = _frozen(getattr(self._synced_live(field), field))

@@ -105,7 +105,9 @@ class ApplyReward(gym.Wrapper):
         if self.source == "native":
             return native
         if self.source == "sparse":
+            assert self.scorer is not None  # checked in __init__
             return float(self.scorer.sparse_reward(state, action, next_state))
+        assert self.reward_fn is not None  # checked in __init__
         result = self.reward_fn(state, action, next_state)
         if type(result) is not tuple or len(result) != 2 or type(result[1]) is not dict:
             validate_result(result)  # raises with the exact problem

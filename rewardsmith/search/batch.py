@@ -117,7 +117,7 @@ def read_task_list(source: str) -> list[TaskSpec]:
     """The specs of LIST: a glob of spec files (`envs/*.toml`), or a text file of spec paths or names, one a
     line, `#` comments allowed; a relative path is resolved from the list file's folder first."""
     if any(c in source for c in "*?["):
-        entries = [(p, None) for p in sorted(glob.glob(source))]
+        entries: list[tuple[str, Path | None]] = [(p, None) for p in sorted(glob.glob(source))]
         if not entries:
             raise RewardsmithError(f"the pattern {source!r} matches no task spec file")
     else:
@@ -148,7 +148,7 @@ def start(
     """Create a batch folder for LIST and run it to the end; returns the folder."""
     specs = read_task_list(list_source)
     for spec in specs:
-        config.run_config(spec.source, Path(spec.name), 1)
+        config.run_config(spec.source or Path(spec.name), Path(spec.name), 1)
     path = claim_dir(out) if out else new_run_dir(RUNS_DIR, "batch")
     write_json_atomic(
         path / BATCH_FILE,

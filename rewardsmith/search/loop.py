@@ -17,6 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError, RunFolderError
@@ -317,7 +318,7 @@ def design_candidate(
     )
     attempts: list[dict] = []
     problems = ""  # the findings of the last attempt, sent back with the next repair request
-    for n in range(s.config.repair_rounds + 1 if duplicate_of is None else 1):
+    for n in range((s.config.repair_rounds or 0) + 1 if duplicate_of is None else 1):
         if n:
             record.repair_rounds = n
             s.folder.event("repair_requested", candidate=cid, attempt=n, findings=attempts[-1]["findings"])
@@ -325,7 +326,7 @@ def design_candidate(
             design = s.designer.repair(design, problems, sample=sample_number(iteration, index))
             record.tokens += design.tokens
             record.cost_usd += design.cost_usd
-        entry = {
+        entry: dict[str, Any] = {
             "attempt": n,
             "file": None,
             "accepted": False,
@@ -379,7 +380,7 @@ def design_candidate(
                 f"{HEADER} {cid} (iteration {iteration}, parent {parent or 'none'}, model {s.model.name})\n"
                 f"{HEADER}: compute_reward(state, action, next_state) -> (float, dict[str, float])\n\n"
             )
-            (folder / "reward.py").write_text(header + design.code.strip() + "\n", encoding="utf-8")
+            (folder / "reward.py").write_text(header + (design.code or "").strip() + "\n", encoding="utf-8")
             record.status = "designed"
             break
     if record.status == "rejected":

@@ -214,7 +214,9 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
             return {}
         return {str(k): v for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
-    components = smoke.get("components") if isinstance(smoke.get("components"), dict) else {}
+    raw_components, raw_sandbox = smoke.get("components"), smoke.get("sandbox")
+    components: dict[Any, Any] = raw_components if isinstance(raw_components, dict) else {}
+    sandbox: dict[Any, Any] = raw_sandbox if isinstance(raw_sandbox, dict) else {}
     return {
         "transitions": smoke.get("transitions"),
         "evaluated": smoke.get("evaluated"),
@@ -222,9 +224,7 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
         "budget_ms": numbers(smoke.get("budget")),
         "total": numbers(smoke.get("total")),
         "components": {str(k)[:60]: numbers(v) for k, v in list(components.items())[:50]},
-        "sandbox": {str(k): str(v)[:200] for k, v in (smoke.get("sandbox") or {}).items()}
-        if isinstance(smoke.get("sandbox"), dict)
-        else {},
+        "sandbox": {str(k): str(v)[:200] for k, v in sandbox.items()},
     }
 
 

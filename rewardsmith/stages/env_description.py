@@ -119,7 +119,9 @@ def _random_states(env, rng: np.random.Generator):
 def label_observation(env, schema: StateSchema, seed: int = 0) -> list[Candidate | None]:
     """For each obs element, the candidate it equals in every sampled state (None if none does)."""
     rng = np.random.default_rng(seed)
-    obs_rows, cand_rows, cands = [], [], []
+    obs_rows: list[np.ndarray] = []
+    cand_rows: list[np.ndarray] = []
+    cands: list[Candidate] = []
     for obs in _random_states(env, rng):
         cands, values = _candidates(env.unwrapped.data, schema)
         obs_rows.append(obs)
@@ -137,8 +139,9 @@ def label_observation(env, schema: StateSchema, seed: int = 0) -> list[Candidate
             if picks[i] is not None:
                 continue
             for j, step in ((i - 1, 1), (i + 1, -1)):
-                if 0 <= j < len(picks) and picks[j] is not None:
-                    near = index.get((cands[picks[j]].family, cands[picks[j]].index + step))
+                pick = picks[j] if 0 <= j < len(picks) else None
+                if pick is not None:
+                    near = index.get((cands[pick].family, cands[pick].index + step))
                     if near in hit:
                         picks[i], changed = near, True
                         break
@@ -155,8 +158,13 @@ def _obs_lines(labels: list[Candidate | None]) -> list[str]:
     for end in range(1, len(labels) + 1):
         cur = labels[start]
         nxt = labels[end] if end < len(labels) else None
+        prev = labels[end - 1]
         same = (
-            nxt is not None and cur is not None and nxt.family == cur.family and nxt.index == labels[end - 1].index + 1
+            nxt is not None
+            and cur is not None
+            and prev is not None
+            and nxt.family == cur.family
+            and (nxt.index == prev.index + 1)
         )
         if end < len(labels) and (same or (cur is None and nxt is None)):
             continue
@@ -164,7 +172,7 @@ def _obs_lines(labels: list[Candidate | None]) -> list[str]:
         if cur is None:
             lines.append(f"- {span} = unlabelled")
         else:
-            names = [c.label for c in labels[start:end]]
+            names = [c.label for c in labels[start:end] if c is not None]
             idx = f"[{cur.index}]" if end - start == 1 else f"[{cur.index}:{cur.index + end - start}]"
             idx = idx if cur.indexed else ""
             shown = ", ".join(names) if len(names) <= 12 else _group_names(names)

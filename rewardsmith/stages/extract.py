@@ -240,7 +240,8 @@ def _defined(stmt: ast.stmt) -> set[str]:
 
 def _free(node: ast.AST) -> set[str]:
     """Names a piece of code reads but never binds (nor are builtins): what it needs from elsewhere."""
-    loaded, bound = set(), set()
+    loaded: set[str] = set()
+    bound: set[str] = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
             (loaded if isinstance(n.ctx, ast.Load) else bound).add(n.id)

@@ -187,7 +187,7 @@ def encode_video(frames: np.ndarray, folder: Path, *, fps: float) -> Path:
             output_params=["-crf", "30", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-movflags", "+faststart"],
         ) as writer:
             for frame in frames:
-                writer.append_data(frame)
+                writer.append_data(frame)  # type: ignore[attr-defined]
         os.replace(tmp, target)
         return target
     except (ImportError, RuntimeError, OSError) as e:

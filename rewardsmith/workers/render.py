@@ -63,7 +63,7 @@ def run_video_job(job: WorkerJob) -> dict[str, Any]:
         raise RewardsmithError(
             f"{RENDER_ERROR} MUJOCO_GL={os.environ.get('MUJOCO_GL', '')}: {type(e).__name__}: {e}"
         ) from None
-    algo = {"PPO": PPO, "SAC": SAC}[spec.train.algo]
+    algo: type[PPO] | type[SAC] = PPO if spec.train.algo == "PPO" else SAC
     layers = enter_sandbox(job)
     model = algo.load(Path(opts["model_path"]), device="cpu")
     frames, total, length = [np.asarray(first, dtype=np.uint8)], 0.0, 0
