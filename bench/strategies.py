@@ -13,7 +13,7 @@ proves the labels: every candidate's trusted fitness at the full budget, from th
 every candidate fully. A last line gives the fixed cost per job (training plus evaluation worker), fitted
 from all jobs' wall times against their steps.
 
-    .venv/bin/python bench/strategies.py --seeds 5 --timesteps 8192 --out /tmp/strategies
+    REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/strategies.py --seeds 5 --timesteps 4096 --workers 3
 
 Sized for a 2-core machine: a few thousand steps per candidate, one iteration of the whole pool, one final
 seed. At this budget fitness is still noisy; say so when quoting the numbers.
@@ -214,8 +214,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", default=",".join(TASKS))
     parser.add_argument("--seeds", type=int, default=5, help="search seeds per task and strategy")
-    parser.add_argument("--timesteps", type=int, default=8192, help="full training budget per candidate")
-    parser.add_argument("--rungs", default="", help="the default strategy's rungs (default: its built-in ones)")
+    parser.add_argument("--timesteps", type=int, default=4096, help="full training budget per candidate")
+    parser.add_argument(
+        "--rungs",
+        default="0.25,0.5,1",
+        help="the default strategy's rungs as fractions of --timesteps ('' for its built-in ones, which are held to "
+        "8,192 steps and so do not split a bench-sized budget)",
+    )
     parser.add_argument("--keep", type=float, default=0.5)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("/tmp/rewardsmith-strategies"))
