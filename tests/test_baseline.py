@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from rewardsmith.search.baselines import cache_path, load_cached, normalized_score
 from rewardsmith.task import read_task
 
 
+@pytest.mark.slow
 def test_baseline_trains_human_and_sparse_then_caches(cli, tiny_spec, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the cache lives under ./runs/baselines
     spec_path = tiny_spec("inverted-double-pendulum-balance")
@@ -29,6 +32,7 @@ def test_baseline_trains_human_and_sparse_then_caches(cli, tiny_spec, tmp_path, 
     assert score == expected or (score is None and expected is None)
 
 
+@pytest.mark.slow
 def test_novel_task_has_only_a_sparse_baseline(cli, tiny_spec, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = cli("baseline", tiny_spec("halfcheetah-run-backward"), "--timesteps", "256")

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.workers.run import stop_workers_under
 
@@ -43,6 +45,7 @@ def run_cli(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_resume_after_kill_9(tiny_spec, tmp_path):
     spec = tiny_spec("inverted-double-pendulum-balance", timesteps=2048, eval_episodes=3)
     out = tmp_path / "run"

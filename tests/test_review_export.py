@@ -18,6 +18,7 @@ def review_run(tmp_path_factory) -> Path:
     return build_review_run(tmp_path_factory.getbasetemp() / "review_run")
 
 
+@pytest.mark.slow
 def test_exported_reward_trains_with_sb3(review_run, tmp_path):
     from stable_baselines3 import PPO
 

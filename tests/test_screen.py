@@ -134,6 +134,7 @@ def test_statistics():
     assert report.message.startswith("your reward barely tells better trajectories from worse ones")
 
 
+@pytest.mark.slow
 def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -146,8 +147,8 @@ def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path,
     assert json.loads((out / "run.json").read_text())["config"]["screen"] is True
     for j in (1, 2):
         cand = out / "iter_1" / f"cand_{j}"
-        episodes = [json.loads(line) for line in (cand / "eval_episodes.jsonl").read_text().splitlines()]
-        archived = load_episodes(cand / "trajectories.npz")
+        episodes = [json.loads(line) for line in (cand / "eval" / "eval_episodes.jsonl").read_text().splitlines()]
+        archived = load_episodes(cand / "eval" / "trajectories.npz")
         assert [e.fitness for e in archived] == [e["fitness"] for e in episodes]
         assert [e.steps for e in archived] == [min(e["length"], 1000) for e in episodes]
     anti = next(p.parent for p in out.glob("iter_2/cand_*/attempt_0.py") if "low_tip" in p.read_text())
@@ -161,8 +162,8 @@ def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path,
     assert len(screens) == 3 and all(e["episodes"] == 8 for e in screens)
     assert not any(e["event"] == "screen_done" and e["candidate"].startswith("1.") for e in events)
     calls = [json.loads(p.read_text()) for p in sorted((out / "llm").glob("*_designer.json"))]
-    repair = next(c for c in calls if len(c["messages"]) == 4)["messages"][3]["content"]
-    assert "trajectory screen rejected" in repair and "e.g. episode of 1." in repair
+    repair = next(c["messages"][-1]["content"] for c in calls if "trajectory screen rejected" in c["messages"][-1]["content"])
+    assert "e.g. episode of 1." in repair
     assert json.loads((anti / "candidate.json").read_text())["status"] == "trained"
 
 

@@ -112,6 +112,7 @@ def test_worker_that_rewrites_parent_files_is_rejected_and_files_restored(tiny_s
     assert not os.path.islink(cand / "analysis.json")
 
 
+@pytest.mark.slow
 def test_sac_trains_from_the_spec(cli, tiny_spec, tmp_path):
     spec = tiny_spec("inverted-double-pendulum-balance", algo="SAC", timesteps=300, eval_freq=150,
                      hyperparams={"learning_starts": 100, "buffer_size": 2000, "batch_size": 32, "train_freq": 4})

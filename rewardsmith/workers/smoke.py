@@ -32,7 +32,7 @@ from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import WorkerJob
 
 SMOKE_FILE = "smoke.json"
-CAPTURED_FIELDS = ("xpos", "xquat", "xmat", "cvel", "subtree_com", "site_xpos")
+CAPTURED_FIELDS = ("xpos", "xquat", "xmat", "cvel", "subtree_com", "site_xpos", "site_xmat")
 """Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front (the reward is
 loaded only after the rollouts), so timed calls read copies as they do in training instead of paying
 for a late kinematics recomputation."""
