@@ -247,6 +247,11 @@ def design_then_halve(
     with ThreadPoolExecutor(max_workers=len(indices), thread_name_prefix="candidate") as pool:
         records = list(pool.map(design, indices))
     halve_iteration(s.folder, s.config, s.spec, s.executor, s.progress, iteration, records)
+    update_best(s)
+
+
+def update_best(s: Search) -> None:
+    """Copy the best candidate so far (by the run's selection rule) to best/ when it changed, and show it."""
     with s.best_lock:
         top = best_record(s.folder.candidates(), rule=rule_for(s.config))
         if top is not None and top.id != s.folder.best_id():
@@ -465,13 +470,7 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
         eval_seeds=evaluation.seeds if evaluation else None,
         error=record.reason or None,
     )
-    with s.best_lock:
-        top = best_record(s.folder.candidates(), rule=rule_for(s.config))
-        if top is not None and top.id != s.folder.best_id():
-            s.folder.save_best(top)
-            s.progress.log(f"new best: {top.id} with fitness {top.fitness:.4g}")
-        if top is not None:
-            s.progress.status(best_candidate=top.id, best_fitness=top.fitness)
+    update_best(s)
     return record
 
 
