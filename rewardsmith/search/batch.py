@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError, RunFolderError
-from rewardsmith.files import write_json_atomic
+from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.claim import RUNS_DIR, claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder, versions
 from rewardsmith.sandbox.interrupt import interruptible
@@ -258,6 +258,7 @@ def _run_task(
                 resume_run(run_dir, progress=view, executor=executor)
         else:
             (run_dir / ".owner").unlink(missing_ok=True)  # a start cut short before run.json: nothing to keep
+            (run_dir / TASK_ERROR_FILE).unlink(missing_ok=True)  # an earlier session's refusal is tried again
             run_search(
                 config.run_config(Path(task["spec"]), run_dir, executor.workers), progress=view, executor=executor
             )
@@ -267,9 +268,15 @@ def _run_task(
     except Exception as e:  # noqa: BLE001  (one task's crash must not stop the others; kept in the summary)
         status, error = "failed", f"{type(e).__name__}: {e}"
         (path / f"{name}.traceback.txt").write_text(traceback.format_exc(), encoding="utf-8")
+    if error is not None and not (run_dir / "run.json").is_file():  # refused before its run folder was made
+        write_json_atomic(run_dir / TASK_ERROR_FILE, {"error": error})
     progress.finish(name, status, error)
     done("running")
     return status
+
+
+TASK_ERROR_FILE = "task_error.json"
+"""In a task's run folder: why the task was refused before its run started (a broken env or scorer)."""
 
 
 def task_row(path: Path, task: dict[str, Any]) -> dict[str, Any]:
@@ -280,6 +287,9 @@ def task_row(path: Path, task: dict[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(ROW_KEYS)
     row.update(task=task["task"], run_dir=task["run_dir"], status="pending")
     if not (folder.path / "run.json").is_file():
+        refused = read_json(folder.path / TASK_ERROR_FILE)
+        if isinstance(refused, dict):
+            row.update(status="failed", error=str(refused.get("error")))
         return row
     summary = folder.summary() or {}
     totals = folder.llm_totals()
