@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import threading
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -232,6 +233,9 @@ def import_registrations(spec: TaskSpec) -> None:
             ) from None
 
 
+_IMPORT_LOCK = threading.RLock()
+
+
 def import_from_folder(folder: Path, ref: str) -> Any:
     """Import `module:Attr` where `module` is a `.py` file in `folder` (trusted code: specs, scorers, envs)."""
     module_name, attr = ref.split(":")
@@ -239,13 +243,18 @@ def import_from_folder(folder: Path, ref: str) -> Any:
     if not file.is_file():
         raise TaskSpecError(f"{file}: module '{module_name}' (from '{ref}') not found")
     qualified = f"rewardsmith_envs_{abs(hash(str(file.resolve())))}_{module_name.replace('.', '_')}"
-    module = sys.modules.get(qualified)
-    if module is None:
-        specification = importlib.util.spec_from_file_location(qualified, file)
-        assert specification and specification.loader
-        module = importlib.util.module_from_spec(specification)
-        sys.modules[qualified] = module
-        specification.loader.exec_module(module)
+    with _IMPORT_LOCK:  # a batch's tasks load the same scorer module from several threads at once
+        module = sys.modules.get(qualified)
+        if module is None:
+            specification = importlib.util.spec_from_file_location(qualified, file)
+            assert specification and specification.loader
+            module = importlib.util.module_from_spec(specification)
+            sys.modules[qualified] = module  # while the lock is held, no other thread sees it half-run
+            try:
+                specification.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[qualified]
+                raise
     if not hasattr(module, attr):
         raise TaskSpecError(f"{file}: no '{attr}' (from '{ref}')")
     return getattr(module, attr)
