@@ -78,9 +78,9 @@ def test_static_reward_file_errors(cli, tiny_spec, tmp_path, source, needles):
 
 @pytest.mark.parametrize("body,needles", [
     ("return float('nan'), {}", ["finite"]),
-    ("return [1.0, 2.0], {}", ["total", "finite float"]),
-    ("return np.ones(3), {}", ["scalar", "(3,)"]),
-    ("return 1.0, [('a', 1.0)]", ["components", "dict"]),
+    pytest.param("return [1.0, 2.0], {}", ["total", "finite float"], marks=pytest.mark.slow),
+    pytest.param("return np.ones(3), {}", ["scalar", "(3,)"], marks=pytest.mark.slow),
+    pytest.param("return 1.0, [('a', 1.0)]", ["components", "dict"], marks=pytest.mark.slow),
 ])
 def test_runtime_contract_errors_from_the_worker(cli, tiny_spec, tmp_path, body, needles):
     spec = tiny_spec("inverted-double-pendulum-balance")

@@ -138,6 +138,7 @@ def check_second_prompt(out: Path, summary: dict) -> None:
     assert {c["sample"] for c in first} == {1000, 1001, 1002}  # run-unique sample numbers: iteration * 1000 + index - 1
 
 
+@pytest.mark.slow
 def test_scripted_run_end_to_end(spec_path, tmp_path):
     out = tmp_path / "run"
     output = cli(*run_args(spec_path, out, "--model", f"scripted:{DATA / 'loop_e2e.jsonl'}"))
@@ -258,7 +259,6 @@ def test_local_model_run_completes(spec_path, tmp_path):
     all_json_valid(out)
 
 
-@pytest.mark.slow
 def test_unproductive_later_iteration_keeps_the_best(spec_path, tmp_path):
     """Iteration 2 yields nothing trainable even after retries: the run keeps 1.1 and still finishes."""
     out = tmp_path / "run"

@@ -167,6 +167,7 @@ def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path,
     assert json.loads((anti / "candidate.json").read_text())["status"] == "trained"
 
 
+@pytest.mark.slow
 def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
     """A Ray node may not share the run folder: the archives travel with the job and come back as returns."""
     import io

@@ -15,7 +15,7 @@ EXAMPLES = ENVS_DIR / "examples"
 
 
 @pytest.mark.parametrize("task,reward", [
-    ("halfcheetah-run", "halfcheetah_run.py"),
+    pytest.param("halfcheetah-run", "halfcheetah_run.py", marks=pytest.mark.slow),
     ("inverted-double-pendulum-balance", "inverted_double_pendulum_balance.py"),
 ])
 def test_train_writes_metrics_tensorboard_model_and_summary(cli, tiny_spec, tmp_path, task, reward):
