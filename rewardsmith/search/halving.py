@@ -26,7 +26,7 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.progress import Progress
 from rewardsmith.search.selection import ranked, standard_error
-from rewardsmith.search.training import reward_budget, train_and_evaluate
+from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -181,35 +181,11 @@ def rung_trainer(
             timesteps_done=done,
             reward_budget_s=reward_budget(read_json(cand / CRITIC_FILE)),
         )
-        update: dict = {"wall_s": round(record.wall_s + result.wall_s, 3)}
-        if result.ok and evaluation is not None:
-            update.update(
-                status="trained",
-                fitness=evaluation.fitness_mean,
-                fitness_se=evaluation.fitness_se,
-                episodes=len(evaluation.fitness),
-                success_rate=evaluation.success_rate,
-                timesteps=int(result.summary.get("timesteps") or timesteps),
-                reason="",
-            )
-            if (cand / WEIGHTS_FILE).is_file():
-                tmp = cand / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
-                shutil.copyfile(cand / WEIGHTS_FILE, tmp)
-                os.replace(tmp, checkpoint)
-        else:
-            update.update(status="failed", reason=f"[training] {result.error}")
-        record = record.model_copy(update=update)
-        folder.save_candidate(record)
-        folder.event(
-            "training_done",
-            candidate=record.id,
-            status=record.status,
-            fitness=record.fitness,
-            fitness_se=record.fitness_se,
-            success_rate=record.success_rate,
-            timesteps=record.timesteps,
-            error=record.reason or None,
-        )
+        record = record_training(folder, record, result, evaluation, timesteps)
+        if record.status == "trained" and (cand / WEIGHTS_FILE).is_file():
+            tmp = cand / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
+            shutil.copyfile(cand / WEIGHTS_FILE, tmp)
+            os.replace(tmp, checkpoint)
         progress.update(record.id, f"rung {timesteps:,}", fitness=record.fitness, reason=record.reason[:100])
         return record
 

@@ -32,7 +32,7 @@ from rewardsmith.search.final import retrain_best, write_summary
 from rewardsmith.search.halving import halve_iteration
 from rewardsmith.search.progress import Progress, make_progress
 from rewardsmith.search.selection import best_record, rule_for
-from rewardsmith.search.training import reward_budget, train_and_evaluate
+from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate
 from rewardsmith.settings import require_sandbox
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import critique
@@ -452,24 +452,7 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
         on_progress=lambda done, total: s.progress.update(record.id, "training", done=done, total=total),
         reward_budget_s=reward_budget((read_json(folder / "critic.json") or {}).get("stats")),
     )
-    record = record.model_copy(update={"wall_s": round(record.wall_s + result.wall_s, 3)})
-    if evaluation is not None:
-        record.status, record.fitness, record.success_rate = "trained", evaluation.fitness_mean, evaluation.success_rate
-        record.fitness_se, record.episodes = evaluation.fitness_se, len(evaluation.fitness)
-        record.timesteps = int(result.summary.get("timesteps") or 0)
-    else:
-        record.status, record.reason = "failed", f"[training] {result.error}"
-    s.folder.save_candidate(record)
-    s.folder.event(
-        "training_done",
-        candidate=record.id,
-        status=record.status,
-        fitness=record.fitness,
-        fitness_se=record.fitness_se,
-        success_rate=record.success_rate,
-        eval_seeds=evaluation.seeds if evaluation else None,
-        error=record.reason or None,
-    )
+    record = record_training(s.folder, record, result, evaluation, s.config.timesteps or s.spec.train.timesteps)
     update_best(s)
     return record
 

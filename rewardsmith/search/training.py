@@ -16,6 +16,7 @@ from typing import Any
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_capped, remove_tree, write_bytes_atomic
 from rewardsmith.reward.wrappers import RewardSource
+from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
@@ -23,6 +24,7 @@ from rewardsmith.run_folder.records import (
     MODEL_FILE,
     SUMMARY_FILE,
     WEIGHTS_FILE,
+    CandidateRecord,
     Evaluation,
     read_record,
 )
@@ -162,3 +164,41 @@ def clear_training_outputs(folder: Path) -> None:
     evaluation), so a retraining neither appends to it nor reads it."""
     for name in TRAINING_OUTPUTS:
         remove_tree(Path(folder) / name)
+
+
+def record_training(
+    folder: RunFolder,
+    record: CandidateRecord,
+    result: JobResult,
+    evaluation: Evaluation | None,
+    timesteps: int,
+) -> CandidateRecord:
+    """Save a candidate's training outcome: its trusted numbers (from `evaluation`, never from the training
+    worker) or the failure, and the `training_done` event; returns the updated record."""
+    update: dict[str, Any] = {"wall_s": round(record.wall_s + result.wall_s, 3)}
+    if result.ok and evaluation is not None:
+        update.update(
+            status="trained",
+            fitness=evaluation.fitness_mean,
+            fitness_se=evaluation.fitness_se,
+            episodes=len(evaluation.fitness),
+            success_rate=evaluation.success_rate,
+            timesteps=int(result.summary.get("timesteps") or timesteps),
+            reason="",
+        )
+    else:
+        update.update(status="failed", reason=f"[training] {result.error}")
+    record = record.model_copy(update=update)
+    folder.save_candidate(record)
+    folder.event(
+        "training_done",
+        candidate=record.id,
+        status=record.status,
+        fitness=record.fitness,
+        fitness_se=record.fitness_se,
+        success_rate=record.success_rate,
+        timesteps=record.timesteps,
+        eval_seeds=evaluation.seeds if evaluation else None,
+        error=record.reason or None,
+    )
+    return record
