@@ -250,7 +250,7 @@ def test_resume_plant_is_rejected_and_never_read_back(spec_path, tmp_path):
     assert np.isfinite(evaluation.fitness).all()
 
 
-# -- a scripted run: the honest candidate wins, whatever the forger does in its own process --------------------
+# -- a scripted run: the forger's numbers never reach the judge, whatever it does in its own process ----------
 
 
 def script(tmp_path: Path, forger: str) -> Path:
@@ -264,12 +264,38 @@ def script(tmp_path: Path, forger: str) -> Path:
     return path
 
 
+def parent_numbers(run: Path) -> list[float]:
+    """Every fitness-like number in the files the parent writes: the events, the run summary and each candidate's
+    record (not a worker's own reports)."""
+    found: list[float] = []
+
+    def walk(value, key=""):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, k)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and "fitness" in key:
+            found.append(float(value))
+
+    for line in (run / "events.jsonl").read_text().splitlines():
+        walk(json.loads(line))
+    for path in [run / "summary.json", *run.glob("*/*/candidate.json")]:
+        walk(json.loads(path.read_text()))
+    return found
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("gate,forger", [("on", "scorer_monkeypatch"), ("off", "scorer_monkeypatch"),
                                          ("off", "writer_hook")])
-def test_scripted_run_selects_the_honest_candidate(tiny_spec, tmp_path, monkeypatch, gate, forger):
+def test_scripted_run_selects_by_the_trusted_fitness(tiny_spec, tmp_path, monkeypatch, gate, forger):
+    """Gate on, the forger is rejected and the honest candidate wins. Gate off, both train for 1,024 steps (too
+    few for either policy to beat the other but by noise): the forger fools its own worker's reports, yet every
+    fitness the parent records, selects by and reports comes from the evaluation worker."""
     from rewardsmith.config import RunConfig
     from rewardsmith.search.loop import run as run_search
+    from rewardsmith.search.selection import best_record
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -289,12 +315,16 @@ def test_scripted_run_selects_the_honest_candidate(tiny_spec, tmp_path, monkeypa
                   if "tip_height" in (folder.cand_dir(r.iteration, r.index) / "reward.py").read_text())
     forging = next(r for r in records.values() if r.id != honest.id)
     summary = folder.summary()
-    assert honest.status == "trained" and summary["best_candidate"] == honest.id
-    assert summary["final"]["candidate"] == honest.id and summary["final"]["fitness_mean"] < 10
+    assert honest.status == "trained"
+    best = best_record(list(records.values()))
+    assert best is not None and summary["best_candidate"] == best.id
+    assert summary["final"]["candidate"] == best.id and summary["final"]["fitness_mean"] < 10
+    numbers = parent_numbers(tmp_path / "run")
+    assert numbers and max(abs(n) for n in numbers) < 10, "a forged number reached the parent's records"
     if gate == "on":
         assert forging.status == "rejected" and "forbidden-import" in forging.reason
+        assert best.id == honest.id
     else:
         cand = folder.cand_dir(forging.iteration, forging.index)
         assert forging.status == "trained" and forging.fitness is not None and forging.fitness < 10
         assert max(forged_lines(cand)) >= 9e5, "the forger should have fooled its own training worker"
-        assert forging.fitness <= honest.fitness
