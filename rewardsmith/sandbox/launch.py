@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -31,6 +32,8 @@ PASSTHROUGH_ENV = ("MUJOCO_GL", "PYTHONHASHSEED")
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 POLL_S = 0.5
+"""How often a running worker's limits (time, heartbeat, quota) and a stop request are checked; its exit is
+seen at once (a pidfd), so a short job costs its own time, not a whole poll."""
 TAIL_BYTES = 4000
 _PR_SET_DUMPABLE = 4
 WORKER_MODULE = "rewardsmith.workers.main"
@@ -159,15 +162,20 @@ def run_worker(
         copier.start()
         timed_out = stalled = False
         over = ""
-        while not _has_exited(proc.pid) and not STOP.is_set():
-            if on_poll is not None:
-                on_poll()
-            timed_out = time.monotonic() - start > timeout_s
-            stalled = stall_timeout_s is not None and _stalled(heartbeat_path, started_wall, stall_timeout_s)
-            over = _over_quota(cwd, quota_bytes)
-            if timed_out or stalled or over:
-                break
-            STOP.wait(POLL_S)
+        pidfd = _pidfd(proc.pid)
+        try:
+            while not _has_exited(proc.pid) and not STOP.is_set():
+                if on_poll is not None:
+                    on_poll()
+                timed_out = time.monotonic() - start > timeout_s
+                stalled = stall_timeout_s is not None and _stalled(heartbeat_path, started_wall, stall_timeout_s)
+                over = _over_quota(cwd, quota_bytes)
+                if timed_out or stalled or over:
+                    break
+                _wait_for_exit(pidfd, POLL_S)
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
         # the worker is dead or a zombie, so its pid (= session id) cannot be reused yet
         _kill_group(proc.pid)
         kill_leftovers(proc.pid)
@@ -242,6 +250,24 @@ def _has_exited(pid: int) -> bool:
     """True once `pid` has exited, without reaping it (WNOWAIT)."""
     info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     return info is not None
+
+
+def _pidfd(pid: int) -> int | None:
+    """A pidfd for `pid` (Linux 5.3+): readable once it exits, without reaping or signalling it."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _wait_for_exit(pidfd: int | None, timeout_s: float) -> None:
+    """Sleep up to `timeout_s`, waking as soon as the worker exits (or, without a pidfd, a stop is requested)."""
+    if pidfd is None:
+        STOP.wait(timeout_s)
+        return
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    poller.poll(timeout_s * 1000)
 
 
 def _stalled(heartbeat: Path | None, started_wall: float, limit_s: float) -> bool:
