@@ -11,6 +11,7 @@ No network: CSS is inline, plots are inline SVG, code is highlighted by pygments
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
@@ -28,21 +29,23 @@ def _write(path: Path, text: str) -> None:
 
 
 def record_missing_videos(run_dir: Path) -> list[str]:
-    """Record a video for each iteration's best candidate that has a policy but no video; returns problems."""
+    """Record a video for each iteration's best candidate that has a policy but no video, one sandboxed render
+    worker per CPU core at once; returns problems."""
     from rewardsmith.stages.video import record_video
     from rewardsmith.views.report.html import iteration_bests
 
     view = read_run(run_dir)
-    problems = []
-    for c in iteration_bests(view):
-        if (
-            c.video is None
-            and (c.path / "model.zip").is_file()
-            and view.spec is not None
-            and record_video(view.spec, c.path, seed=int(view.config.get("seed") or 0)) is None
-        ):
-            problems.append(f"{c.id}: no video (rendering failed; see {c.path / 'video' / 'worker.log'})")
-    return problems
+    if view.spec is None:
+        return []
+    spec, seed = view.spec, int(view.config.get("seed") or 0)
+    todo = [c for c in iteration_bests(view) if c.video is None and (c.path / "model.zip").is_file()]
+    with ThreadPoolExecutor(max(1, min(len(todo), os.cpu_count() or 1))) as pool:
+        videos = list(pool.map(lambda c: record_video(spec, c.path, seed=seed), todo))
+    return [
+        f"{c.id}: no video (rendering failed; see {c.path / 'video' / 'worker.log'})"
+        for c, video in zip(todo, videos, strict=True)
+        if video is None
+    ]
 
 
 def write_report(run_dir: Path, *, videos: bool = True) -> tuple[Path, list[str]]:
