@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from conftest import make_tiny_spec
@@ -31,7 +32,7 @@ from rewardsmith.workers.executor import LocalExecutor
 
 TASK = "halfcheetah-run"
 PLANTED_FLAG = {"code": "no-progress", "message": "fitness never rose above its first evaluation (planted by the fixture)"}
-SMALL = {"hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}
+SMALL = {"max_episode_steps": 200, "hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}
 
 REWARD_1 = (ENVS_DIR / "examples" / "halfcheetah_run.py").read_text()  # the shipped example reward
 
@@ -75,10 +76,23 @@ def _call(folder: RunFolder, number: int, role: str, sample: int, reply: str) ->
         "latency_s": 0.1, "cached": False, "error": None})
 
 
-def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str, *, train: bool, tokens: int) -> None:
+def _train(folder: RunFolder, spec, executor: LocalExecutor, cid: str, parent: str | None, code: str):
+    """Train and measure one candidate as the loop does: the training worker, then the evaluation worker."""
     iteration, index = map(int, cid.split("."))
     cand = folder.cand_dir(iteration, index)
     cand.mkdir(parents=True)
+    (cand / "reward.py").write_text(_header(cid, iteration, parent) + code)
+    result, evaluation = train_and_evaluate(folder.path / "task.toml", cand / "reward.py", cand, timesteps=1024,
+                                            seed=iteration, eval_episodes=spec.train.eval_episodes,
+                                            executor=executor)
+    assert result.ok and evaluation is not None, result.error
+    return result, evaluation
+
+
+def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str, *, trained, tokens: int) -> None:
+    iteration, index = map(int, cid.split("."))
+    cand = folder.cand_dir(iteration, index)
+    cand.mkdir(parents=True, exist_ok=True)
     (cand / "attempt_0.py").write_text(code)
     findings = static_findings(code) + ([CriticFinding("dynamic", "dominant-component", "forward_velocity is 40x "
                                                       "larger than the other components", severity="warning")]
@@ -101,17 +115,10 @@ def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str,
     folder.save_candidate(record)
     folder.event("candidate_designed", candidate=cid, status=record.status, reason=record.reason, repair_rounds=0,
                  tokens=tokens)
-    if not (train and report.accepted):
+    if not (trained and report.accepted):
         return
     folder.event("training_started", candidate=cid, timesteps=1024)
-    executor = LocalExecutor(1)
-    try:  # trained by the training worker, measured by the evaluation worker, as the loop does
-        result, evaluation = train_and_evaluate(folder.path / "task.toml", cand / "reward.py", cand, timesteps=1024,
-                                                seed=iteration, eval_episodes=spec.train.eval_episodes,
-                                                executor=executor)
-    finally:
-        executor.shutdown()
-    assert result.ok and evaluation is not None, result.error
+    result, evaluation = trained
     record = record.model_copy(update={"status": "trained", "fitness": evaluation.fitness_mean,
                                        "fitness_se": evaluation.fitness_se, "episodes": len(evaluation.fitness),
                                        "success_rate": evaluation.success_rate, "wall_s": result.wall_s})
@@ -139,18 +146,25 @@ def build_review_run(root: Path) -> Path:
     spec = folder.spec()
     folder.event("run_started", task=TASK, model=config.model, run_dir=str(run_dir), pid=999_999_999)
     folder.event("iteration_started", iteration=1, parent=None)
+    executor = LocalExecutor(2)  # the two trained candidates train at once, as the loop's workers do
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            first, second = pool.map(lambda job: _train(folder, spec, executor, *job),
+                                     [("1.1", None, REWARD_1), ("2.1", "1.1", REWARD_2)])
+    finally:
+        executor.shutdown()
     _call(folder, 1, "designer", 0, f"```python\n{REWARD_1}```")
     _call(folder, 2, "designer", 1, f"```python\n{REWARD_BROKEN}```")
-    _candidate(folder, spec, "1.1", None, REWARD_1, train=True, tokens=1103)
-    _candidate(folder, spec, "1.2", None, REWARD_BROKEN, train=True, tokens=1105)
+    _candidate(folder, spec, "1.1", None, REWARD_1, trained=first, tokens=1103)
+    _candidate(folder, spec, "1.2", None, REWARD_BROKEN, trained=None, tokens=1105)
     folder.save_best(folder.candidate(1, 1))
     folder.event("iteration_done", iteration=1, best_candidate="1.1", best_fitness=folder.candidate(1, 1).fitness)
     folder.event("iteration_started", iteration=2, parent="1.1")
     _call(folder, 3, "designer", 0, f"```python\n{REWARD_2}```")
     _call(folder, 4, "designer", 1, f"```python\n{REWARD_1.replace('-0.1', '-0.2')}```")
-    _candidate(folder, spec, "2.1", "1.1", REWARD_2, train=True, tokens=1107)
+    _candidate(folder, spec, "2.1", "1.1", REWARD_2, trained=second, tokens=1107)
     folder.save_best(best_record(folder.candidates()))
-    _candidate(folder, spec, "2.2", "1.1", REWARD_1.replace("-0.1", "-0.2"), train=False, tokens=1109)
+    _candidate(folder, spec, "2.2", "1.1", REWARD_1.replace("-0.1", "-0.2"), trained=None, tokens=1109)
     with open(folder.cand_dir(1, 1) / "metrics.jsonl", "a") as f:
         f.write('{"kind": "train", "timesteps": 20')  # the kill cut this line short
     append_jsonl(run_dir / "events.jsonl", {"t": round(time.time(), 3), "event": "training_started",

@@ -263,7 +263,7 @@ def test_unproductive_later_iteration_keeps_the_best(spec_path, tmp_path):
     """Iteration 2 yields nothing trainable even after retries: the run keeps 1.1 and still finishes."""
     out = tmp_path / "run"
     config = RunConfig(task=str(spec_path), model=f"scripted:{DATA / 'loop_unproductive.jsonl'}", iterations=2,
-                       samples=1, repair_rounds=0, iteration_retries=2, workers=1, final_seeds=1, out=out)
+                       samples=1, repair_rounds=0, iteration_retries=2, workers=1, final_seeds=0, out=out)
     folder = run_search(config)
     summary = folder.summary()
     assert summary["status"] == "finished" and summary["best_candidate"] == "1.1"

@@ -219,7 +219,8 @@ def _selected(items: list[pytest.Item]) -> list[tuple[str, str, str]]:
 
 @pytest.fixture(scope="module")
 def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    """Every selected run, done once up front (in parallel, slow CPU-limited training runs first), with a planted
+    """Every selected run, done once up front (in parallel; training runs, then those that must be killed at a
+    time limit, first), with a planted
     key in this process's environment."""
     secret = f"sk-planted-{uuid.uuid4().hex}"
     base = tmp_path_factory.mktemp("hostile")
@@ -228,7 +229,7 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
                                     hyperparams={"n_steps": 128, "batch_size": 64, "n_epochs": 1}))
     by_stem = {p.stem: p for p in CORPUS}
     todo = [Run(by_stem[stem], runner, GATES[gate]) for stem, runner, gate in _selected(request.session.items)]
-    todo.sort(key=lambda run: run.runner != "train" or _expected(run.program, run.runner, run.gate) != "killed")
+    todo.sort(key=lambda run: (run.runner != "train", _expected(run.program, run.runner, run.gate) != "killed"))
     for path in _escapes():
         os.remove(path)
     limits = _parent_limits()
