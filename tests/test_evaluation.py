@@ -250,7 +250,7 @@ def test_resume_plant_is_rejected_and_never_read_back(spec_path, tmp_path):
     assert np.isfinite(evaluation.fitness).all()
 
 
-# -- a scripted run: the forger's numbers never reach the judge, whatever it does in its own process ----------
+# -- a scripted run: the honest candidate wins, whatever the forger does in its own process --------------------
 
 
 def script(tmp_path: Path, forger: str) -> Path:
@@ -262,6 +262,11 @@ def script(tmp_path: Path, forger: str) -> Path:
     path.write_text("".join(json.dumps({"role": "designer", "content": f"```python\n{code}\n```\n"}) + "\n"
                             for code in (honest, forged)))
     return path
+
+
+STEPS = 8192
+"""Enough for the honest reward (alive bonus, tip height) to keep the pole up several times longer than a random
+policy, while the forger's constant -1 teaches it to fall at once: the trusted fitness separates them."""
 
 
 def parent_numbers(run: Path) -> list[float]:
@@ -289,21 +294,21 @@ def parent_numbers(run: Path) -> list[float]:
 @pytest.mark.slow
 @pytest.mark.parametrize("gate,forger", [("on", "scorer_monkeypatch"), ("off", "scorer_monkeypatch"),
                                          ("off", "writer_hook")])
-def test_scripted_run_selects_by_the_trusted_fitness(tiny_spec, tmp_path, monkeypatch, gate, forger):
-    """Gate on, the forger is rejected and the honest candidate wins. Gate off, both train for 1,024 steps (too
-    few for either policy to beat the other but by noise): the forger fools its own worker's reports, yet every
-    fitness the parent records, selects by and reports comes from the evaluation worker."""
+def test_scripted_run_selects_the_honest_candidate(tiny_spec, tmp_path, monkeypatch, gate, forger):
+    """Gate on, the forger is rejected. Gate off, it trains and fools its own worker's reports (9e5, 1e6), yet
+    every fitness the parent records, selects by and reports comes from the evaluation worker, and there the
+    honest reward's policy is the better one: the honest candidate wins on both gate settings."""
     from rewardsmith.config import RunConfig
     from rewardsmith.search.loop import run as run_search
     from rewardsmith.search.selection import best_record
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    spec = tiny_spec(TASK, timesteps=1024, eval_episodes=3)
+    spec = tiny_spec(TASK, timesteps=STEPS, eval_episodes=3)
     if gate == "off":  # the critic's static stage and every worker's gate bypassed: the OS layers alone
         monkeypatch.setattr("rewardsmith.stages.critic.static_findings", lambda source: [])
     config = RunConfig(task=str(spec), model=f"scripted:{script(tmp_path, forger)}", iterations=1, samples=2,
-                       timesteps=1024, final_timesteps=1024, final_seeds=1, repair_rounds=0, workers=2,
+                       timesteps=STEPS, final_timesteps=STEPS, final_seeds=1, repair_rounds=0, workers=2,
                        semantic=False, rungs=[1.0], out=tmp_path / "run")
     executor = GateOff(2) if gate == "off" else LocalExecutor(2)
     try:
@@ -315,16 +320,14 @@ def test_scripted_run_selects_by_the_trusted_fitness(tiny_spec, tmp_path, monkey
                   if "tip_height" in (folder.cand_dir(r.iteration, r.index) / "reward.py").read_text())
     forging = next(r for r in records.values() if r.id != honest.id)
     summary = folder.summary()
-    assert honest.status == "trained"
-    best = best_record(list(records.values()))
-    assert best is not None and summary["best_candidate"] == best.id
-    assert summary["final"]["candidate"] == best.id and summary["final"]["fitness_mean"] < 10
+    assert honest.status == "trained" and best_record(list(records.values())) == honest
+    assert summary["best_candidate"] == honest.id
+    assert summary["final"]["candidate"] == honest.id and summary["final"]["fitness_mean"] < 10
     numbers = parent_numbers(tmp_path / "run")
     assert numbers and max(abs(n) for n in numbers) < 10, "a forged number reached the parent's records"
     if gate == "on":
         assert forging.status == "rejected" and "forbidden-import" in forging.reason
-        assert best.id == honest.id
     else:
         cand = folder.cand_dir(forging.iteration, forging.index)
-        assert forging.status == "trained" and forging.fitness is not None and forging.fitness < 10
+        assert forging.status == "trained" and forging.fitness is not None and forging.fitness < honest.fitness
         assert max(forged_lines(cand)) >= 9e5, "the forger should have fooled its own training worker"
