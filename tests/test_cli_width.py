@@ -158,3 +158,34 @@ def test_plain_progress_shows_an_eta(monkeypatch):
     now[0] += 30
     plain.update("1.1", "training", done=250, total=1000)
     assert "1.1 training 25% (ETA 1m30s)" in buffer.getvalue()
+
+
+def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
+    """Before any reply is measured there is no ETA, only the elapsed time; a serial model (the local one)
+    queues the waiting replies one typical reply apart; replayed replies do not count."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from rewardsmith.search import progress
+
+    now = [100.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    buffer = StringIO()
+    plain = progress.PlainProgress(Console(file=buffer, width=80))
+    clock = progress.ReplyClock(serial=True)
+    ticker = progress.ReplyTicker(plain, clock, ["1.1", "1.2", "1.3"])
+    now[0] += 31
+    ticker.tick()
+    assert "1.1 designing 31s (ETA after the first reply)" in buffer.getvalue()
+    ticker.arrived("1.1", 40.0, cached=False)
+    ticker.arrived("1.2", 0.01, cached=True)  # replayed from the cache: no measure of the model
+    assert clock.etas(2, 10.0) == [30.0, 70.0]
+    now[0] += 30
+    ticker.tick()  # 61 s in, 30 s after the last reply: 1.3 is next in the queue
+    assert "1.3 designing 1m01s (ETA ~10s)" in buffer.getvalue()
+    now[0] += 1
+    ticker.tick()
+    assert buffer.getvalue().count("designing") == 4  # plain output: a line per candidate per 30 s, not per tick
+    assert progress.ReplyClock(serial=False).etas(2, 5.0) == [None, None]
+

@@ -30,7 +30,7 @@ from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE, Candidat
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.final import retrain_best, write_summary
 from rewardsmith.search.halving import halve_iteration
-from rewardsmith.search.progress import Progress, make_progress
+from rewardsmith.search.progress import Progress, ReplyClock, ReplyTicker, make_progress
 from rewardsmith.search.selection import best_record, rule_for
 from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate
 from rewardsmith.settings import require_sandbox
@@ -59,6 +59,8 @@ class Search:
     executor: Executor
     progress: Progress
     best_lock: threading.Lock = field(default_factory=threading.Lock)
+    replies: ReplyClock = field(default_factory=lambda: ReplyClock(serial=False))
+    """How long this run's LLM replies take: the ETA of the ones in flight."""
 
 
 def run(config: RunConfig, progress: Progress | None = None, executor: Executor | None = None) -> RunFolder:
@@ -105,7 +107,16 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
             designer = Designer(
                 model, spec, describe(spec), temperature=config.temperature, max_tokens=config.max_tokens
             )
-            search = Search(folder, config, spec, model, designer, executor, progress)
+            search = Search(
+                folder,
+                config,
+                spec,
+                model,
+                designer,
+                executor,
+                progress,
+                replies=ReplyClock(serial=model.kind == "local"),
+            )
             progress.status(**usage(search))
             for iteration in range(1, (config.iterations or 1) + 1):
                 run_iteration(search, iteration)
@@ -187,7 +198,12 @@ def run_iteration(s: Search, iteration: int) -> None:
         pending = [j for j in indices if s.folder.candidate(iteration, j) is None]
         for j in pending:
             s.progress.update(f"{iteration}.{j}", "designing")
-        designs = dict(zip(pending, s.designer.sample(messages, [sample_number(iteration, j) for j in pending])))
+        ids = {sample_number(iteration, j): f"{iteration}.{j}" for j in pending}
+        with ReplyTicker(s.progress, s.replies, list(ids.values())) as ticker:
+            samples = s.designer.sample(
+                messages, list(ids), on_done=lambda k, d, ids=ids: ticker.arrived(ids[k], d.latency_s, d.cached)
+            )
+        designs = dict(zip(pending, samples, strict=True))
         duplicates = find_duplicates(s.folder, iteration, designs)
         design_then_halve(s, iteration, indices, designs, duplicates, best.id if best else None)
         with ThreadPoolExecutor(max_workers=k, thread_name_prefix="candidate") as pool:
@@ -328,7 +344,9 @@ def design_candidate(
             record.repair_rounds = n
             s.folder.event("repair_requested", candidate=cid, attempt=n, findings=attempts[-1]["findings"])
             s.progress.update(cid, f"repair {n}")
-            design = s.designer.repair(design, problems, sample=sample_number(iteration, index))
+            with ReplyTicker(s.progress, s.replies, [cid], state=f"repair {n}") as ticker:
+                design = s.designer.repair(design, problems, sample=sample_number(iteration, index))
+                ticker.arrived(cid, design.latency_s, design.cached)
             record.tokens += design.tokens
             record.cost_usd += design.cost_usd
         entry: dict[str, Any] = {

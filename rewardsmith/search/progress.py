@@ -11,6 +11,7 @@ Two views behind one small interface: `LiveProgress` (a rich Live table, for ter
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from typing import Any, Protocol
@@ -38,6 +39,10 @@ class Progress(Protocol):
     def start(self) -> None: ...
 
     def stop(self) -> None: ...
+
+
+PLAIN_EVERY_S = 30
+"""In plain (non-terminal) output, a reply still in flight is shown again this often."""
 
 
 def clock(seconds: float) -> str:
@@ -68,12 +73,89 @@ class Eta:
         return (total - done) * elapsed / progressed
 
 
+class ReplyClock:
+    """How long LLM replies take in this run (replayed ones left out), and so when the ones in flight should
+    arrive. `serial`: the model answers one request at a time (the built-in local model), so the k-th reply
+    still waiting arrives about k typical replies after the last one did."""
+
+    def __init__(self, serial: bool) -> None:
+        self.serial = serial
+        self._seconds: list[float] = []
+        self._lock = threading.Lock()
+
+    def record(self, seconds: float, cached: bool) -> None:
+        """One reply arrived after `seconds`."""
+        if not cached and seconds > 0:
+            with self._lock:
+                self._seconds.append(seconds)
+
+    def etas(self, waiting: int, since_last: float) -> list[float | None]:
+        """Seconds left for each of `waiting` replies, `since_last` seconds after the last one arrived (or the
+        round started); None where there is no measured reply yet or the estimate has run out."""
+        with self._lock:
+            typical = statistics.median(self._seconds) if self._seconds else None
+        if typical is None:
+            return [None] * waiting
+        ahead = [k + 1 for k in range(waiting)] if self.serial else [1] * waiting
+        return [left if (left := n * typical - since_last) > 0 else None for n in ahead]
+
+
+class ReplyTicker:
+    """While a round of LLM requests runs, show each waiting candidate's elapsed time and ETA once a second.
+
+    with ReplyTicker(progress, clock, ["1.1", "1.2"]) as ticker:
+        ... ticker.arrived("1.1", design.latency_s, design.cached) ...
+    """
+
+    def __init__(self, progress: Progress, clock: ReplyClock, ids: list[str], state: str = "designing") -> None:
+        self.progress, self.clock, self.state = progress, clock, state
+        self._waiting = list(ids)
+        self._started = self._last = time.monotonic()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="reply-ticker", daemon=True)
+
+    def arrived(self, cid: str, seconds: float, cached: bool) -> None:
+        """The reply for `cid` is in."""
+        self.clock.record(seconds, cached)
+        with self._lock:
+            if cid in self._waiting:
+                self._waiting.remove(cid)
+            self._last = time.monotonic()
+
+    def tick(self) -> None:
+        """Show every waiting candidate once."""
+        now = time.monotonic()
+        with self._lock:
+            waiting, since_last = list(self._waiting), now - self._last
+        for cid, eta in zip(waiting, self.clock.etas(len(waiting), since_last), strict=True):
+            self.progress.update(cid, self.state, elapsed=now - self._started, eta=eta)
+
+    def _run(self) -> None:
+        while not self._stop.wait(1.0):
+            self.tick()
+
+    def __enter__(self) -> ReplyTicker:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def describe_state(state: str, fields: dict[str, Any]) -> str:
-    """A candidate's state in words: `training 40% (ETA 1m20s)`, `rejected: <reason>`, `trained: fitness 0.31`."""
+    """A candidate's state in words: `training 40% (ETA 1m20s)`, `designing 45s (ETA ~30s)`, `rejected: <reason>`,
+    `trained: fitness 0.31`."""
     if state == "training" and fields.get("total"):
         eta = fields.get("eta")
         return f"training {min(100.0, 100 * fields.get('done', 0) / fields['total']):.0f}%" + (
             f" (ETA {clock(eta)})" if eta is not None else ""
+        )
+    if fields.get("elapsed") is not None:  # an LLM reply in flight: ETA from this run's earlier replies
+        eta = fields.get("eta")
+        return f"{state} {clock(fields['elapsed'])}" + (
+            f" (ETA ~{clock(eta)})" if eta is not None else " (ETA after the first reply)"
         )
     if fields.get("reason"):
         return f"{state}: {inert(fields['reason'], markup=False)}"
@@ -101,6 +183,7 @@ class PlainProgress:
         self._lock = threading.Lock()
         self._eta = Eta()
         self._last: dict[str, str] = {}
+        self._next: dict[str, float] = {}
         self._status: dict[str, Any] = {}
 
     def _print(self, message: str) -> None:
@@ -120,7 +203,12 @@ class PlainProgress:
             return
         line = describe_state(state, fields)
         with self._lock:
-            if self._last.get(candidate_id) == line:
+            if fields.get("elapsed") is not None:  # a reply in flight: a line every PLAIN_EVERY_S seconds
+                key = f"{candidate_id} {state}"
+                if fields["elapsed"] < self._next.get(key, PLAIN_EVERY_S):
+                    return
+                self._next[key] = fields["elapsed"] // PLAIN_EVERY_S * PLAIN_EVERY_S + PLAIN_EVERY_S
+            elif self._last.get(candidate_id) == line:
                 return
             self._last[candidate_id] = line
             self._print(f"{candidate_id} {line}")

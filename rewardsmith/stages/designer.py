@@ -11,6 +11,7 @@ asks for a fix. A reply cut off inside its code block is asked again with twice 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -84,6 +85,8 @@ class Design:
     cached: bool = False
     messages: Messages = field(default_factory=list)
     """The conversation that produced it (the base of a repair request)."""
+    latency_s: float = 0.0
+    """Seconds the model took to answer (every request of it; ~0 when replayed)."""
 
 
 def fitness_unit(spec: TaskSpec) -> str | None:
@@ -156,12 +159,22 @@ class Designer:
         )
         return [*messages, {"role": "assistant", "content": reply.strip()}, {"role": "user", "content": feedback}]
 
-    def sample(self, messages: Messages, samples: list[int]) -> list[Design]:
-        """One answer per sample number, requested in parallel (the sample number keeps cache keys apart)."""
+    def sample(
+        self, messages: Messages, samples: list[int], on_done: Callable[[int, Design], None] | None = None
+    ) -> list[Design]:
+        """One answer per sample number, requested in parallel (the sample number keeps cache keys apart);
+        `on_done(sample, design)` is called as each answer arrives."""
         if not samples:
             return []
+
+        def ask(k: int) -> Design:
+            design = self._ask(messages, k)
+            if on_done is not None:
+                on_done(k, design)
+            return design
+
         with ThreadPoolExecutor(max_workers=len(samples), thread_name_prefix="designer") as pool:
-            return list(pool.map(lambda k: self._ask(messages, k), samples))
+            return list(pool.map(ask, samples))
 
     def repair(self, previous: Design, problems: str, sample: int) -> Design:
         """Ask for a corrected module: the conversation so far, the reply, then the exact problems found."""
@@ -177,13 +190,14 @@ class Designer:
         """One request; a reply cut off inside its code block is asked again with twice the cap."""
         if self.model is None:
             raise ValueError("this Designer has no model: it can build prompts only")
-        cap, tokens, cost = self.max_tokens, 0, 0.0
+        cap, tokens, cost, latency = self.max_tokens, 0, 0.0, 0.0
         for attempt in range(CUT_OFF_RETRIES + 1):
             response = self.model.complete(
                 messages, role="designer", sample=sample, temperature=self.temperature, max_tokens=cap
             )
             tokens += response.prompt_tokens + response.completion_tokens
             cost += response.cost_usd
+            latency += response.latency_s
             if not is_cut_off(response.text) or attempt == CUT_OFF_RETRIES:
                 break
             cap *= 2
@@ -199,6 +213,7 @@ class Designer:
             cost_usd=cost,
             cached=response.cached,
             messages=messages,
+            latency_s=latency,
         )
 
 
