@@ -216,7 +216,12 @@ def test_iteration_2_designer_prompt(task: str, runs: dict[str, Path]) -> None:
     feedback = messages[3]["content"]
     assert "## top: candidate 1.2" in feedback and "## bottom: candidate 1.3" in feedback and "```diff" in feedback
     assert "best evaluation episode (fitness 0.62)" in feedback and "ended: " in feedback
-    assert "Spearman rho" in feedback and "possible reward hacking" not in feedback
+    assert "possible reward hacking" not in feedback
+    # the reward's components, replayed in a sandboxed worker on the recorded episodes, beside the state
+    assert "then your reward's components at that step (computed by the reward on the recorded episode" in feedback
+    columns = re.findall(r'"(\w+)": ', REWARDS[task][0])
+    assert "  step | torso.x | torso.z | " in feedback and " | ".join(columns) in feedback
+    assert "return of your reward" in feedback  # its mean return on the evaluation episodes, replayed
     check_golden(f"{task}.designer-2.txt", render_messages(messages))
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from rewardsmith.errors import LLMError
+from rewardsmith.errors import LLMError, RewardsmithError
 from rewardsmith.files import read_jsonl, write_json_atomic
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
@@ -31,7 +31,18 @@ from rewardsmith.run_folder.records import (
     Evaluation,
     read_record,
 )
-from rewardsmith.stages.reflection import end_reason, hacking_evidence, trace_budget, trace_lines
+from rewardsmith.stages.reflection import (
+    EVALUATION_PAIRS,
+    TRAINING_PAIRS,
+    end_reason,
+    evaluation_pairs,
+    hacking_evidence,
+    return_fitness_pairs,
+    trace_budget,
+    trace_lines,
+    trace_picks,
+    trace_steps,
+)
 from rewardsmith.task import TaskSpec
 
 ANALYSIS_FILE = "analysis.json"
@@ -69,18 +80,22 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
         "episodes": best_vs_worst(episodes),
     }
     code = _read_code(cand_dir)
-    traces = next(
-        (p for p in (cand_dir / EVAL_DIR / TRAJECTORIES_FILE, cand_dir / TRAJECTORIES_FILE) if p.is_file()), None
+    path, recorded, analysis["traces"] = _recorded(cand_dir)
+    components, returns = replay_evaluation(spec, cand_dir, path, recorded, episodes, analysis)
+    if recorded:
+        analysis["traces"] = trace_lines(spec, recorded, episodes, code, trace_budget(model), components)
+    pairs = (  # the replay failed: fall back to the training worker's own (return, fitness) reports
+        return_fitness_pairs(evals, episodes)
+        if returns is None
+        else evaluation_pairs(returns, recorded, summary, episodes)
     )
-    analysis["traces"] = trace_lines(spec, traces, episodes, code, trace_budget(model)) if traces else []
-    hacking = hacking_evidence(
-        return_fitness_pairs(evals, episodes), analysis["return_curve"], analysis["fitness_curve"]
-    )
+    hacking = hacking_evidence(pairs, analysis["return_curve"], analysis["fitness_curve"])
     analysis["return_fitness_correlation"] = {
         "statistic": "spearman",
         "rho": hacking["rho"],
         "episodes": hacking["episodes"],
         "fitness_spread": hacking["fitness_spread"],
+        "returns": analysis["replay"]["pairs"],
     }
     analysis["reward_hacking"] = {
         "flag": hacking["flag"],
@@ -104,18 +119,46 @@ def _read_code(cand_dir: Path) -> str:
         return ""
 
 
-def return_fitness_pairs(evals: list[dict], episodes: list[dict]) -> list[tuple[float, float]]:
-    """(return, fitness) of every evaluation episode of the run: the learning-curve evaluations' per-episode
-    pairs, plus final episodes that carry a return."""
-    pairs: list[tuple[float, float]] = []
-    for line in evals:
-        for pair in line.get("pairs") or []:
-            if isinstance(pair, list) and len(pair) == 2 and all(_num(v) is not None for v in pair):
-                pairs.append((float(pair[0]), float(pair[1])))
-    for e in episodes:
-        if _num(e.get("return")) is not None:
-            pairs.append((float(e["return"]), float(e["fitness"])))
-    return pairs
+def _recorded(cand_dir: Path) -> tuple[Path | None, list, list[str]]:
+    """The evaluation worker's `trajectories.npz` and its episodes, or ([], why there is no step trace)."""
+    from rewardsmith.workers.trajectories import load_episodes
+
+    found = (p for p in (cand_dir / EVAL_DIR / TRAJECTORIES_FILE, cand_dir / TRAJECTORIES_FILE) if p.is_file())
+    path = next(found, None)
+    try:
+        return path, load_episodes(path) if path else [], []
+    except RewardsmithError as e:
+        return None, [], [f"(no step trace: {e})"]
+
+
+def replay_evaluation(
+    spec: TaskSpec, cand_dir: Path, path: Path | None, recorded: list, episodes: list[dict], analysis: dict
+) -> tuple[dict[int, dict[int, dict[str, float]]], list[float] | None]:
+    """Replay the candidate's reward over its recorded evaluation episodes in a sandboxed worker under the
+    training job's gate and sandbox settings (`workers.replay`); record the outcome as `analysis["replay"]`.
+    Returns the traces' component values ({episode: {state index: {name: value}}}, the reward of the step
+    into that state) and each episode's replayed return, or ({}, None) when the replay failed or could not run."""
+    from rewardsmith.workers.replay import replay_reward
+
+    info: dict[str, Any] = {"status": "skipped", "reason": "", "pairs": TRAINING_PAIRS, "episodes": []}
+    analysis["replay"] = info
+    if path is None or not recorded or not (cand_dir / "reward.py").is_file():
+        info["reason"] = "no reward.py" if recorded else "no recorded evaluation episodes"
+        return {}, None
+    picks = [i for _, i in trace_picks(recorded, episodes)]
+    wanted = {i: [t - 1 for t in trace_steps(recorded[i]) if t > 0] for i in picks}
+    replayed, why = replay_reward(spec, cand_dir / "reward.py", path, recorded, wanted, settings_from=cand_dir)
+    if replayed is None:
+        info.update(status="failed", reason=why)
+        return {}, None
+    returns = [r["return"] for r in replayed]
+    info.update(status="ok", pairs=EVALUATION_PAIRS)
+    info["episodes"] = [
+        {"episode": i, "return": r["return"], "components": r["components"]} for i, r in enumerate(replayed)
+    ]
+    if analysis["final"].get("return") is None:
+        analysis["final"]["return"] = float(np.mean(returns))
+    return {i: {t + 1: parts for t, parts in replayed[i]["trace"].items()} for i in picks}, returns
 
 
 def _num(value: Any) -> float | None:
@@ -135,6 +178,8 @@ def _read_evaluation(path: Path, problems: list[str]) -> dict[str, Any]:
         "fitness": evaluation.fitness_mean,
         "success_rate": evaluation.success_rate,
         "ep_len": float(np.mean(evaluation.lengths)) if evaluation.lengths else None,
+        "episode_fitness": list(evaluation.fitness),
+        "episode_lengths": list(evaluation.lengths),
     }
 
 
@@ -361,7 +406,13 @@ def feedback_text(analysis: dict[str, Any]) -> str:
     if corr.get("rho") is not None:
         lines.append(
             f"return vs fitness across {corr['episodes']} evaluation episodes: Spearman rho = {corr['rho']:.2f} "
-            f"(fitness spread {_g(corr['fitness_spread'])})"
+            f"(fitness spread {_g(corr['fitness_spread'])}; {corr.get('returns') or TRAINING_PAIRS})"
+        )
+    replay = analysis.get("replay") or {}
+    if replay.get("status") == "failed":
+        lines.append(
+            f"(your reward could not be replayed on the recorded evaluation episodes, {replay['reason'][:200]}; "
+            "the step traces show no component values and the return/fitness check uses the training worker's reports)"
         )
     held = analysis["reward_hacking"].get("held_back") or []
     if held and corr.get("rho") is not None and corr["rho"] < 0:

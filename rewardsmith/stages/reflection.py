@@ -1,16 +1,17 @@
 """What the analyzer's numbers mean, judged from the trusted side: reward-hacking evidence, named episode
 ends and compact step traces of evaluation episodes.
 
-Everything here reads data the candidate's code never touched: fitness and states recorded by the
-evaluation worker (`eval_episodes.jsonl`, `trajectories.npz`) and the env's own termination rule. A warning
-fires only when the evidence holds up, and says which statistic over how many episodes supports it.
+Fitness, states and episode ends come from data the candidate's code never touched: what the evaluation
+worker recorded (`eval_episodes.jsonl`, `trajectories.npz`) and the env's own termination rule. The reward's
+own numbers (its return and components on those episodes) are computed by a sandboxed replay worker
+(`workers.replay`) and shown as the reward's, never used for a decision. A warning fires only when the
+evidence holds up, and says which statistic over how many episodes supports it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,8 @@ HACKING_RETURN_GAIN = 0.5  # over training the return rose by >= 50% of its magn
 FLAT_FITNESS_GAIN = 0.1  # ... while fitness rose by <= 10% of its magnitude (or fell), with enough spread
 TRACE_ROWS = 10
 TRACE_COLUMNS = 8
+TRACE_COMPONENTS = 6
+"""Most reward-component columns in a step trace (after the state's columns)."""
 
 
 def _g(value: float | None) -> str:
@@ -99,6 +102,53 @@ def hacking_evidence(
         )
     out["held_back"] = held_back
     return out
+
+
+EVALUATION_PAIRS = "returns computed by your reward on the recorded evaluation episodes"
+TRAINING_PAIRS = "returns as reported by the training worker"
+
+
+def evaluation_pairs(
+    returns: list[float], recorded: list, summary: dict[str, Any], episodes: list[dict[str, Any]]
+) -> list[tuple[float, float]]:
+    """(replayed return, trusted fitness) per recorded evaluation episode. Fitness comes from the evaluation
+    worker's evaluation.json, else its eval_episodes.jsonl, else the archive's label; an episode the archive
+    cut short (`MAX_STEPS`) is left out, since its replayed return covers only part of it."""
+    from rewardsmith.workers.trajectories import MAX_STEPS
+
+    fitness, lengths = summary.get("episode_fitness") or [], summary.get("episode_lengths") or []
+    by_index = {e.get("episode", k): e for k, e in enumerate(episodes)}
+    pairs = []
+    for i, (value, episode) in enumerate(zip(returns, recorded)):
+        if len(fitness) == len(recorded):
+            score = fitness[i]
+        elif isinstance(by_index.get(i), dict):
+            score = by_index[i]["fitness"]
+        else:
+            score = episode.fitness
+        length = lengths[i] if len(lengths) == len(recorded) else (by_index.get(i) or {}).get("length")
+        cut = episode.steps >= MAX_STEPS and isinstance(length, int) and length > episode.steps
+        if not cut and isinstance(score, (int, float)) and math.isfinite(score):
+            pairs.append((float(value), float(score)))
+    return pairs
+
+
+def return_fitness_pairs(evals: list[dict], episodes: list[dict]) -> list[tuple[float, float]]:
+    """The fallback when the replay failed: (return, fitness) pairs the training worker reported for its
+    learning-curve evaluations, plus final episodes that carry a return."""
+
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    pairs: list[tuple[float, float]] = []
+    for line in evals:
+        for pair in line.get("pairs") or []:
+            if isinstance(pair, list) and len(pair) == 2 and all(number(v) for v in pair):
+                pairs.append((float(pair[0]), float(pair[1])))
+    for e in episodes:
+        if number(e.get("return")) and number(e.get("fitness")):
+            pairs.append((float(e["return"]), float(e["fitness"])))
+    return pairs
 
 
 # -- named episode ends -----------------------------------------------------------------------------------
@@ -194,8 +244,21 @@ def read_names(spec: TaskSpec, code: str) -> dict[str, list[str]]:
     return found
 
 
-def step_trace(spec: TaskSpec, episode, dt: float, names: dict[str, list[str]], max_chars: int = 1600) -> list[str]:
-    """About TRACE_ROWS evenly spaced steps of one recorded episode, with the named quantities that change.
+def trace_steps(episode) -> list[int]:
+    """The ~TRACE_ROWS evenly spaced state indices a step trace of `episode` shows (0 and the last included)."""
+    return [int(t) for t in np.unique(np.linspace(0, episode.steps, min(TRACE_ROWS, episode.steps + 1)).round())]
+
+
+def step_trace(
+    spec: TaskSpec,
+    episode,
+    dt: float,
+    names: dict[str, list[str]],
+    max_chars: int = 1600,
+    components: dict[int, dict[str, float]] | None = None,
+) -> list[str]:
+    """About TRACE_ROWS evenly spaced steps of one recorded episode, with the named quantities that change and,
+    given `components` ({state index: {name: value}} of the step into that state), the reward's components.
 
     `episode` is a `workers.trajectories.Episode` recorded by the evaluation worker; bodies and sites are
     recomputed from its qpos through the task's own model. Rows and columns shrink to fit `max_chars`.
@@ -208,7 +271,7 @@ def step_trace(spec: TaskSpec, episode, dt: float, names: dict[str, list[str]], 
         schema = schema_for(env)
         if schema is None:
             return []
-        steps = np.unique(np.linspace(0, episode.steps, min(TRACE_ROWS, episode.steps + 1)).round().astype(int))
+        steps = trace_steps(episode)
         columns: dict[str, list[float]] = {}
         for t in steps:
             state = State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], dt, schema, time=t * dt)
@@ -233,8 +296,12 @@ def step_trace(spec: TaskSpec, episode, dt: float, names: dict[str, list[str]], 
         if not any(np.allclose(column, other, atol=1e-4) for other in unique.values()):
             unique[key] = column
     keys = list(unique)[:TRACE_COLUMNS]
-    rows = [" | ".join(["step", *keys])]
-    rows += [" | ".join([str(int(t)), *(_g(unique[k][i]) for k in keys)]) for i, t in enumerate(steps)]
+    parts = components or {}
+    reward_keys = list(dict.fromkeys(name for t in steps for name in parts.get(t, {})))[:TRACE_COMPONENTS]
+    rows = [" | ".join(["step", *keys, *reward_keys])]
+    for i, t in enumerate(steps):
+        cells = [_g(unique[k][i]) for k in keys] + [_g(parts.get(t, {}).get(name)) for name in reward_keys]
+        rows.append(" | ".join([str(t), *cells]))
     while len("\n".join(rows)) > max_chars and len(rows) > 4:
         rows = rows[:1] + rows[1:-1:2] + rows[-1:]  # keep the header, every other step and the last step
     return rows
@@ -245,30 +312,41 @@ def trace_budget(model: Any) -> int:
     return 600 if getattr(model, "kind", None) == "local" else 1600
 
 
-def trace_lines(
-    spec: TaskSpec, trajectories: Path, episodes: list[dict[str, Any]], code: str, max_chars: int
-) -> list[str]:
-    """Step traces of the best and the worst evaluation episode (by fitness), each ended by its end reason."""
-    from rewardsmith.workers.trajectories import load_episodes
-
-    if not trajectories.is_file() or not episodes:
-        return []
-    try:
-        recorded = load_episodes(trajectories)
-    except RewardsmithError as e:
-        return [f"(no step trace: {e})"]
-    dt = _dt(spec)
+def trace_picks(recorded: list, episodes: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """(label, index) of the recorded episodes a step trace shows: the best and the worst by fitness."""
     order = sorted(range(min(len(recorded), len(episodes))), key=lambda i: recorded[i].fitness)
-    if not order or dt is None:
+    if not order:
+        return []
+    return [("best", order[-1]), ("worst", order[0])] if len(order) > 1 else [("only", order[0])]
+
+
+def trace_lines(
+    spec: TaskSpec,
+    recorded: list,
+    episodes: list[dict[str, Any]],
+    code: str,
+    max_chars: int,
+    components: dict[int, dict[int, dict[str, float]]] | None = None,
+) -> list[str]:
+    """Step traces of the best and the worst recorded evaluation episode (by fitness), each ended by its end
+    reason. `components`: {episode index: {state index: {name: value}}}, the candidate's reward replayed on
+    the recorded episode in a sandboxed worker (`workers.replay`); its columns follow the state's."""
+    dt = _dt(spec)
+    picks = trace_picks(recorded, episodes)
+    if not picks or dt is None:
         return []
     names = read_names(spec, code)
     lines = []
-    picks = [("best", order[-1]), ("worst", order[0])] if len(order) > 1 else [("only", order[0])]
+    if components and any(components.get(i) for _, i in picks):
+        lines.append(
+            "step traces: state quantities, then your reward's components at that step (computed by the reward "
+            "on the recorded episode; each is the reward for the step into that state, so step 0 has none):"
+        )
     for label, i in picks:
         lines.append(
             f"{label} evaluation episode (fitness {_g(recorded[i].fitness)}), every ~{max(1, recorded[i].steps // 9)} steps:"
         )
-        lines += ["  " + row for row in step_trace(spec, recorded[i], dt, names, max_chars)]
+        lines += ["  " + row for row in step_trace(spec, recorded[i], dt, names, max_chars, (components or {}).get(i))]
         lines.append(f"  ended: {end_reason(spec, episodes[i])}")
     return lines
 

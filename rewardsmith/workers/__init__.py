@@ -6,6 +6,7 @@
 - `main`: the worker entry point (`python -I -m rewardsmith.workers.main MODE JOB.json`).
 - The modes: `train` (SB3 training; its only trusted output is the policy's weights), `evaluate` (the
   trusted measurement of a policy, with no reward code loaded), `smoke` (the critic's dynamic check),
-  `replay` (the screen), `render` (policy videos); `trajectories` is the archive format the evaluation
-  worker writes and replay reads.
+  `replay` (the `screen` mode, and the `replay` mode that runs a trained candidate's reward over its own
+  evaluation episodes for the analyzer, with its parent side), `render` (policy videos); `trajectories` is
+  the archive format the evaluation worker writes and replay reads.
 """

@@ -34,8 +34,10 @@ JOB_FILE = "job.json"
 ERROR_FILE = "error.json"
 HEARTBEAT_FILE = "heartbeat"
 LOG_FILE = "worker.log"
+REPLAY_FILE = "replay.json"
+"""What the `replay` worker writes: a candidate reward replayed over its own recorded evaluation episodes."""
 
-ModeName = Literal["train", "evaluate", "critic", "screen", "video"]
+ModeName = Literal["train", "evaluate", "critic", "screen", "replay", "video"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,11 @@ MODES: dict[str, Mode] = {
     "screen": Mode(
         "rewardsmith.workers.replay:run_screen_job",
         (SCREEN_FILE, SUMMARY_FILE, SANDBOX_FILE),
+        input_options=("trajectories",),
+    ),
+    "replay": Mode(
+        "rewardsmith.workers.replay:run_replay_job",
+        (REPLAY_FILE, SUMMARY_FILE, SANDBOX_FILE),
         input_options=("trajectories",),
     ),
     "video": Mode("rewardsmith.workers.render:run_video_job", (FRAMES_FILE, SANDBOX_FILE)),

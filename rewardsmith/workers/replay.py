@@ -1,39 +1,53 @@
-"""The screen worker (`screen` mode): a candidate reward summed over archived episodes, in the sandbox.
+"""Sandboxed replays of a candidate reward over recorded episodes: the `screen` and `replay` worker modes, and
+the parent side of `replay`.
 
-Reads the archives (`rewardsmith.workers.trajectories`) before lock-down, rebuilds `State`s from
-obs/qpos/qvel, then locks down, loads the candidate reward and sums it over every episode; writes the
-returns to `screen.json`. The parent (`rewardsmith.stages.screen`) judges them against the fitness labels
-it read itself.
+Both modes read `trajectories.npz` archives (`rewardsmith.workers.trajectories`) before lock-down, rebuild
+`State`s from obs/qpos/qvel, then lock down, load the candidate reward and run it over every transition.
+
+- `screen` sums it over the episodes of several archives and writes the returns to `screen.json`; the parent
+  (`rewardsmith.stages.screen`) judges them against the fitness labels it read itself.
+- `replay` runs it over the episodes of one archive (a trained candidate's own evaluation episodes) and
+  writes `replay.json`: per episode the return, the per-component sums and, at the transitions the parent
+  asked for, each component's value. `replay_reward` is its parent side: it runs the job in a temporary
+  folder and returns only what passes `parse_replay` (types, finite numbers, lengths), else nothing.
+
+It is a mode of its own rather than an option of `screen`: one archive instead of many, per-step values
+instead of one sum per episode, and a different output file, so neither parent has to tell the two apart.
 """
 
 from __future__ import annotations
 
+import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rewardsmith.errors import RewardFileError
-from rewardsmith.files import write_json_atomic
+from rewardsmith.files import remove_tree, write_json_atomic
 from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.state import State, schema_for
 from rewardsmith.run_folder.records import SCREEN_FILE, SUMMARY_FILE
-from rewardsmith.task import make_env
-from rewardsmith.workers.job import WorkerJob
+from rewardsmith.task import TaskSpec, make_env
+from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
 from rewardsmith.workers.trajectories import Episode, load_episodes
+
+MAX_COMPONENTS = 16
+"""More components than this in a replay is malformed (the step traces show a few columns at most)."""
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,39}")
+"""A component name the parent accepts from a replay (it reaches the designer's prompt)."""
+REPLAY_TIMEOUT_S = 60.0
 
 
 def run_screen_job(job: WorkerJob) -> dict[str, Any]:
     """Read the archives, sandbox, load the reward, sum it over every archived episode; write screen.json."""
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 
-    spec = job.task()
     archives = {str(label): load_episodes(Path(path)) for label, path in job.options["trajectories"].items()}
-    env = make_env(spec)
-    schema, dt = schema_for(env), float(getattr(env.unwrapped, "dt", 0.0))
-    env.close()
+    schema, dt = _schema(job.task())
     replays = [
-        (label, i, _replay(episode, schema, dt))
+        (label, i, _states(episode, schema, dt))
         for label, episodes in archives.items()
         for i, episode in enumerate(episodes)
     ]
@@ -55,7 +69,45 @@ def run_screen_job(job: WorkerJob) -> dict[str, Any]:
     return report
 
 
-def _replay(episode: Episode, schema, dt: float) -> tuple[list[State], list[np.ndarray]]:
+def run_replay_job(job: WorkerJob) -> dict[str, Any]:
+    """Read one archive, sandbox, load the reward and run it over every episode; write replay.json with each
+    episode's return and component sums, and the components at the transitions in `options["steps"]`
+    ({episode index: [transition indices]}; transition t goes from state t to state t + 1)."""
+    from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
+
+    [path] = job.options["trajectories"].values()
+    wanted = {int(i): {int(t) for t in steps} for i, steps in (job.options.get("steps") or {}).items()}
+    schema, dt = _schema(job.task())
+    replays = [_states(episode, schema, dt) for episode in load_episodes(Path(path))]
+    source = read_job_reward(job)
+    sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
+    reward_fn = load_job_reward(job, source)
+    rows = []
+    for i, (states, actions) in enumerate(replays):
+        total, trace = 0.0, []
+        sums: dict[str, float] = {}
+        for t in range(len(actions)):
+            value, parts = reward_step(reward_fn, states, actions, t, f"recorded evaluation episode {i}")
+            total += value
+            for name, part in parts.items():
+                sums[name] = sums.get(name, 0.0) + part
+            if t in wanted.get(i, ()):
+                trace.append({"step": t, "total": value, "components": parts})
+        rows.append({"episode": i, "steps": len(actions), "return": total, "components": sums, "trace": trace})
+    report = {"episodes": rows, "sandbox": sandbox}
+    write_json_atomic(job.out_dir / REPLAY_FILE, report)
+    write_json_atomic(job.out_dir / SUMMARY_FILE, {"status": "replayed", "episodes": len(rows)})
+    return report
+
+
+def _schema(spec: TaskSpec):
+    env = make_env(spec)
+    schema, dt = schema_for(env), float(getattr(env.unwrapped, "dt", 0.0))
+    env.close()
+    return schema, dt
+
+
+def _states(episode: Episode, schema, dt: float) -> tuple[list[State], list[np.ndarray]]:
     states = [
         State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], dt, schema, time=t * dt)
         for t in range(episode.steps + 1)
@@ -68,14 +120,123 @@ def _replay(episode: Episode, schema, dt: float) -> tuple[list[State], list[np.n
     return states, actions
 
 
+def reward_step(
+    reward_fn, states: list[State], actions: list[np.ndarray], t: int, where: str
+) -> tuple[float, dict[str, float]]:
+    """The reward's (total, components) on transition t; an exception or contract breach names the step."""
+    try:
+        return validate_result(reward_fn(states[t], actions[t], states[t + 1]))
+    except Exception as e:  # noqa: BLE001 - untrusted code; reported as the candidate's fault
+        what = str(e) if isinstance(e, RewardFileError) else f"{type(e).__name__}: {e}"
+        raise RewardFileError(f"{what} (on {where}, step {t})") from None
+
+
 def episode_return(reward_fn, states: list[State], actions: list[np.ndarray], where: str) -> float:
     """The reward summed over one episode's transitions; an exception or contract breach names its step."""
-    total = 0.0
-    for t, action in enumerate(actions):
-        try:
-            value, _ = validate_result(reward_fn(states[t], action, states[t + 1]))
-        except Exception as e:  # noqa: BLE001 - untrusted code; reported as the candidate's fault
-            what = str(e) if isinstance(e, RewardFileError) else f"{type(e).__name__}: {e}"
-            raise RewardFileError(f"{what} (on {where}, step {t})") from None
-        total += value
-    return total
+    return sum((reward_step(reward_fn, states, actions, t, where)[0] for t in range(len(actions))), 0.0)
+
+
+# -- parent side of `replay` ---------------------------------------------------------------------------------
+
+
+def replay_reward(
+    spec: TaskSpec,
+    reward_path: Path,
+    trajectories: Path,
+    episodes: list[Episode],
+    steps: dict[int, list[int]],
+    *,
+    settings_from: Path | None = None,
+    timeout_s: float = REPLAY_TIMEOUT_S,
+) -> tuple[list[dict[str, Any]] | None, str]:
+    """Replay a reward over the `episodes` of `trajectories` (as the parent loaded them) in a sandboxed worker
+    under a temporary folder; returns (`parse_replay`'s episodes, "") or (None, why there are none). `steps`:
+    {episode index: transition indices} whose component values to return. `settings_from`: a folder whose
+    `job.json` (the candidate's training job, written by the parent) gives the AST gate and sandbox settings;
+    the defaults otherwise. Never raises for the worker's faults."""
+    from rewardsmith.workers.run import read_json_file, run_job
+
+    ast_gate, sandbox = job_settings(settings_from)
+    if spec.source is None:
+        return None, "the task has no spec file for the worker to read"
+    work = Path(tempfile.mkdtemp(prefix="rewardsmith-replay-"))
+    try:
+        job = WorkerJob(
+            mode="replay",
+            task_path=spec.source,
+            reward_path=Path(reward_path).resolve(),
+            out_dir=work,
+            ast_gate=ast_gate,
+            sandbox=sandbox,
+            options={
+                "trajectories": {"eval": str(Path(trajectories).resolve())},
+                "steps": {str(i): sorted(set(ts)) for i, ts in steps.items()},
+                "timeout_s": timeout_s,
+                "stall_timeout_s": timeout_s,
+            },
+        )
+        result = run_job(job)
+        if not result.ok:
+            return None, f"the replay worker {result.status}: {result.error or 'no reason given'}"[:500]
+        parsed = parse_replay(read_json_file(work / REPLAY_FILE), episodes, steps)
+        if parsed is None:
+            return None, f"the replay worker's {REPLAY_FILE} was missing or malformed"
+        return parsed, ""
+    finally:
+        remove_tree(work)
+
+
+def job_settings(folder: Path | None) -> tuple[bool, Any]:
+    """(ast_gate, sandbox settings) of the job in `folder/job.json` (the parent writes it and restores it if a
+    worker touched it); the defaults (gate on, default sandbox) when there is none or it does not parse."""
+    from rewardsmith.sandbox.lockdown import SandboxSettings
+    from rewardsmith.workers.job import JOB_FILE
+    from rewardsmith.workers.run import read_json_file
+
+    try:
+        job = WorkerJob.model_validate(read_json_file(Path(folder) / JOB_FILE)) if folder else None
+    except ValueError:
+        job = None
+    return (job.ast_gate, job.sandbox) if job else (True, SandboxSettings())
+
+
+def parse_replay(data: Any, episodes: list[Episode], steps: dict[int, list[int]]) -> list[dict[str, Any]] | None:
+    """A replay worker's report, checked against what the parent asked for: one row per recorded episode with
+    its step count, a finite return, at most MAX_COMPONENTS well-named finite component sums, and component
+    values only at requested transitions. Returns [{"return", "components", "trace": {t: {name: value}}}],
+    or None when anything is off (the worker ran the candidate's code: nothing in it is taken on trust)."""
+    rows = data.get("episodes") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or len(rows) != len(episodes):
+        return None
+    parsed = []
+    for i, (row, episode) in enumerate(zip(rows, episodes)):
+        if not isinstance(row, dict) or row.get("episode") != i or row.get("steps") != episode.steps:
+            return None
+        total, sums, trace = _finite(row.get("return")), _components(row.get("components")), row.get("trace")
+        allowed = set(steps.get(i, ()))
+        if total is None or sums is None or not isinstance(trace, list) or len(trace) > len(allowed):
+            return None
+        at: dict[int, dict[str, float]] = {}
+        for point in trace:
+            step = point.get("step") if isinstance(point, dict) else None
+            parts = _components(point.get("components")) if isinstance(point, dict) else None
+            if type(step) is not int or step not in allowed or step in at or parts is None:
+                return None
+            at[step] = parts
+        parsed.append({"return": total, "components": sums, "trace": at})
+    return parsed
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        return None
+    return float(value)
+
+
+def _components(value: Any) -> dict[str, float] | None:
+    if not isinstance(value, dict) or len(value) > MAX_COMPONENTS:
+        return None
+    parts = {name: _finite(v) for name, v in value.items()}
+    if not all(isinstance(name, str) and NAME.fullmatch(name) and v is not None for name, v in parts.items()):
+        return None
+    return {name: v for name, v in parts.items() if v is not None}
