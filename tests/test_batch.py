@@ -114,7 +114,9 @@ def test_batch_survives_a_failing_task_and_resumes_after_kill(tmp_path, tiny_spe
     for name in ("inverted-double-pendulum-balance", "reacher-reach"):
         assert rows[name]["status"] == "finished", rows[name]
         assert rows[name]["final_fitness_mean"] is not None and rows[name]["tokens"] > 0
+        assert rows[name]["final_seeds"] == batch["config"]["run_options"]["final_seeds"]
         assert name in output
+    assert output.count(f"n={rows['reacher-reach']['final_seeds']}") >= 2  # each result with its sample size
     assert rows["broken-env"]["status"] == "failed" and "NoSuchEnv" in rows["broken-env"]["error"]
     assert summary["totals"] == {"tasks": 3, "finished": 2, "failed": 1, "tokens": sum(r["tokens"] or 0 for r in
                                  rows.values()), "cost_usd": 0.0}

@@ -71,6 +71,7 @@ ROW_KEYS = (
     "best_success_rate",
     "final_fitness_mean",
     "final_fitness_std",
+    "final_seeds",
     "final_success_mean",
     "human_normalized",
     "tokens",
@@ -301,6 +302,10 @@ def task_row(path: Path, task: dict[str, Any]) -> dict[str, Any]:
         best_success_rate=summary.get("best_success_rate"),
         final_fitness_mean=final.get("fitness_mean"),
         final_fitness_std=final.get("fitness_std"),
+        final_seeds=sum(
+            1 for seed in final.get("seeds") or [] if isinstance(seed, dict) and seed.get("fitness") is not None
+        )
+        or None,
         final_success_mean=final.get("success_mean"),
         human_normalized=summary.get("human_normalized"),
         tokens=totals["tokens"],
