@@ -195,3 +195,119 @@ def test_llm_summary_is_appended_with_its_tokens(tmp_path):
     assert a["llm_summary"] == "1. The hopper falls: reward torso height."
     assert a["feedback"].endswith("analysis of likely causes:\n1. The hopper falls: reward torso height.")
     assert a["llm"]["tokens"] > 0 and json.loads((folder / ANALYSIS_FILE).read_text())["llm"]["tokens"] > 0
+
+
+# -- the reward replayed on the evaluation episodes (sandboxed `replay` worker) --------------------------------
+
+SPEED_REWARD = ("def compute_reward(state, action, next_state):\n"
+                "    v = float(next_state.body('torso').linvel[0])\n    return v + 1.0, {'speed': v, 'alive': 1.0}\n")
+
+
+@pytest.fixture(scope="module")
+def cheetah_spec(tmp_path_factory):
+    from rewardsmith.task import read_task
+    from tests.conftest import make_tiny_spec
+
+    return read_task(make_tiny_spec(tmp_path_factory.mktemp("spec"), "halfcheetah-run"))
+
+
+def replay_candidate(folder: Path, spec, fitness: list[float], training_pairs: list[list[float]],
+                     reward: str = SPEED_REWARD) -> Path:
+    """A trained HalfCheetah candidate whose recorded evaluation episode i runs at 0.2 * i m/s for 20 steps, with
+    the trusted fitness `fitness[i]`, and whose training worker reported `training_pairs` (return, fitness)."""
+    import numpy as np
+
+    from rewardsmith.task import make_env
+    from rewardsmith.workers.trajectories import Episode, save_episodes
+
+    (folder / "eval").mkdir(parents=True)
+    (folder / "reward.py").write_text(reward)
+    env = make_env(spec)
+    env.reset(seed=0)
+    base, dt = env.unwrapped, env.unwrapped.dt
+    recorded = []
+    for i, f in enumerate(fitness):
+        rows = []
+        for t in range(21):
+            qpos, qvel = base.init_qpos.copy(), np.zeros(base.model.nv)
+            qpos[0], qvel[0] = 0.2 * i * t * dt, 0.2 * i
+            base.set_state(qpos, qvel)
+            rows.append((base._get_obs(), qpos, qvel))
+        obs, qpos, qvel = (np.array(c) for c in zip(*rows))
+        recorded.append(Episode(obs, qpos, qvel, np.zeros((20, 6)), f))
+    env.close()
+    save_episodes(folder / "eval" / "trajectories.npz", recorded)
+    (folder / "eval" / "eval_episodes.jsonl").write_text("".join(
+        json.dumps({"episode": i, "fitness": f, "success": False, "length": 20, "termination": "truncated"}) + "\n"
+        for i, f in enumerate(fitness)))
+    (folder / "eval" / "evaluation.json").write_text(json.dumps({
+        "fitness": fitness, "success": [False] * len(fitness), "lengths": [20] * len(fitness),
+        "ends": ["time limit"] * len(fitness), "fitness_mean": sum(fitness) / len(fitness), "success_rate": 0.0}))
+    lines = [{"kind": "eval", "timesteps": 1000 * (k + 1), "fitness": 0.5, "return": 10.0, "ep_len": 20.0,
+              "episodes": 2, "pairs": training_pairs[k::3]} for k in range(3)]
+    (folder / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return folder
+
+
+ALIGNED_PAIRS = [[float(i), 0.1 * i] for i in range(12)]
+ANTI_PAIRS = [[float(i), 1.0 - 0.1 * i] for i in range(12)]
+
+
+def test_hacking_check_pairs_the_replayed_return_with_the_trusted_fitness(cheetah_spec, tmp_path):
+    """Planted: the reward's return on the evaluation episodes rises where their fitness falls -> flags, though
+    the training worker reported aligned pairs; near-equal fitness -> no flag, though it reported anti-aligned."""
+    hacked = replay_candidate(tmp_path / "hacked", cheetah_spec, [1.0 - 0.1 * i for i in range(12)], ALIGNED_PAIRS)
+    a = analyze(cheetah_spec, hacked)
+    assert a["replay"]["status"] == "ok" and len(a["replay"]["episodes"]) == 12
+    returns = [e["return"] for e in a["replay"]["episodes"]]
+    assert returns == pytest.approx([20 * (0.2 * i + 1.0) for i in range(12)])  # 20 steps of speed + 1
+    assert a["reward_hacking"]["flag"] and ("across 12 evaluation episodes (fitness from -0.1 to 1; returns computed "
+                                           "by your reward on the recorded evaluation episodes)") in a["reward_hacking"]["reason"]
+    assert a["return_fitness_correlation"]["rho"] == pytest.approx(-1.0)
+    assert "returns computed by your reward on the recorded evaluation episodes" in a["feedback"]
+    assert a["final"]["return"] == pytest.approx(sum(returns) / 12)
+    assert "step traces: state quantities, then your reward's components" in a["feedback"]
+    header = next(line for line in a["traces"] if line.startswith("  step |"))
+    assert header.endswith(" | speed | alive")
+    best = a["traces"][a["traces"].index("best evaluation episode (fitness 1), every ~2 steps:") + 2]
+    assert best == "  0 | - | -"  # episode 0 stands still: no state column moves, and step 0 has no reward
+
+    noise = [-0.0035 + 0.00001 * (-1) ** i for i in range(12)]
+    honest = replay_candidate(tmp_path / "noise", cheetah_spec, noise, ANTI_PAIRS)
+    a = analyze(cheetah_spec, honest)
+    assert a["replay"]["status"] == "ok" and a["return_fitness_correlation"]["episodes"] == 12
+    assert not a["reward_hacking"]["flag"] and "fitness spans only" in " ".join(a["reward_hacking"]["held_back"])
+
+
+def test_a_failed_replay_falls_back_to_the_training_workers_pairs_and_says_so(cheetah_spec, tmp_path):
+    crash = "def compute_reward(state, action, next_state):\n    return 1.0 / 0.0, {}\n"
+    folder = replay_candidate(tmp_path / "c", cheetah_spec, [0.5] * 12, ANTI_PAIRS, reward=crash)
+    a = analyze(cheetah_spec, folder)
+    assert a["replay"]["status"] == "failed" and "ZeroDivisionError" in a["replay"]["reason"]
+    assert a["return_fitness_correlation"]["returns"] == "returns as reported by the training worker"
+    assert a["reward_hacking"]["flag"]  # from the training worker's anti-aligned reports, as before
+    assert "returns as reported by the training worker)" in a["reward_hacking"]["reason"]
+    assert "your reward could not be replayed on the recorded evaluation episodes" in a["feedback"]
+    assert "step traces: state quantities" not in a["feedback"]
+    assert all(" | speed" not in line for line in a["traces"]) and "ended: time limit" in a["feedback"]
+
+
+def test_malformed_replay_output_gives_no_components_and_no_crash(cheetah_spec, tmp_path, monkeypatch):
+    """The worker ran the candidate's code: a replay.json that does not check out is not used at all."""
+    import rewardsmith.workers.run as run
+
+    real = run.read_json_file
+
+    def forged(path, *args, **kwargs):
+        if Path(path).name == "replay.json":
+            return {"episodes": [{"episode": 0, "steps": 20, "return": 1e9, "components": {"speed": "fast"},
+                                  "trace": []}] * 12}
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(run, "read_json_file", forged)
+    folder = replay_candidate(tmp_path / "c", cheetah_spec, [1.0 - 0.1 * i for i in range(12)], ALIGNED_PAIRS)
+    a = analyze(cheetah_spec, folder)
+    assert a["replay"]["status"] == "failed" and "malformed" in a["replay"]["reason"]
+    assert a["replay"]["episodes"] == [] and a["final"]["return"] is None
+    assert not a["reward_hacking"]["flag"]  # the training worker's aligned reports
+    assert all(" | speed" not in line for line in a["traces"]) and a["traces"]

@@ -188,3 +188,116 @@ def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
         rows = json.load(tar.extractfile(SCREEN_FILE))["episodes"]
     assert [(r["label"], r["return"]) for r in rows] == [("1.1", -40.0), ("1.1", -10.0), ("1.1", 20.0),
                                                           ("1.2", -20.0), ("1.2", 10.0), ("1.2", 40.0)]
+
+
+# -- the `replay` mode: a trained candidate's reward over its own evaluation episodes, for the analyzer ---------
+
+KNOWN = """    v = float(next_state.body('torso').linvel[0])
+    effort = -0.1 * float(np.sum(np.square(action)))
+    rise = float(next_state.body('torso').pos[2] - state.body('torso').pos[2])
+    return v + effort + rise, {'speed': v, 'effort': effort, 'rise': rise}
+"""
+
+
+@pytest.fixture(scope="module")
+def recorded(cheetah, tmp_path_factory):
+    """Two real HalfCheetah rollouts (varied actions) recorded as the evaluation worker records them."""
+    from rewardsmith.reward.state import snapshot
+    from rewardsmith.workers.trajectories import TrajectoryRecorder
+
+    spec, _ = cheetah
+    env = make_env(spec)
+    schema, recorder = None, TrajectoryRecorder()
+    for e in range(2):
+        obs, _ = env.reset(seed=e)
+        schema = schema or schema_for(env)
+        recorder.start(snapshot(env, obs, schema))
+        for t in range(30):
+            action = np.cos(0.3 * t + np.arange(6) + e).astype(np.float32)
+            obs, *_ = env.step(action)
+            recorder.step(action, snapshot(env, obs, schema))
+        recorder.finish(1.0 - e)
+    env.close()
+    path = tmp_path_factory.mktemp("recorded") / "trajectories.npz"
+    recorder.save(path)
+    return spec, path
+
+
+def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorded, tmp_path, monkeypatch):
+    """The worker's per-step components equal the same reward computed here, in-process, on the same States."""
+    import tempfile
+
+    from rewardsmith.workers.replay import replay_reward
+
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where the worker's folder is made
+    spec, path = recorded
+    episodes = load_episodes(path)
+    reward = reward_file(tmp_path / "cand", KNOWN)
+    steps = {0: [0, 7, 29], 1: [3]}
+    replayed, why = replay_reward(spec, reward, path, episodes, steps)
+    assert why == "" and replayed is not None and len(replayed) == 2
+
+    namespace: dict = {}
+    exec(compile(HEADER + KNOWN, "known", "exec"), namespace)
+    env = make_env(spec)
+    schema, dt = schema_for(env), env.unwrapped.dt
+    env.close()
+    for i, episode in enumerate(episodes):
+        states = [State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], dt, schema, time=t * dt)
+                  for t in range(episode.steps + 1)]
+        here = [namespace["compute_reward"](states[t], np.array(episode.action[t], dtype=np.float64), states[t + 1])
+                for t in range(episode.steps)]
+        assert replayed[i]["return"] == pytest.approx(sum(total for total, _ in here), rel=1e-9, abs=1e-12)
+        for name in ("speed", "effort", "rise"):
+            assert replayed[i]["components"][name] == pytest.approx(sum(p[name] for _, p in here), rel=1e-9, abs=1e-12)
+        assert sorted(replayed[i]["trace"]) == steps[i]
+        for t, parts in replayed[i]["trace"].items():
+            assert parts == pytest.approx(here[t][1], rel=1e-9, abs=1e-12)
+    assert len({round(replayed[0]["trace"][t]["speed"], 9) for t in steps[0]}) == 3  # the steps really differ
+    assert list((tmp_path / "tmp").iterdir()) == []  # the worker's temporary folder is gone
+
+
+def test_replay_of_a_failing_or_hostile_reward_gives_no_components(recorded, tmp_path):
+    from rewardsmith.workers.replay import replay_reward
+
+    spec, path = recorded
+    episodes = load_episodes(path)
+    broken = reward_file(tmp_path / "broken", "    return 1.0 / 0.0, {}\n")
+    replayed, why = replay_reward(spec, broken, path, episodes, {0: [1]})
+    assert replayed is None and "ZeroDivisionError" in why and "recorded evaluation episode 0, step 0" in why
+    hostile = tmp_path / "hostile"
+    hostile.mkdir()
+    shutil.copy(HOSTILE / "os_system.py", hostile / "reward.py")
+    replayed, why = replay_reward(spec, hostile / "reward.py", path, episodes, {0: [1]})
+    assert replayed is None and why.startswith("the replay worker rejected the reward: ") and "import of `os`" in why
+    assert not Path("/tmp/rewardsmith-hostile-escape").exists()
+
+
+def test_malformed_replay_reports_are_refused_whole():
+    """Anything off in the worker's replay.json (it ran the candidate's code) gives no values at all."""
+    from rewardsmith.workers.replay import parse_replay
+
+    episodes = [Episode(np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((3, 1)), 1.0)]
+    good = {"episodes": [{"episode": 0, "steps": 3, "return": 2.5, "components": {"speed": 2.0, "alive": 0.5},
+                          "trace": [{"step": 1, "total": 1.0, "components": {"speed": 0.7, "alive": 0.3}}]}]}
+    assert parse_replay(good, episodes, {0: [1, 2]}) == [
+        {"return": 2.5, "components": {"speed": 2.0, "alive": 0.5}, "trace": {1: {"speed": 0.7, "alive": 0.3}}}]
+
+    def bad(**change) -> dict:
+        data = json.loads(json.dumps(good))
+        row = data["episodes"][0]
+        for key, value in change.items():
+            if key.startswith("trace_"):
+                row["trace"][0][key[6:]] = value
+            else:
+                row[key] = value
+        return data
+
+    for data in (None, [], {"episodes": []}, {"episodes": "x"}, bad(steps=4), bad(episode=1), bad(**{"return": None}),
+                 bad(**{"return": True}), bad(components={"speed": "1"}), bad(components={"\x1b]52;c;x": 1.0}),
+                 bad(components={f"c{i}": 1.0 for i in range(40)}), bad(components=[1.0]), bad(trace="x"),
+                 bad(trace_step=2.0), bad(trace_step=3), bad(trace_components={"speed": 1e400}),
+                 bad(trace_components=None), bad(trace=[good["episodes"][0]["trace"][0]] * 2)):
+        assert parse_replay(data, episodes, {0: [1, 2]}) is None, data
+    assert parse_replay(good, episodes, {}) is None  # values at a step the parent did not ask for

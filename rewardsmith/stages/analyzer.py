@@ -89,13 +89,14 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
         if returns is None
         else evaluation_pairs(returns, recorded, summary, episodes)
     )
-    hacking = hacking_evidence(pairs, analysis["return_curve"], analysis["fitness_curve"])
+    source = analysis["replay"]["pairs"]
+    hacking = hacking_evidence(pairs, analysis["return_curve"], analysis["fitness_curve"], source)
     analysis["return_fitness_correlation"] = {
         "statistic": "spearman",
         "rho": hacking["rho"],
         "episodes": hacking["episodes"],
         "fitness_spread": hacking["fitness_spread"],
-        "returns": analysis["replay"]["pairs"],
+        "returns": source,
     }
     analysis["reward_hacking"] = {
         "flag": hacking["flag"],

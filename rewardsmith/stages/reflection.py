@@ -57,14 +57,18 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
 
 
 def hacking_evidence(
-    pairs: list[tuple[float, float]], returns: list[tuple[int, float]], fitness: list[tuple[int, float]]
+    pairs: list[tuple[float, float]],
+    returns: list[tuple[int, float]],
+    fitness: list[tuple[int, float]],
+    source: str = "",
 ) -> dict[str, Any]:
     """Judge reward hacking from all (return, fitness) pairs of the run's evaluation episodes and the curves.
 
     Fires when (a) over >= HACKING_MIN_EPISODES episodes whose fitness spans >= HACKING_MIN_SPREAD, Spearman's
     rho <= HACKING_MAX_RHO with rho*sqrt(n-1) <= HACKING_MAX_Z, or (b) over >= 3 evaluations the return rose by
     >= 50% while fitness rose by <= 10%, and the evaluations' fitness spans >= HACKING_MIN_SPREAD.
-    Returns the flag, the reason (with statistic and n) and the numbers, including why it did not fire.
+    Returns the flag, the reason (with statistic and n, and `source`: where the pairs' returns come from) and
+    the numbers, including why it did not fire.
     """
     n = len(pairs)
     out: dict[str, Any] = {"flag": False, "reason": "", "episodes": n, "rho": None, "fitness_spread": None}
@@ -80,7 +84,8 @@ def hacking_evidence(
             held_back.append(f"fitness spans only {_g(spread)} across {n} episodes (need {HACKING_MIN_SPREAD:g})")
         elif rho is not None and rho <= HACKING_MAX_RHO and rho * math.sqrt(n - 1) <= HACKING_MAX_Z:
             reasons.append(
-                f"across {n} evaluation episodes (fitness from {_g(float(f.min()))} to {_g(float(f.max()))}), "
+                f"across {n} evaluation episodes (fitness from {_g(float(f.min()))} to {_g(float(f.max()))}"
+                f"{'; ' + source if source else ''}), "
                 f"episodes with a higher return had a lower fitness (Spearman rho = {rho:.2f})"
             )
     if len(returns) >= 3 and len(fitness) >= 3:

@@ -177,7 +177,8 @@ def replay_reward(
         )
         result = run_job(job)
         if not result.ok:
-            return None, f"the replay worker {result.status}: {result.error or 'no reason given'}"[:500]
+            verdict = "rejected the reward" if result.status == "rejected" else "failed"
+            return None, f"the replay worker {verdict}: {result.error or 'no reason given'}"[:500]
         parsed = parse_replay(read_json_file(work / REPLAY_FILE), episodes, steps)
         if parsed is None:
             return None, f"the replay worker's {REPLAY_FILE} was missing or malformed"
