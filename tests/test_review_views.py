@@ -37,8 +37,9 @@ def test_reader_tolerates_an_interrupted_run(review_run):
     assert view.candidate("1.2").verdict == "rejected" and view.candidate("2.1").parent == "1.1"
     assert view.best.id == max((view.candidate("1.1"), view.candidate("2.1")), key=lambda c: c.fitness).id
     evals = view.candidate("1.1").evals  # 1,024 steps: an eval every 256 steps (the trusted one is in eval/)
-    assert [e["timesteps"] for e in evals] == [256, 512, 768, 1024]
-    assert view.candidate("1.1").summary["fitness"] == view.candidate("1.1").fitness
+    assert [e.timesteps for e in evals] == [256, 512, 768, 1024]
+    assert view.candidate("1.1").evaluation.fitness_mean == view.candidate("1.1").fitness
+    assert view.candidate("2.1").components and view.candidate("2.1").analysis.feedback
     assert any(re.search(r"metrics\.jsonl:\d+: corrupt line skipped", w) for w in view.warnings)
     assert view.tokens == sum(900 + n + 200 + n for n in range(1, 5))
 
@@ -133,3 +134,38 @@ def test_partial_run_folder_still_reviews(review_run, tmp_path):
     empty.mkdir()
     with pytest.raises(RunFolderError, match="not a run folder"):
         read_run(empty)
+
+
+def test_wrong_shapes_load_with_warnings(review_run, tmp_path):
+    """Files that parse but do not fit their records: the field stays empty, a warning says which file, and every
+    view still renders."""
+    run = shutil.copytree(review_run, tmp_path / "wrong")
+    cand = run / "iter_1" / "cand_1"
+    (cand / "analysis.json").write_text(json.dumps([{"flags": []}]))  # a list instead of an object
+    (cand / "attempts.json").write_text(json.dumps({"attempt": 0}))  # an object instead of a list
+    (run / "iter_1" / "cand_2" / "critic.json").write_text(json.dumps({"accepted": False, "findings": ["boom"]}))
+    (run / "iter_2" / "cand_1" / "analysis.json").write_text(json.dumps({"flags": ["x"], "feedback": "fb"}))
+    (run / "iter_2" / "cand_1" / "eval" / "evaluation.json").write_text(json.dumps({"fitness": "high"}))
+    with open(cand / "metrics.jsonl", "a") as f:  # a line without a step count, a component that is not a number
+        f.write(json.dumps({"kind": "eval", "timesteps": "late", "fitness": 1.0}) + "\n")
+        f.write(json.dumps({"kind": "train", "timesteps": 2048, "components": {"a": 1.5, "b": "x", "c": True}}) + "\n")
+    (run / "summary.json").write_text(json.dumps({"status": "finished", "final": {"fitness_mean": 1.0, "seeds": [1]}}))
+    view = read_run(run)
+    one, rejected, two = view.candidate("1.1"), view.candidate("1.2"), view.candidate("2.1")
+    assert one.analysis is None and one.attempts == [] and one.flags == []
+    assert rejected.critic is None and rejected.verdict == "-" and rejected.findings == []
+    assert two.analysis is None and two.evaluation is None and two.fitness == two.record.fitness
+    assert [e.timesteps for e in one.evals] == [256, 512, 768, 1024] and one.components == {"a": 1.5}
+    assert view.summary is None
+    for name in ("iter_1/cand_1/analysis.json", "iter_1/cand_1/attempts.json", "iter_1/cand_2/critic.json",
+                 "iter_2/cand_1/analysis.json", "iter_2/cand_1/eval/evaluation.json", "summary.json"):
+        assert any(w.startswith(f"{name}: not a valid") for w in view.warnings), name
+    text = render(review_view(view)) + render(candidate_view(view, "1.1")) + render(candidate_view(view, "1.2"))
+    assert "analysis: none (no analysis.json)" in text and "critic: no report" in text
+    assert "no final retraining yet" in text and "summary.json: not a valid run summary" in text
+    from rewardsmith.views.report.html import render_run
+
+    html = render_run(view, view.warnings)
+    assert "No final retraining yet" in html and "not a valid critic report" in html
+    (run / "summary.json").write_text("{not json")
+    assert any(w.startswith("summary.json: unreadable run summary") for w in read_run(run).warnings)

@@ -14,7 +14,15 @@ from typing import Any
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import RUN_FILE
+from rewardsmith.run_folder.records import (
+    BEST_DIR,
+    CANDIDATE_FILE,
+    RUN_FILE,
+    SUMMARY_FILE,
+    CandidateRecord,
+    RunSummary,
+    read_record,
+)
 
 BATCH_FILE = "batch.json"
 MAX_DEPTH = 4
@@ -99,21 +107,21 @@ def batch_of(run: Path, root: Path) -> str | None:
 def run_row(path: Path, root: Path) -> RunRow:
     """One run's row from run.json, summary.json, events, run.lock, best/ and the LLM log (no metrics read)."""
     folder = RunFolder(path)
-    info, summary = _read(path / RUN_FILE) or {}, _read(path / "summary.json") or {}
-    best = _read(path / "best" / "candidate.json") or {}
+    info = _read(path / RUN_FILE) or {}
+    summary = read_record(path / SUMMARY_FILE, RunSummary) or RunSummary()
+    best = read_record(path / BEST_DIR / CANDIDATE_FILE, CandidateRecord)
     done = {e.get("iteration") for e in folder.events() if e.get("event") == "iteration_done"}
     planned = (info.get("config") or {}).get("iterations")
-    cost = summary.get("cost_usd")
     return RunRow(
         path=path,
         name=str(path.relative_to(root)) if path != root else path.name,
-        task=str((info.get("task") or {}).get("name") or summary.get("task") or "?"),
+        task=str((info.get("task") or {}).get("name") or summary.task or "?"),
         model=str(info.get("model") or "?"),
         status=folder.status(),
-        best_candidate=summary.get("best_candidate") or best.get("id"),
-        best_fitness=summary.get("best_fitness") if summary.get("best_candidate") else best.get("fitness"),
+        best_candidate=summary.best_candidate or (best.id if best else None),
+        best_fitness=summary.best_fitness if summary.best_candidate else best.fitness if best else None,
         iterations=f"{len(done)}/{planned or '?'}",
-        cost_usd=float(cost) if isinstance(cost, (int, float)) else folder.llm_totals()["cost_usd"],
+        cost_usd=summary.cost_usd if summary.cost_usd is not None else folder.llm_totals()["cost_usd"],
         started=str(info.get("started_at") or "?"),
         batch=batch_of(path, root),
     )

@@ -8,11 +8,12 @@ decide what a missing record means.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError, field_validator
 
 from rewardsmith.files import read_json
+from rewardsmith.formatting import mean_pm
 
 # the run
 RUN_FILE, EVENTS_FILE, LOCK_FILE, TASK_FILE = "run.json", "events.jsonl", "run.lock", "task.toml"
@@ -49,6 +50,16 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+def _real(value: Any) -> float | None:
+    """A JSON number as a float; None for anything else (a bool, a string, a list, null)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+Reported = Annotated[float | None, BeforeValidator(_real)]
+"""A number in a file a sandboxed worker wrote: anything that is not a JSON number reads as None, so one odd
+value never drops the whole line."""
+
+
 class CandidateRecord(Record):
     """`candidate.json`: one candidate's outcome and what it cost."""
 
@@ -82,6 +93,56 @@ class Attempt(Record):
     findings: list[str] = []
     tokens: int = 0
     cost_usd: float = 0.0
+
+
+class Attempts(RootModel[list[Attempt]]):
+    """`attempts.json`: every attempt at a candidate, oldest first."""
+
+
+class Finding(Record):
+    """One finding in `critic.json` (`rewardsmith.stages.critic.CriticFinding`)."""
+
+    stage: str = "?"
+    code: str = "?"
+    message: str = ""
+    severity: str = "?"
+    line: int | None = None
+
+
+class CriticRecord(Record):
+    """`critic.json`: the critic's last report on a candidate (`rewardsmith.stages.critic.CriticReport.to_dict`)."""
+
+    accepted: bool | None = None
+    """None when the report carries no verdict."""
+    findings: list[Finding] = []
+    stats: dict[str, Any] = {}
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class MetricsPoint(Record):
+    """One line of a training folder's `metrics.jsonl`: kind "train" (per-component episode sums) or "eval" (a
+    learning-curve point). The training worker ran the reward and wrote it: shown, never trusted."""
+
+    kind: str = ""
+    timesteps: float
+    fitness: Reported = None
+    components: dict[str, float] = {}
+    """Each component's mean episode sum; a value that is not a number is left out."""
+
+    @field_validator("components", mode="before")
+    @classmethod
+    def _numbers_only(cls, value: Any) -> dict[str, float]:
+        items = value.items() if isinstance(value, dict) else ()
+        return {str(k): number for k, v in items if (number := _real(v)) is not None}
+
+    @field_validator("timesteps", mode="before")
+    @classmethod
+    def _timesteps(cls, value: Any) -> float:
+        number = _real(value)
+        if number is None:
+            raise ValueError("timesteps is not a number")
+        return number
 
 
 class Evaluation(Record):
@@ -129,30 +190,39 @@ class FinalSeed(Record):
     """One seed of the final retraining."""
 
     seed: int
-    status: str
+    status: str = "?"
     fitness: float | None = None
     fitness_se: float | None = None
     success_rate: float | None = None
+    episodes: int | None = None
     error: str | None = None
-    wall_s: float = 0.0
+    wall_s: float | None = None
 
 
 class FinalResult(Record):
     """`final` in the run's `summary.json`: the best reward retrained on several seeds."""
 
-    candidate: str
+    candidate: str = ""
     reward: str = "final/reward.py"
-    timesteps: int = 0
+    timesteps: int | None = None
     seeds: list[FinalSeed] = []
     fitness_mean: float | None = None
     fitness_std: float | None = None
     success_mean: float | None = None
 
+    def headline(self) -> str | None:
+        """The run's result: mean ± std over the seeds that measured a fitness (`0.8912 ± 0.16 std, n=3`), or
+        None while there is no mean."""
+        if self.fitness_mean is None:
+            return None
+        measured = sum(s.fitness is not None for s in self.seeds)
+        return mean_pm(self.fitness_mean, self.fitness_std, measured or len(self.seeds))
+
 
 class RunSummary(Record):
     """The run's `summary.json`."""
 
-    status: str
+    status: str = ""
     task: str = ""
     model: str | None = None
     best_candidate: str | None = None
@@ -168,31 +238,52 @@ class RunSummary(Record):
     llm_calls: int = 0
     cached_calls: int = 0
     tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = None
+    """None in a summary that does not say (readers then add up the LLM call log)."""
     final: FinalResult | None = None
     human_normalized: float | None = None
     wall_s: float = 0.0
     error: str | None = None
 
 
+class Flag(Record):
+    """One analyzer flag: a stable code and what it means for this candidate."""
+
+    code: str = "?"
+    message: str = ""
+
+
 class Analysis(Record):
     """`analysis.json`: the analyzer's statistics, flags and the feedback text for the designer."""
 
     final: dict[str, Any] = {}
-    flags: list[dict[str, str]] = []
+    flags: list[Flag] = []
     feedback: str = ""
     problems: list[str] = []
+    llm_summary: str | None = None
+    """The analyzer LLM's summary, when asked for one (`--llm-analysis`)."""
 
 
 R = TypeVar("R", bound=BaseModel)
 
 
+def check_record(path: Path, model: type[R]) -> tuple[R | None, str | None]:
+    """The record in a JSON file and, when there is none, why: (None, None) for a missing file, (None,
+    "unreadable") for one that is not JSON, (None, the first mismatch) for one that does not fit `model`."""
+    path = Path(path)
+    if not path.is_file():
+        return None, None
+    data = read_json(path)
+    if data is None:
+        return None, "unreadable"
+    try:
+        return model.model_validate(data), None
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        return None, f"{where}: {first['msg']}"
+
+
 def read_record(path: Path, model: type[R]) -> R | None:
     """The record in a JSON file, or None if it is missing, unreadable or does not fit `model`."""
-    data = read_json(Path(path))
-    if data is None:
-        return None
-    try:
-        return model.model_validate(data)
-    except ValidationError:
-        return None
+    return check_record(path, model)[0]

@@ -7,8 +7,9 @@ import time
 from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell, final_result
+from rewardsmith.formatting import cell
 from rewardsmith.views.run_view import RunView, read_run
+from rewardsmith.views.tables import final_of
 
 README = """# Reward for {task}
 
@@ -48,11 +49,11 @@ def designer_words(model: str) -> str:
 
 def headline(view: RunView) -> str:
     """The run's result: the final retraining (mean ± std over seeds, n, steps), or a note that there is none."""
-    final = (view.summary or {}).get("final")
-    text = final_result(final)
-    if text is None or not isinstance(final, dict):
+    final = final_of(view)
+    text = final.headline() if final else None
+    if final is None or text is None:
         return "no final retraining yet (only the search fitness below)"
-    return f"final retraining of {final.get('candidate', '?')}, fitness {text}, {cell(final.get('timesteps'))} steps"
+    return f"final retraining of {final.candidate or '?'}, fitness {text}, {cell(final.timesteps)} steps"
 
 
 def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> Path:

@@ -6,38 +6,56 @@ becomes a line in `RunView.warnings` instead of an exception; only a folder that
 all raises `RunFolderError`.
 
     view = read_run(Path("runs/hopper-hop/20250101-120000-abc123"))
-    view.best.code, view.candidate("2.1").analysis["feedback"], view.warnings
+    view.best.code, view.candidate("2.1").analysis.feedback, view.warnings
+
+Every JSON file is read into its record from `rewardsmith.run_folder.records` (attempts, critic report,
+evaluation, metrics lines, analysis, run summary); a file that does not fit its record leaves the field empty
+and adds a warning.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from rewardsmith.errors import RunFolderError, TaskSpecError
 from rewardsmith.files import read_jsonl
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import (
     ANALYSIS_FILE,
+    ATTEMPTS_FILE,
     CANDIDATE_FILE,
+    CRITIC_FILE,
     EPISODES_FILE,
     EVAL_DIR,
     EVALUATION_FILE,
     METRICS_FILE,
+    REWARD_FILE,
     RUN_FILE,
     SUMMARY_FILE,
     TASK_FILE,
+    Analysis,
+    Attempt,
+    Attempts,
     CandidateRecord,
+    CriticRecord,
     Evaluation,
-    read_record,
+    Finding,
+    MetricsPoint,
+    RunSummary,
+    check_record,
 )
 from rewardsmith.search.baselines import load_cached
 from rewardsmith.task import TaskSpec, read_task
-from rewardsmith.workers.run import read_json_file, sanitize
+from rewardsmith.workers.run import read_json_file
 
 CAND_DIR = re.compile(r"^iter_(\d+)/cand_(\d+)$")
+R = TypeVar("R", bound=BaseModel)
 
 
 @dataclass
@@ -51,13 +69,14 @@ class CandidateView:
     record: CandidateRecord | None = None
     code: str | None = None
     code_file: str | None = None
-    critic: dict[str, Any] | None = None
-    attempts: list[dict[str, Any]] = field(default_factory=list)
-    summary: dict[str, Any] | None = None
-    train: list[dict[str, Any]] = field(default_factory=list)
-    evals: list[dict[str, Any]] = field(default_factory=list)
+    critic: CriticRecord | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    evaluation: Evaluation | None = None
+    """The evaluation worker's `eval/evaluation.json`: the trusted numbers."""
+    train: list[MetricsPoint] = field(default_factory=list)
+    evals: list[MetricsPoint] = field(default_factory=list)
     episodes: list[dict[str, Any]] = field(default_factory=list)
-    analysis: dict[str, Any] | None = None
+    analysis: Analysis | None = None
     video: Path | None = None
 
     @property
@@ -75,32 +94,36 @@ class CandidateView:
         training worker wrote)."""
         if self.record and self.record.fitness is not None:
             return self.record.fitness
-        return _number((self.summary or {}).get("fitness"))
+        return _finite(self.evaluation.fitness_mean) if self.evaluation else None
 
     @property
     def success_rate(self) -> float | None:
         if self.record and self.record.success_rate is not None:
             return self.record.success_rate
-        return _number((self.summary or {}).get("success_rate"))
+        return _finite(self.evaluation.success_rate) if self.evaluation else None
+
+    @property
+    def components(self) -> dict[str, float]:
+        """The reward's components (mean episode sums) in the training worker's last report: shown as reported
+        by it, they decide nothing. Empty before the first report."""
+        return self.train[-1].components if self.train else {}
 
     @property
     def verdict(self) -> str:
         """The critic's verdict on the last checked attempt: accepted, rejected or "-"."""
-        if not isinstance(self.critic, dict) or "accepted" not in self.critic:
+        if self.critic is None or self.critic.accepted is None:
             return "-"
-        return "accepted" if self.critic["accepted"] else "rejected"
+        return "accepted" if self.critic.accepted else "rejected"
 
     @property
-    def findings(self) -> list[dict[str, Any]]:
+    def findings(self) -> list[Finding]:
         """The critic's findings (stage, code, message, severity, line)."""
-        found = (self.critic or {}).get("findings")
-        return [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
+        return self.critic.findings if self.critic else []
 
     @property
     def flags(self) -> list[str]:
         """The analyzer's flag codes."""
-        found = (self.analysis or {}).get("flags")
-        return [str(f.get("code", "?")) for f in found if isinstance(f, dict)] if isinstance(found, list) else []
+        return [f.code for f in self.analysis.flags] if self.analysis else []
 
     @property
     def note(self) -> str:
@@ -130,7 +153,7 @@ class RunView:
     path: Path
     info: dict[str, Any]
     status: str
-    summary: dict[str, Any] | None
+    summary: RunSummary | None
     events: list[dict[str, Any]]
     candidates: list[CandidateView]
     transcripts: list[Transcript]
@@ -205,14 +228,31 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _json(path: Path, warnings: list[str], root: Path, what: str) -> Any:
-    """A JSON file, or None (missing files are silent, unreadable ones are warnings)."""
-    if not path.is_file():
-        return None
-    value = read_json_file(path)
-    if value is None:
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _record(path: Path, model: type[R], warnings: list[str], root: Path, what: str) -> R | None:
+    """The record in a JSON file, or None: a missing file is silent, one that is unreadable or does not fit the
+    record is a warning."""
+    record, problem = check_record(path, model)
+    if problem == "unreadable":
         warnings.append(f"{path.relative_to(root)}: unreadable {what}, skipped")
-    return value
+    elif problem:
+        warnings.append(f"{path.relative_to(root)}: not a valid {what}, skipped ({problem})")
+    return record
+
+
+def metrics_points(lines: list[dict[str, Any]], kind: str) -> list[MetricsPoint]:
+    """The metrics lines of one kind that carry a step count, as records (others are left out silently)."""
+    points = []
+    for line in lines:
+        if line.get("kind") == kind:
+            try:
+                points.append(MetricsPoint.model_validate(line))
+            except ValidationError:
+                continue
+    return points
 
 
 NO_RUN_FOLDER = "{path}: no such run folder (expected runs/<task>/<stamp>/; list them with `rewardsmith runs`)"
@@ -248,12 +288,12 @@ def read_run(path: Path) -> RunView:
         except TaskSpecError as e:
             warnings.append(f"{TASK_FILE}: {e}")
     candidates = [read_candidate(path, d, warnings) for d in _candidate_dirs(path)]
-    summary = _json(path / SUMMARY_FILE, warnings, path, "run summary")
+    summary = _record(path / SUMMARY_FILE, RunSummary, warnings, path, "run summary")
     return RunView(
         path=path,
         info=info,
         status=folder.status(),
-        summary=summary if isinstance(summary, dict) else None,
+        summary=summary,
         events=events,
         candidates=candidates,
         transcripts=read_transcripts(path, warnings),
@@ -274,59 +314,32 @@ def read_candidate(root: Path, folder: Path, warnings: list[str]) -> CandidateVi
 
     iteration, index = int(folder.parent.name[5:]), int(folder.name[5:])
     view = CandidateView(id=f"{iteration}.{index}", iteration=iteration, index=index, path=folder)
-    raw = _json(folder / CANDIDATE_FILE, warnings, root, "candidate record")
-    if raw is not None:
-        try:
-            view.record = CandidateRecord.model_validate(raw)
-        except ValueError:
-            warnings.append(f"{folder.relative_to(root)}/{CANDIDATE_FILE}: not a candidate record, skipped")
-    elif not (folder / CANDIDATE_FILE).exists():
+    view.record = _record(folder / CANDIDATE_FILE, CandidateRecord, warnings, root, "candidate record")
+    if not (folder / CANDIDATE_FILE).exists():
         warnings.append(f"{folder.relative_to(root)}: no {CANDIDATE_FILE} yet (in progress or cut short)")
-    attempts = _json(folder / "attempts.json", warnings, root, "attempt list")
-    view.attempts = [a for a in attempts if isinstance(a, dict)] if isinstance(attempts, list) else []
-    code_files = [folder / "reward.py"] + sorted(
+    attempts = _record(folder / ATTEMPTS_FILE, Attempts, warnings, root, "attempt list")
+    view.attempts = attempts.root if attempts else []
+    code_files = [folder / REWARD_FILE] + sorted(
         folder.glob("attempt_*.py"), key=lambda p: p.stat().st_mtime, reverse=True
     )
     code_file = next((f for f in code_files if f.is_file()), None)
     if code_file is not None:
         view.code, view.code_file = code_file.read_text(encoding="utf-8", errors="replace"), code_file.name
-    critic = _json(folder / "critic.json", warnings, root, "critic report")
-    view.critic = critic if isinstance(critic, dict) else None
+    view.critic = _record(folder / CRITIC_FILE, CriticRecord, warnings, root, "critic report")
     if (folder / METRICS_FILE).is_file():
         metrics, problems = read_jsonl(folder / METRICS_FILE)
         warnings += [p.replace(f"{root}/", "") for p in problems]
-        view.train = [m for m in metrics if m.get("kind") == "train" and _number(m.get("timesteps")) is not None]
-        view.evals = [m for m in metrics if m.get("kind") == "eval" and _number(m.get("timesteps")) is not None]
+        view.train, view.evals = metrics_points(metrics, "train"), metrics_points(metrics, "eval")
     elif view.status == "trained":
         warnings.append(f"{folder.relative_to(root)}: trained but {METRICS_FILE} is missing (no learning curve)")
-    view.summary = _evaluation_summary(read_record(folder / EVAL_DIR / EVALUATION_FILE, Evaluation), view.train)
+    view.evaluation = _record(folder / EVAL_DIR / EVALUATION_FILE, Evaluation, warnings, root, "evaluation")
     if (folder / EVAL_DIR / EPISODES_FILE).is_file():
         episodes, problems = read_jsonl(folder / EVAL_DIR / EPISODES_FILE)
         warnings += [p.replace(f"{root}/", "") for p in problems]
         view.episodes = episodes
-    analysis = _json(folder / ANALYSIS_FILE, warnings, root, "analysis")
-    view.analysis = analysis if isinstance(analysis, dict) else None
+    view.analysis = _record(folder / ANALYSIS_FILE, Analysis, warnings, root, "analysis")
     view.video = find_video(folder)
     return view
-
-
-def _evaluation_summary(evaluation: Evaluation | None, train: list[dict]) -> dict[str, Any] | None:
-    """A candidate's final numbers: fitness and success from the evaluation worker; the reward's components
-    from the training worker's last report (shown as reported by it: they decide nothing)."""
-    if evaluation is None:
-        return None
-    last = train[-1] if train else {}
-    components = last.get("components") if isinstance(last.get("components"), dict) else {}
-    return sanitize(
-        {
-            "fitness": evaluation.fitness_mean,
-            "fitness_se": evaluation.fitness_se,
-            "success_rate": evaluation.success_rate,
-            "episodes": len(evaluation.fitness),
-            "components": components,
-            "components_reported_by": "training worker",
-        }
-    )
 
 
 def read_transcripts(path: Path, warnings: list[str]) -> list[Transcript]:

@@ -16,10 +16,18 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell, final_result
+from rewardsmith.formatting import cell
 from rewardsmith.run_folder.index import RunRow
+from rewardsmith.run_folder.records import (
+    BEST_DIR,
+    CANDIDATE_FILE,
+    SUMMARY_FILE,
+    CandidateRecord,
+    FinalResult,
+    RunSummary,
+    read_record,
+)
 from rewardsmith.views.run_view import CandidateView, RunView
-from rewardsmith.workers.run import read_json_file
 
 STATUS_STYLE = {
     "finished": "green",
@@ -46,13 +54,12 @@ def when(stamp: str) -> str:
 def run_result(path: Path) -> str:
     """A run's headline for listings: the final retraining's fitness (mean ± std over seeds, n), else the best
     candidate's search fitness, labelled as such, else "-"."""
-    summary = read_json_file(path / "summary.json")
-    summary = summary if isinstance(summary, dict) else {}
-    if headline := final_result(summary.get("final")):
+    summary = read_record(path / SUMMARY_FILE, RunSummary) or RunSummary()
+    if summary.final and (headline := summary.final.headline()):
         return headline
-    best = read_json_file(path / "best" / "candidate.json")
-    fitness = summary.get("best_fitness") if summary.get("best_candidate") else (best or {}).get("fitness")
-    return f"search {cell(fitness, 3)} (no final yet)" if isinstance(fitness, (int, float)) else "-"
+    best = read_record(path / BEST_DIR / CANDIDATE_FILE, CandidateRecord)
+    fitness = summary.best_fitness if summary.best_candidate else best.fitness if best else None
+    return f"search {cell(fitness, 3)} (no final yet)" if fitness is not None else "-"
 
 
 def runs_json(rows: list[RunRow]) -> list[dict[str, Any]]:
@@ -60,19 +67,18 @@ def runs_json(rows: list[RunRow]) -> list[dict[str, Any]]:
     `best_search_fitness` the best candidate's fitness during the search."""
     out = []
     for row in rows:
-        summary = read_json_file(row.path / "summary.json")
-        final = (summary or {}).get("final") if isinstance(summary, dict) else None
+        summary = read_record(row.path / SUMMARY_FILE, RunSummary)
+        final = summary.final if summary else None
         result = None
-        if isinstance(final, dict) and final.get("fitness_mean") is not None:
-            seeds = [x for x in final.get("seeds") or [] if isinstance(x, dict)]
+        if final is not None and final.fitness_mean is not None:
             result = {
-                "fitness_mean": final["fitness_mean"],
-                "fitness_std": final.get("fitness_std"),
-                "n": sum(x.get("fitness") is not None for x in seeds),
-                "per_seed": [x.get("fitness") for x in seeds],
-                "timesteps": final.get("timesteps"),
-                "candidate": final.get("candidate"),
-                "success_mean": final.get("success_mean"),
+                "fitness_mean": final.fitness_mean,
+                "fitness_std": final.fitness_std,
+                "n": sum(x.fitness is not None for x in final.seeds),
+                "per_seed": [x.fitness for x in final.seeds],
+                "timesteps": final.timesteps,
+                "candidate": final.candidate or None,
+                "success_mean": final.success_mean,
             }
         out.append(
             {
@@ -139,18 +145,22 @@ class RunsTable:
             yield Text(f"  {row.task} · {row.model} · started {when(row.started)}", style="dim")
 
 
+def final_of(view: RunView) -> FinalResult | None:
+    """The run's final retraining, from its summary.json (None until there is one)."""
+    return view.summary.final if view.summary else None
+
+
 def run_header(view: RunView) -> Panel:
     """The run in a few lines: the result (final retraining), then id, task, model, status, progress, cost, best."""
     best = view.best
     lines = Text()
     lines.append(f"{view.task}", style="bold").append(f"  {view.run_id}\n")
-    final = (view.summary or {}).get("final")
-    headline = final_result(final)
-    if headline and isinstance(final, dict):
+    final = final_of(view)
+    headline = final.headline() if final else None
+    if final and headline:
         lines.append("result ", style="bold").append(f"{headline}", style="bold green")
         lines.append(
-            f"  (final retraining of {final.get('candidate', '?')}, {cell(final.get('timesteps'))} steps; "
-            "trusted fitness)\n"
+            f"  (final retraining of {final.candidate or '?'}, {cell(final.timesteps)} steps; trusted fitness)\n"
         )
     else:
         lines.append("result ", style="bold").append("- (no final retraining yet)\n", style="dim")
@@ -281,13 +291,12 @@ def candidate_view(view: RunView, cid: str) -> Group:
     parts: list[RenderableType] = [Panel(facts, title=f"candidate {c.id}", title_align="left")]
     findings = Table("stage", "severity", "code", "line", "message", title="critic findings", title_justify="left")
     for f in c.findings:
-        severity = str(f.get("severity", "?"))
         findings.add_row(
-            str(f.get("stage", "?")),
-            Text(severity, style="red" if severity == "error" else "yellow"),
-            str(f.get("code", "?")),
-            cell(f.get("line")),
-            Text(str(f.get("message", "")), overflow="fold"),
+            f.stage,
+            Text(f.severity, style="red" if f.severity == "error" else "yellow"),
+            f.code,
+            cell(f.line),
+            Text(f.message, overflow="fold"),
         )
     parts.append(
         findings if c.findings else Text("critic findings: none" if c.critic else "critic: no report", style="dim")
@@ -304,12 +313,11 @@ def analysis_view(c: CandidateView) -> RenderableType:
         why = "not trained" if c.status in ("rejected", "designed", "in progress") else "no analysis.json"
         return Text(f"analysis: none ({why})", style="dim")
     text = Text()
-    for flag in c.analysis.get("flags") or []:
-        if isinstance(flag, dict):
-            text.append(f"[{flag.get('code', '?')}] ", style="bold yellow").append(f"{flag.get('message', '')}\n")
-    text.append(str(c.analysis.get("feedback") or "(no feedback text)"))
-    if c.analysis.get("llm_summary"):
-        text.append("\n\nLLM summary: ", style="bold").append(str(c.analysis["llm_summary"]))
+    for flag in c.analysis.flags:
+        text.append(f"[{flag.code}] ", style="bold yellow").append(f"{flag.message}\n")
+    text.append(c.analysis.feedback or "(no feedback text)")
+    if c.analysis.llm_summary:
+        text.append("\n\nLLM summary: ", style="bold").append(c.analysis.llm_summary)
     return Panel(text, title="analyzer", title_align="left")
 
 

@@ -14,10 +14,10 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer, PythonLexer
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell, final_result
+from rewardsmith.formatting import cell
 from rewardsmith.views.report import plots
 from rewardsmith.views.run_view import CandidateView, RunView
-from rewardsmith.views.tables import unified_diff
+from rewardsmith.views.tables import final_of, unified_diff
 
 FORMATTER = HtmlFormatter(cssclass="code", linenos=False)
 MAX_EMBED_BYTES = 4 << 20
@@ -95,15 +95,15 @@ def candidate_context(view: RunView, c: CandidateView, featured: set[str]) -> di
         "components": plots.component_plot(c) if c.id in featured else None,
         "video": video_source(view, c),
         "duplicate_of": duplicate_of(c),
-        "feedback": (c.analysis or {}).get("feedback"),
-        "llm_summary": (c.analysis or {}).get("llm_summary"),
-        "analysis_flags": [f for f in (c.analysis or {}).get("flags") or [] if isinstance(f, dict)],
+        "feedback": c.analysis.feedback if c.analysis else None,
+        "llm_summary": c.analysis.llm_summary if c.analysis else None,
+        "analysis_flags": c.analysis.flags if c.analysis else [],
     }
 
 
 def render_run(view: RunView, warnings: list[str]) -> str:
     """The whole report.html of one run, as a string."""
-    best = view.best
+    best, final = view.best, final_of(view)
     featured = {c.id for c in iteration_bests(view)} | ({best.id} if best else set())
     context = {
         "view": view,
@@ -116,9 +116,9 @@ def render_run(view: RunView, warnings: list[str]) -> str:
             i: [candidate_context(view, c, featured) for c in group] for i, group in view.by_iteration().items()
         },
         "best_human": view.human_normalized(best.fitness) if best else None,
-        "final": (view.summary or {}).get("final") if isinstance((view.summary or {}).get("final"), dict) else None,
-        "headline": final_result((view.summary or {}).get("final")),
-        "final_curves": plots.final_curves(view.path, (view.summary or {}).get("final")),
+        "final": final,
+        "headline": final.headline() if final else None,
+        "final_curves": plots.final_curves(view.path, final),
         "empty_iterations": plots.empty_iterations(view),
         "replayed": [t for t in view.transcripts if t.cached],
     }

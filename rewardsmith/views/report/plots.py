@@ -10,7 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from rewardsmith.views.run_view import CandidateView, RunView
+from rewardsmith.run_folder.records import METRICS_FILE, FinalResult
+from rewardsmith.views.run_view import CandidateView, RunView, metrics_points
 
 plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none"})
 
@@ -72,31 +73,25 @@ def iteration_progress(view: RunView) -> str | None:
     return _svg(fig)
 
 
-def final_curves(run_dir: Path, final: dict | None) -> str | None:
+def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
     """The final retraining: evaluation fitness against env steps, one line per seed (final/seed_<s>/metrics.jsonl;
     a seed that reused the best candidate's own search training is drawn from that candidate's folder)."""
     from rewardsmith.files import read_jsonl
 
     run_dir = Path(run_dir)
-    seeds = [r.get("seed") for r in (final or {}).get("seeds") or [] if isinstance(r, dict)]
-    cid = str((final or {}).get("candidate") or "")
+    seeds = [r.seed for r in final.seeds] if final else []
+    cid = final.candidate if final else ""
     iteration, _, index = cid.partition(".")
     fig, ax = plt.subplots(figsize=(6.4, 3.0))
     drawn = 0
     for seed in seeds:
         folder, label = run_dir / "final" / f"seed_{seed}", f"seed {seed}"
-        if not (folder / "metrics.jsonl").is_file() and cid:
+        if not (folder / METRICS_FILE).is_file() and cid:
             folder, label = run_dir / f"iter_{iteration}" / f"cand_{index}", f"seed {seed} (search training of {cid})"
-        if not (folder / "metrics.jsonl").is_file():
+        if not (folder / METRICS_FILE).is_file():
             continue
-        records, _ = read_jsonl(folder / "metrics.jsonl")
-        points = [
-            (float(m["timesteps"]), float(m["fitness"]))
-            for m in records
-            if m.get("kind") == "eval"
-            and isinstance(m.get("timesteps"), (int, float))
-            and isinstance(m.get("fitness"), (int, float))
-        ]
+        records, _ = read_jsonl(folder / METRICS_FILE)
+        points = [(m.timesteps, m.fitness) for m in metrics_points(records, "eval") if m.fitness is not None]
         if points:
             xs, ys = zip(*points)
             ax.plot(xs, ys, marker="o", markersize=3, label=label)
@@ -117,7 +112,7 @@ def learning_curves(view: RunView) -> str | None:
         return None
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     for c in curves:
-        points = [(m["timesteps"], m["fitness"]) for m in c.evals if isinstance(m.get("fitness"), (int, float))]
+        points = [(m.timesteps, m.fitness) for m in c.evals if m.fitness is not None]
         if points:
             xs, ys = zip(*points)
             ax.plot(xs, ys, marker="o", markersize=3, label=c.id)
@@ -132,15 +127,9 @@ def component_plot(c: CandidateView) -> str | None:
     evaluation (summary.json), so a dominating or sign-flipped term shows at a glance."""
     series: dict[str, list[tuple[float, float]]] = {}
     for m in c.train:
-        parts = m.get("components")
-        for name, value in parts.items() if isinstance(parts, dict) else ():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                series.setdefault(str(name), []).append((m["timesteps"], float(value)))
-    final = {
-        str(k): float(v)
-        for k, v in ((c.summary or {}).get("components") or {}).items()
-        if isinstance(v, (int, float)) and not isinstance(v, bool)
-    }
+        for name, value in m.components.items():
+            series.setdefault(name, []).append((m.timesteps, value))
+    final = c.components if c.evaluation else {}
     if not series and not final:
         return None
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.6, 2.6), gridspec_kw={"width_ratios": [3, 2]})
