@@ -72,7 +72,7 @@ from typing import Any
 
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RunFolderError
-from rewardsmith.files import append_jsonl, read_json, read_jsonl, write_json_atomic
+from rewardsmith.files import append_jsonl, read_jsonl, write_json_atomic
 from rewardsmith.run_folder.records import (
     ANALYSIS_FILE,
     BEST_DIR,
@@ -86,6 +86,7 @@ from rewardsmith.run_folder.records import (
     TASK_FILE,
     CandidateRecord,
     cand_dir_name,
+    read_object,
     read_record,
 )
 from rewardsmith.sandbox.launch import pid_alive
@@ -144,8 +145,8 @@ class RunFolder:
 
     def run_info(self) -> dict[str, Any]:
         """The contents of run.json; RunFolderError if this is not a run folder."""
-        info = read_json(self.path / RUN_FILE, max_bytes=MAX_RUN_FILE_BYTES)
-        if not isinstance(info, dict) or "config" not in info:
+        info = read_object(self.path / RUN_FILE, max_bytes=MAX_RUN_FILE_BYTES)
+        if info is None or "config" not in info:
             raise RunFolderError(f"{self.path}: not a run folder (no readable {RUN_FILE})")
         return info
 
@@ -220,8 +221,7 @@ class RunFolder:
 
     def analysis(self, record: CandidateRecord) -> dict[str, Any] | None:
         """The candidate's analysis.json, if written."""
-        analysis = read_json(self.cand_dir(record.iteration, record.index) / ANALYSIS_FILE)
-        return analysis if isinstance(analysis, dict) else None
+        return read_object(self.cand_dir(record.iteration, record.index) / ANALYSIS_FILE)
 
     def save_best(self, record: CandidateRecord) -> None:
         """Copy a candidate to best/ (each file atomically, candidate.json last)."""
@@ -243,8 +243,8 @@ class RunFolder:
         """Calls, cached calls, tokens and cost paid, from the call log (replays from the cache cost nothing)."""
         totals: dict[str, Any] = {"llm_calls": 0, "cached_calls": 0, "tokens": 0, "cost_usd": 0.0}
         for path in sorted((self.path / LLM_DIR).glob("[0-9]*_*.json")):
-            call = read_json(path, max_bytes=MAX_RUN_FILE_BYTES)
-            if not isinstance(call, dict) or call.get("response") is None:
+            call = read_object(path, max_bytes=MAX_RUN_FILE_BYTES)
+            if call is None or call.get("response") is None:
                 continue
             totals["llm_calls"] += 1
             if call.get("cached"):
@@ -261,5 +261,4 @@ class RunFolder:
 
     def summary(self) -> dict[str, Any] | None:
         """summary.json, if written."""
-        summary = read_json(self.path / SUMMARY_FILE)
-        return summary if isinstance(summary, dict) else None
+        return read_object(self.path / SUMMARY_FILE)

@@ -7,13 +7,12 @@ listing never fails because of a stray or half-written folder.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.folder import MAX_RUN_FILE_BYTES, RunFolder
 from rewardsmith.run_folder.records import (
     BEST_DIR,
     CANDIDATE_FILE,
@@ -21,6 +20,7 @@ from rewardsmith.run_folder.records import (
     SUMMARY_FILE,
     CandidateRecord,
     RunSummary,
+    read_object,
     read_record,
 )
 
@@ -44,14 +44,6 @@ class RunRow:
     cost_usd: float
     started: str
     batch: str | None = None
-
-
-def _read(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def is_run(path: Path) -> bool:
@@ -107,7 +99,7 @@ def batch_of(run: Path, root: Path) -> str | None:
 def run_row(path: Path, root: Path) -> RunRow:
     """One run's row from run.json, summary.json, events, run.lock, best/ and the LLM log (no metrics read)."""
     folder = RunFolder(path)
-    info = _read(path / RUN_FILE) or {}
+    info = read_object(path / RUN_FILE, max_bytes=MAX_RUN_FILE_BYTES) or {}
     summary = read_record(path / SUMMARY_FILE, RunSummary) or RunSummary()
     best = read_record(path / BEST_DIR / CANDIDATE_FILE, CandidateRecord)
     done = {e.get("iteration") for e in folder.events() if e.get("event") == "iteration_done"}
@@ -139,4 +131,4 @@ def batch_runs(path: Path) -> tuple[dict[str, Any], list[Path]]:
     path = Path(path)
     if not path.is_dir():
         raise RunFolderError(f"{path}: no such batch folder")
-    return _read(path / BATCH_FILE) or {}, find_runs(path)
+    return read_object(path / BATCH_FILE, max_bytes=MAX_RUN_FILE_BYTES) or {}, find_runs(path)

@@ -1,8 +1,10 @@
 """The run folder as code: every file name, the typed records stored in it, and one tolerant reader.
 
-Records are pydantic models that ignore unknown keys, so an older or newer run folder still reads.
-`read_record` returns None for a missing, unreadable or malformed file instead of raising: readers
-decide what a missing record means.
+Records are pydantic models that ignore unknown keys and give every key a writer may omit a default, so an
+older or newer run folder still reads. `read_record` returns None for a missing, unreadable or malformed file
+instead of raising (`check_record` also says why, for readers that warn): readers decide what a missing record
+means. `read_object` is the same reader for the free-form objects that have no record (run.json, batch.json, LLM
+call records).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError, field_validator
 
-from rewardsmith.files import read_json
+from rewardsmith.files import MAX_READ_BYTES, read_json
 from rewardsmith.formatting import mean_pm
 
 # the run
@@ -50,12 +52,12 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-def _real(value: Any) -> float | None:
+def as_number(value: Any) -> float | None:
     """A JSON number as a float; None for anything else (a bool, a string, a list, null)."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-Reported = Annotated[float | None, BeforeValidator(_real)]
+Reported = Annotated[float | None, BeforeValidator(as_number)]
 """A number in a file a sandboxed worker wrote: anything that is not a JSON number reads as None, so one odd
 value never drops the whole line."""
 
@@ -134,12 +136,12 @@ class MetricsPoint(Record):
     @classmethod
     def _numbers_only(cls, value: Any) -> dict[str, float]:
         items = value.items() if isinstance(value, dict) else ()
-        return {str(k): number for k, v in items if (number := _real(v)) is not None}
+        return {str(k): number for k, v in items if (number := as_number(v)) is not None}
 
     @field_validator("timesteps", mode="before")
     @classmethod
     def _timesteps(cls, value: Any) -> float:
-        number = _real(value)
+        number = as_number(value)
         if number is None:
             raise ValueError("timesteps is not a number")
         return number
@@ -265,6 +267,13 @@ class Analysis(Record):
 
 
 R = TypeVar("R", bound=BaseModel)
+
+
+def read_object(path: Path, max_bytes: int = MAX_READ_BYTES) -> dict[str, Any] | None:
+    """A JSON file that holds a free-form object (run.json, batch.json, an LLM call record, the analyzer's
+    statistics), or None if it is missing, unreadable or holds anything else."""
+    data = read_json(Path(path), max_bytes=max_bytes)
+    return data if isinstance(data, dict) else None
 
 
 def check_record(path: Path, model: type[R]) -> tuple[R | None, str | None]:

@@ -19,8 +19,8 @@ from rich.panel import Panel
 from rich.text import Text
 
 from rewardsmith.errors import RunFolderError
+from rewardsmith.run_folder.records import read_object
 from rewardsmith.views.run_view import require_run_dir
-from rewardsmith.workers.run import read_json_file
 
 
 @dataclass
@@ -47,8 +47,8 @@ def read_calls(run_dir: Path, *, candidate: str | None = None, role: str | None 
         raise RunFolderError(f"{run_dir}: no LLM call log (no llm/ folder inside; is this a run folder?)")
     calls = []
     for path in sorted(llm.glob("[0-9]*_*.json")):
-        record = read_json_file(path)
-        if isinstance(record, dict):
+        record = read_object(path)
+        if record is not None:
             calls.append(Call(file=f"llm/{path.name}", record=record))
     if role:
         calls = [c for c in calls if c.record.get("role") == role]

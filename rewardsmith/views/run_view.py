@@ -48,11 +48,12 @@ from rewardsmith.run_folder.records import (
     Finding,
     MetricsPoint,
     RunSummary,
+    as_number,
     check_record,
+    read_object,
 )
 from rewardsmith.search.baselines import load_cached
 from rewardsmith.task import TaskSpec, read_task
-from rewardsmith.workers.run import read_json_file
 
 CAND_DIR = re.compile(r"^iter_(\d+)/cand_(\d+)$")
 R = TypeVar("R", bound=BaseModel)
@@ -224,10 +225,6 @@ class RunView:
         return normalized_score(self.spec, fitness, self.baseline) if self.spec else None
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
@@ -346,18 +343,18 @@ def read_transcripts(path: Path, warnings: list[str]) -> list[Transcript]:
     """The LLM call log under `llm/`, in call order."""
     found = []
     for file in sorted((path / "llm").glob("[0-9]*_*.json")):
-        call = read_json_file(file)
-        if not isinstance(call, dict):
+        call = read_object(file)
+        if call is None:
             warnings.append(f"llm/{file.name}: unreadable call record, skipped")
             continue
-        tokens = int(_number(call.get("prompt_tokens")) or 0) + int(_number(call.get("completion_tokens")) or 0)
+        tokens = int(as_number(call.get("prompt_tokens")) or 0) + int(as_number(call.get("completion_tokens")) or 0)
         found.append(
             Transcript(
                 file=f"llm/{file.name}",
                 role=str(call.get("role", "?")),
                 sample=call.get("sample"),
                 tokens=tokens,
-                cost_usd=float(_number(call.get("cost_usd")) or 0.0),
+                cost_usd=float(as_number(call.get("cost_usd")) or 0.0),
                 cached=bool(call.get("cached")),
                 error=call.get("error"),
             )
