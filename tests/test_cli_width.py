@@ -189,3 +189,9 @@ def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
     assert buffer.getvalue().count("designing") == 4  # plain output: a line per candidate per 30 s, not per tick
     assert progress.ReplyClock(serial=False).etas(2, 5.0) == [None, None]
 
+
+
+def test_evaluation_progress_reads_as_its_own_phase():
+    from rewardsmith.search.progress import describe_state
+
+    assert describe_state("evaluating", {"done": 150, "total": 300, "eta": 12}) == "evaluating 50% (ETA 12s)"

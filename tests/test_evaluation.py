@@ -94,6 +94,28 @@ def test_weights_round_trip_and_strict_parse(spec_path, tmp_path):
         load_weights(target, good, max_bytes=100)
 
 
+def test_evaluation_reports_its_progress(tiny_spec, tmp_path):
+    """The evaluation worker's episodes write "steps done, total" to the heartbeat the parent shows as
+    "evaluating x% (ETA ...)"; an episode that ends early counts whole."""
+    from rewardsmith.reward.wrappers import ApplyReward
+    from rewardsmith.task import make_scorer
+    from rewardsmith.workers.evaluate import run_episodes
+
+    spec = read_task(tiny_spec("halfcheetah-run", max_episode_steps=150))
+    env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+    policy = build_policy(spec, env.observation_space, env.action_space)
+    seen = []
+
+    class Heartbeat(type(tmp_path)):  # records every report the worker writes
+        def write_text(self, text, *args, **kwargs):
+            seen.append(tuple(map(int, text.split())))
+            return super().write_text(text, *args, **kwargs)
+
+    episodes = run_episodes(policy, env, [1, 2], heartbeat=Heartbeat(tmp_path / "heartbeat"))
+    assert [e["length"] for e in episodes] == [150, 150]
+    assert seen == [(100, 300), (250, 300)]
+
+
 def test_fresh_seeds_are_distinct_and_unpredictable():
     a, b = fresh_seeds(8), fresh_seeds(8)
     assert len(set(a)) == 8 and a != b and all(0 <= s < 2**31 for s in a)

@@ -177,6 +177,7 @@ def rung_trainer(
             executor=executor,
             device=config.device,
             on_progress=lambda d, t: progress.update(record.id, "training", done=done + d, total=timesteps),
+            on_eval_progress=lambda d, t: progress.update(record.id, "evaluating", done=d, total=t),
             continue_from=checkpoint if resume else None,
             timesteps_done=done,
             reward_budget_s=reward_budget(read_json(cand / CRITIC_FILE)),

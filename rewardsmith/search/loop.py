@@ -198,12 +198,7 @@ def run_iteration(s: Search, iteration: int) -> None:
         pending = [j for j in indices if s.folder.candidate(iteration, j) is None]
         for j in pending:
             s.progress.update(f"{iteration}.{j}", "designing")
-        ids = {sample_number(iteration, j): f"{iteration}.{j}" for j in pending}
-        with ReplyTicker(s.progress, s.replies, list(ids.values())) as ticker:
-            samples = s.designer.sample(
-                messages, list(ids), on_done=lambda k, d, ids=ids: ticker.arrived(ids[k], d.latency_s, d.cached)
-            )
-        designs = dict(zip(pending, samples, strict=True))
+        designs = dict(zip(pending, ask_designer(s, iteration, messages, pending), strict=True))
         duplicates = find_duplicates(s.folder, iteration, designs)
         design_then_halve(s, iteration, indices, designs, duplicates, best.id if best else None)
         with ThreadPoolExecutor(max_workers=k, thread_name_prefix="candidate") as pool:
@@ -275,6 +270,15 @@ def update_best(s: Search) -> None:
             s.progress.log(f"new best: {top.id} with fitness {top.fitness:.4g}")
         if top is not None:
             s.progress.status(best_candidate=top.id, best_fitness=top.fitness)
+
+
+def ask_designer(s: Search, iteration: int, messages: list[dict[str, str]], indices: list[int]) -> list[Design]:
+    """One designer reply per candidate index, with each waiting candidate's elapsed time and ETA shown."""
+    ids = {sample_number(iteration, j): f"{iteration}.{j}" for j in indices}
+    with ReplyTicker(s.progress, s.replies, list(ids.values())) as ticker:
+        return s.designer.sample(
+            messages, list(ids), on_done=lambda k, design: ticker.arrived(ids[k], design.latency_s, design.cached)
+        )
 
 
 def sample_number(iteration: int, index: int) -> int:
@@ -468,6 +472,7 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
         executor=s.executor,
         device=s.config.device,
         on_progress=lambda done, total: s.progress.update(record.id, "training", done=done, total=total),
+        on_eval_progress=lambda done, total: s.progress.update(record.id, "evaluating", done=done, total=total),
         reward_budget_s=reward_budget((read_json(folder / "critic.json") or {}).get("stats")),
     )
     record = record_training(s.folder, record, result, evaluation, s.config.timesteps or s.spec.train.timesteps)

@@ -147,9 +147,9 @@ class ReplyTicker:
 def describe_state(state: str, fields: dict[str, Any]) -> str:
     """A candidate's state in words: `training 40% (ETA 1m20s)`, `designing 45s (ETA ~30s)`, `rejected: <reason>`,
     `trained: fitness 0.31`."""
-    if state == "training" and fields.get("total"):
+    if fields.get("total"):  # training or evaluating: a share of the steps
         eta = fields.get("eta")
-        return f"training {min(100.0, 100 * fields.get('done', 0) / fields['total']):.0f}%" + (
+        return f"{state} {min(100.0, 100 * fields.get('done', 0) / fields['total']):.0f}%" + (
             f" (ETA {clock(eta)})" if eta is not None else ""
         )
     if fields.get("elapsed") is not None:  # an LLM reply in flight: ETA from this run's earlier replies
@@ -191,14 +191,14 @@ class PlainProgress:
         self.console.print(f"[{time.strftime('%H:%M:%S')}] {message}", markup=False, highlight=False, soft_wrap=True)
 
     def update(self, candidate_id: str, state: str, **fields: Any) -> None:
-        if state == "training" and fields.get("total"):
+        if fields.get("total"):
             quarter = fields.get("done", 0) // (fields["total"] / 4) * (fields["total"] / 4)
             line = describe_state(state, {**fields, "done": quarter})
             with self._lock:
                 if self._last.get(candidate_id) == line:
                     return
                 self._last[candidate_id] = line
-                eta = self._eta(candidate_id, fields.get("done", 0), fields["total"])
+                eta = self._eta(f"{candidate_id} {state}", fields.get("done", 0), fields["total"])
                 self._print(f"{candidate_id} " + describe_state(state, {**fields, "done": quarter, "eta": eta}))
             return
         line = describe_state(state, fields)
@@ -253,8 +253,8 @@ class LiveProgress:
 
     def update(self, candidate_id: str, state: str, **fields: Any) -> None:
         with self._lock:
-            if state == "training" and fields.get("total"):
-                fields = {**fields, "eta": self._eta(candidate_id, fields.get("done", 0), fields["total"])}
+            if fields.get("total"):
+                fields = {**fields, "eta": self._eta(f"{candidate_id} {state}", fields.get("done", 0), fields["total"])}
             self._rows[candidate_id] = describe_state(state, fields)
 
     def status(self, **fields: Any) -> None:

@@ -51,6 +51,7 @@ def train_and_evaluate(
     executor: Executor,
     device: str = "cpu",
     on_progress: ProgressFn | None = None,
+    on_eval_progress: ProgressFn | None = None,
     continue_from: Path | None = None,
     timesteps_done: int = 0,
     reward_budget_s: float | None = None,
@@ -60,7 +61,8 @@ def train_and_evaluate(
     """Train a reward in `out_dir`, then measure the policy in `out_dir/eval/`; returns (result, evaluation).
 
     The result is the training job's (status, error, summary) with the evaluation's wall time added; the
-    evaluation is None when either worker failed, and the result then says why.
+    evaluation is None when either worker failed, and the result then says why. `on_progress` hears the training's
+    (steps done, total), `on_eval_progress` the evaluation's (episode steps done, total).
     `continue_from`: an earlier rung's weights of the same candidate (`policy.safetensors`, or a model zip of
     which only `policy.pth` is read, tensors only), trained `timesteps_done` steps; training goes on from those
     weights for `timesteps` more. `reward_budget_s`: the per-call budget the training worker enforces (see
@@ -90,7 +92,12 @@ def train_and_evaluate(
         return result, None
     trained_steps = int(result.summary.get("timesteps") or timesteps_done + timesteps)
     evaluated, evaluation = evaluate_policy(
-        spec_path, out_dir, episodes=eval_episodes, executor=executor, trained_timesteps=trained_steps
+        spec_path,
+        out_dir,
+        episodes=eval_episodes,
+        executor=executor,
+        trained_timesteps=trained_steps,
+        on_progress=on_eval_progress,
     )
     wall_s = result.wall_s + evaluated.wall_s
     if evaluation is None:
@@ -100,7 +107,13 @@ def train_and_evaluate(
 
 
 def evaluate_policy(
-    spec_path: Path, out_dir: Path, *, episodes: int, executor: Executor, trained_timesteps: int = 0
+    spec_path: Path,
+    out_dir: Path,
+    *,
+    episodes: int,
+    executor: Executor,
+    trained_timesteps: int = 0,
+    on_progress: ProgressFn | None = None,
 ) -> tuple[JobResult, Evaluation | None]:
     """Measure the policy a finished training job left in `out_dir` with the evaluation worker, in a freshly
     made `out_dir/eval/`, on `episodes` fresh seeds; returns (the worker's result, its Evaluation or None)."""
@@ -127,7 +140,7 @@ def evaluate_policy(
             "timeout_s": 600 + 10 * episodes,
         },
     )
-    result = executor.submit(job).result()
+    result = executor.submit(job, on_progress).result()
     if not result.ok:
         return result, None
     evaluation = read_record(eval_dir / EVALUATION_FILE, Evaluation)

@@ -13,6 +13,7 @@ ended, with the parent's copy of the weights as its only input; it writes there:
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -31,10 +32,12 @@ from rewardsmith.run_folder.records import (
     Evaluation,
 )
 from rewardsmith.task import TaskSpec, make_env, make_scorer
-from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.job import HEARTBEAT_FILE, WorkerJob
 from rewardsmith.workers.trajectories import TrajectoryRecorder
 
 MAX_WEIGHTS_BYTES = 256 << 20
+HEARTBEAT_EVERY = 100
+"""Env steps between the evaluation's progress reports."""
 
 
 def run_evaluate_job(job: WorkerJob) -> dict[str, Any]:
@@ -53,7 +56,7 @@ def run_evaluate_job(job: WorkerJob) -> dict[str, Any]:
     load_weights(policy, weights_path(job))
     layers = enter_sandbox(job)
     recorder = TrajectoryRecorder()
-    episodes = run_episodes(policy, env, seeds, recorder)
+    episodes = run_episodes(policy, env, seeds, recorder, heartbeat=job.out_dir / HEARTBEAT_FILE)
     for episode in episodes:
         append_jsonl(job.out_dir / EPISODES_FILE, episode)
     recorder.save(job.out_dir / TRAJECTORIES_FILE)
@@ -127,17 +130,27 @@ def _read_regular(path: Path, max_bytes: int) -> bytes:
     return data
 
 
-def run_episodes(policy, env: ApplyReward, seeds: list[int], recorder: TrajectoryRecorder | None = None) -> list[dict]:
-    """One deterministic episode per seed, to the env's own end; one stats dict per episode."""
+def run_episodes(
+    policy,
+    env: ApplyReward,
+    seeds: list[int],
+    recorder: TrajectoryRecorder | None = None,
+    heartbeat: Path | None = None,
+) -> list[dict]:
+    """One deterministic episode per seed, to the env's own end; one stats dict per episode. `heartbeat` gets
+    "steps done, total" (total: every episode at the env's time limit; an episode that ends early counts whole)."""
     from rewardsmith.workers.train import StateStats
 
+    limit = int(getattr(env.spec, "max_episode_steps", None) or 1000)
     results = []
     for i, seed in enumerate(seeds):
         obs, _ = env.reset(seed=seed)
         tracker = StateStats(env)
         if recorder:
             recorder.start(env.state)
-        while True:
+        for step in itertools.count(1):
+            if heartbeat is not None and step % HEARTBEAT_EVERY == 0:
+                heartbeat.write_text(f"{i * limit + min(step, limit)} {len(seeds) * limit}")
             action, _ = policy.predict(obs, deterministic=True)
             obs, _, terminated, truncated, info = env.step(action)
             tracker.add(env.state)
