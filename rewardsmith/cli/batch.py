@@ -62,7 +62,7 @@ def batch(
     ),
 ) -> None:
     """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`)."""
-    from rewardsmith.cli.run import parse_rungs, parse_strategy
+    from rewardsmith.cli.run import budget_options, parse_rungs, parse_strategy
     from rewardsmith.llm.choose import require_model_ready
     from rewardsmith.search.batch import BatchConfig, start
     from rewardsmith.settings import require_sandbox
@@ -71,13 +71,7 @@ def batch(
     minimum = sandbox_minimum.split(",") if sandbox_minimum else None
     require_sandbox(minimum)  # refuse before the batch folder is made
     options = dict(
-        model=model,
-        api_base=api_base,
-        iterations=iterations,
-        samples=samples,
-        timesteps=timesteps,
-        final_timesteps=final_timesteps or timesteps,  # the command's budget also sizes the final retraining
-        final_seeds=final_seeds,
+        **budget_options(model, api_base, iterations, samples, timesteps, final_timesteps, final_seeds),
         seed=seed,
         device=device,
         videos=videos or None,

@@ -92,13 +92,7 @@ def run(
     require_model_ready(model, api_base)  # a missing API key is named before anything starts
 
     options = dict(
-        model=model,
-        api_base=api_base,
-        iterations=iterations,
-        samples=samples,
-        timesteps=timesteps,
-        final_timesteps=final_timesteps or timesteps,  # the command's budget also sizes the final retraining
-        final_seeds=final_seeds,
+        **budget_options(model, api_base, iterations, samples, timesteps, final_timesteps, final_seeds),
         repair_rounds=repair_rounds,
         workers=workers,
         semantic=semantic,
@@ -124,6 +118,27 @@ def run(
     )
     announce_cache(use_cache)
     _report(run_search(config).path)
+
+
+def budget_options(
+    model: str | None,
+    api_base: str | None,
+    iterations: int | None,
+    samples: int | None,
+    timesteps: int | None,
+    final_timesteps: int | None,
+    final_seeds: int | None,
+) -> dict:
+    """The model and budget options `run` and `batch` share, as RunConfig fields (None: the spec's value)."""
+    return dict(
+        model=model,
+        api_base=api_base,
+        iterations=iterations,
+        samples=samples,
+        timesteps=timesteps,
+        final_timesteps=final_timesteps or timesteps,  # the command's budget also sizes the final retraining
+        final_seeds=final_seeds,
+    )
 
 
 def announce_cache(use_cache: bool | None) -> None:
