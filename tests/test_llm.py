@@ -291,3 +291,80 @@ def test_local_model_completes_a_designer_prompt(tmp_path: Path) -> None:
     assert "```python\nimport numpy as np" in response.text and "def compute_reward(" in response.text
     assert response.completion_tokens <= 48 and response.prompt_tokens > 0 and response.cost_usd == 0.0
     assert json.loads((tmp_path / "llm" / "0001_designer.json").read_text())["kind"] == "local"
+
+
+# The lines a 270M base model wrote for ant-spin after the example (every candidate failed the smoke run),
+# and more of the kinds that parse but cannot run:
+HOSTILE_LINES = [
+    'components["spin"] = 0.1 * abs(float(next_state["weight"]).pos[2])',
+    "    component_tensor = state.joint(JOINT)",
+    '    if len(state.body["torso"].pos[2]):',
+    '        components["weight"] = weights',
+    '    components["tilt"] = float(next_state.body(BODY).pos)',  # a 3-vector is not one number
+    '    components["far"] = next_state.body(BODY).linvel[3]',  # no fourth coordinate
+    '    components["bad"] = next_state.body("hinge").pos[0]',  # the cart-pole name, not this env's
+    '    components["ref"] = components["weight"] * 2',
+    "    # compute cost (the trained policy)",
+    '    components["open"] = (next_state.body(BODY).pos[0]',  # cut off
+]
+ORIGINAL_TASKS = [
+    "ant-run",
+    "ant-spin",
+    "halfcheetah-run",
+    "halfcheetah-run-backward",
+    "hopper-backflip",
+    "hopper-hop",
+    "inverted-double-pendulum-balance",
+    "pusher-push",
+    "reacher-reach",
+    "walker2d-one-leg",
+    "walker2d-walk",
+]
+
+
+@pytest.mark.parametrize("task", ORIGINAL_TASKS)
+def test_offline_template_keeps_only_lines_that_run_on_the_env(task: str) -> None:
+    """The built-in model's reply, closed by the template, runs on the task's real states however bad its
+    lines: unrunnable lines are dropped (and counted in the reply), and a reward that would not read the
+    state gets the example's task lines. No GGUF is loaded; the env's own states are used."""
+    import re
+
+    import numpy as np
+
+    from rewardsmith.llm.local import close_function, example_lines, task_names
+    from rewardsmith.llm.template import component_line, reads_state
+    from rewardsmith.reward.state import Snapshotter
+    from rewardsmith.stages.designer import Designer
+    from rewardsmith.stages.env_description import describe
+    from rewardsmith.task import load_task, make_env
+
+    spec = load_task(task)
+    names = task_names(Designer(None, spec, describe(spec)).prompt())
+    body, joint = names["bodies"][0], names["joints"][0][0]
+    example = example_lines(names)
+    assert all(component_line(line, names) for line in example)  # the example itself passes the check
+    task_lines = [line for line in example if reads_state(line)]
+    example_keys = [re.match(r'components\["(\w+)"\]', line).group(1) for line in task_lines]  # type: ignore[union-attr]
+    good = f'components["mine"] = 0.5 * float(np.clip(next_state.body("{body}").pos[2], -1, 1)) - state.dt'
+    hostile = [line.replace("BODY", f'"{body}"').replace("JOINT", f'"{joint}"') for line in HOSTILE_LINES]
+    env = make_env(spec)
+    snap = Snapshotter(env)
+    obs, _ = env.reset(seed=0)
+    transitions = []
+    for _ in range(3):
+        action = env.action_space.sample()
+        before = snap(obs)
+        obs, *_ = env.step(action)
+        transitions.append((before, action, snap(obs)))
+    env.close()
+    for lines, keys in [(hostile, example_keys), ([good, *hostile], ["mine"])]:
+        completion = "\n".join(lines)[len('components["') :]  # the model continues the document's `components["`
+        code, note = close_function(completion, names)
+        scope: dict = {}
+        exec(compile(code, f"<{task}>", "exec"), scope)  # our own template's code, run here on purpose
+        for before, action, after in transitions:
+            total, components = scope["compute_reward"](before, action, after)
+            assert np.isfinite(total) and all(np.isfinite(v) for v in components.values())
+        assert list(components) == keys
+        assert f"{len(HOSTILE_LINES) - 1} of its lines could not run" in note  # a comment is not counted
+        assert ("example's task lines were put in" in note) == (keys == example_keys)

@@ -5,13 +5,14 @@ the wanted text starts. For the designer that is the head of a Python code block
 `compute_reward`, and the returned text is that head plus the completion, fenced, so code extraction
 sees a whole function. The example that opens a designer document is built from the prompt's own
 environment and task (its real body and joint names, and a component that measures what the task's words
-ask for), and each call's log holds the exact document the model received (`details.prompt`). Good for
-trying the tool offline; its rewards are weak, and its replies say that it filled a template.
+ask for), and each call's log holds the exact document the model received (`details.prompt`). Of the
+model's lines, only those that can run on this env are kept (`template.py`, a syntax-tree check: the code is
+never run here). Good for trying the tool offline; its rewards are weak, and its replies say that it filled
+a template and which of its lines were left out.
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import hashlib
 import os
@@ -22,6 +23,7 @@ from typing import Any
 
 from rewardsmith.errors import LLMError
 from rewardsmith.llm.base import Completion, Model
+from rewardsmith.llm.template import component_line, reads_state
 
 N_CTX = 4096
 MAX_TOKENS = {"designer": 384, "critic": 256, "analyzer": 256}
@@ -39,8 +41,9 @@ CODE_TAIL = """
     total = float(sum(components.values()))
     return total, components
 """
+FUNC_HEAD = CODE_HEAD[: CODE_HEAD.rindex("\n") + 1]
 """The completion fills in component lines between CODE_HEAD and CODE_TAIL (a base model rarely ends
-a function well on its own); lines after the last one that still parses are dropped."""
+a function well on its own); only lines that `template.component_line` finds runnable on this env are kept."""
 
 EXAMPLE_INTRO = """# Reward functions for reinforcement learning
 
@@ -85,8 +88,8 @@ def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
     return {"bodies": bodies, "joints": joints, "sites": sites, "task": task}
 
 
-def example_code(names: dict[str, Any]) -> str:
-    """A short complete reward in the contract's shape that measures the task with the env's real names."""
+def example_lines(names: dict[str, Any]) -> list[str]:
+    """The example's `components[...] = ...` lines: what the task's words ask for, with the env's real names."""
     bodies, joints, sites, task = names["bodies"], names["joints"], names["sites"], names["task"]
     root = bodies[0] if bodies else None
     lines: list[str] = []
@@ -120,12 +123,17 @@ def example_code(names: dict[str, Any]) -> str:
     if not lines and joints:
         lines.append(f'components["motion"] = 0.01 * abs(float(next_state.joint("{joints[0][0]}").qvel))')
     lines.append('components["effort"] = -0.001 * float(np.sum(np.square(action)))')
-    body = "".join(f"    {line}\n" for line in lines)
-    return (
-        "import numpy as np\n\n\ndef compute_reward(state, action, next_state):\n"
-        '    """Return the total reward and a dict of its named reward components."""\n'
-        f"    components = {{}}\n{body}    total = float(sum(components.values()))\n    return total, components\n"
-    )
+    return lines
+
+
+def example_code(names: dict[str, Any]) -> str:
+    """A short complete reward in the contract's shape that measures the task with the env's real names."""
+    return function_code(example_lines(names))
+
+
+def function_code(lines: list[str]) -> str:
+    """`compute_reward` with these component lines between FUNC_HEAD and CODE_TAIL."""
+    return FUNC_HEAD + "".join(f"    {line}\n" for line in lines) + CODE_TAIL.lstrip("\n")
 
 
 def example_for(messages: list[dict[str, str]]) -> str:
@@ -218,7 +226,7 @@ class LocalModel(Model):
 
     kind = "local"
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}example-v2{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}example-v2 lines-v3{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(
@@ -250,7 +258,11 @@ class LocalModel(Model):
             except (RuntimeError, ValueError) as exc:
                 raise LLMError(f"the built-in local model failed on a {role} prompt: {exc}") from exc
         completion = result["choices"][0]["text"]
-        text = f"{OFFLINE_NOTE}```python\n{close_function(completion)}```\n" if heading is None else completion.strip()
+        if heading is None:
+            code, note = close_function(completion, task_names(messages))
+            text = f"{OFFLINE_NOTE}{note}```python\n{code}```\n"
+        else:
+            text = completion.strip()
         return Completion(
             text=text,
             prompt_tokens=int(result["usage"]["prompt_tokens"]),
@@ -259,15 +271,17 @@ class LocalModel(Model):
         )
 
 
-def close_function(completion: str) -> str:
-    """CODE_HEAD + the longest prefix of the completed lines that parses + CODE_TAIL."""
-    lines = completion.rstrip().splitlines()
-    for keep in range(len(lines), -1, -1):
-        body = "\n".join(lines[:keep]) if keep else 'effort"] = 0.0'
-        code = f"{CODE_HEAD}{body}{CODE_TAIL}"
-        try:
-            ast.parse(code)
-            return code
-        except SyntaxError:
-            continue
-    raise AssertionError("unreachable: the empty body always parses")
+def close_function(completion: str, names: dict[str, Any]) -> tuple[str, str]:
+    """The completion's component lines that can run on this env (`template.component_line`), closed into
+    a whole `compute_reward`, and a note on what was left out. When no kept line reads the state, the
+    example's lines that do are put in, and the note says so."""
+    lines = f'components["{completion}'.splitlines()
+    kept = [ok for line in lines if (ok := component_line(line, names))]
+    dropped = sum(1 for line in lines if line.strip() and not line.strip().startswith("#")) - len(kept)
+    note = f"({dropped} of its lines could not run on this environment and were left out.)\n" if dropped else ""
+    if not any(reads_state(line) for line in kept):  # a reward that never reads the state measures nothing
+        task_lines = [line for line in example_lines(names) if reads_state(line)]
+        kept = task_lines + [line for line in kept if line not in task_lines]
+        if task_lines:
+            note += "(None of its lines read the state: the example's task lines were put in.)\n"
+    return function_code(kept), note

@@ -1,0 +1,180 @@
+"""Which lines the built-in offline model may put into its template: a static shape check, no execution.
+
+The local model fills `components["name"] = <expression>` lines into a fixed `compute_reward` template. A
+270M base model often writes lines that parse but cannot run (`state.body["torso"]`, `next_state["x"]`,
+a name the env lacks, `float()` of a 3-vector, a component it never set). `component_line` keeps only
+lines whose expression is built from the State API with this environment's own names, numpy's elementwise
+functions and arithmetic, and whose value is one number. It reads the code's syntax tree only: generated
+code never runs in the process that holds the model.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+Shape = tuple[str, int]
+"""("scalar", 1), ("vector", n), ("array", 0) of unknown length (the action), ("matrix", 3) or a handle:
+("state", 0), ("body", 0), ("site", 0), ("joint:<kind>", 0)."""
+
+SCALAR: Shape = ("scalar", 1)
+ELEMENTWISE = {"abs", "square", "sqrt", "tanh", "exp", "cos", "sin", "arctan", "sign", "negative"}
+REDUCE = {"sum", "mean", "max", "min"}
+BODY_FIELDS: dict[str, Shape] = {"pos": ("vector", 3), "linvel": ("vector", 3), "angvel": ("vector", 3)}
+BODY_FIELDS |= {"quat": ("vector", 4), "xmat": ("matrix", 3)}
+SITE_FIELDS: dict[str, Shape] = {"pos": ("vector", 3), "xmat": ("matrix", 3)}
+JOINT_SIZES = {"free": (7, 6), "ball": (4, 3)}
+
+
+def component_line(line: str, names: dict[str, Any]) -> str | None:
+    """`line` (one `components["name"] = expr` statement) stripped, if its expression is one number built
+    only from what this environment has; None otherwise."""
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(stmt := tree.body[0], ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0]
+    if not (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "components"
+        and isinstance(target.slice, ast.Constant)
+        and isinstance(target.slice.value, str)
+        and target.slice.value.isidentifier()
+    ):
+        return None
+    return line.strip() if _shape(stmt.value, names) == SCALAR else None
+
+
+def reads_state(line: str) -> bool:
+    """Whether a (checked) component line reads `state` or `next_state`."""
+    names = {n.id for n in ast.walk(ast.parse(line.strip())) if isinstance(n, ast.Name)}
+    return bool(names & {"state", "next_state"})
+
+
+def _shape(node: ast.expr, names: dict[str, Any]) -> Shape | None:
+    """The shape of `node`'s value, or None when it might not run on this environment."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return SCALAR
+    if isinstance(node, ast.Name):
+        return {"state": ("state", 0), "next_state": ("state", 0), "action": ("array", 0)}.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _shape(node.operand, names)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
+        return _broadcast(_shape(node.left, names), _shape(node.right, names))
+    if isinstance(node, ast.Attribute):
+        return _field(_shape(node.value, names), node.attr)
+    if isinstance(node, ast.Subscript):
+        return _index(_shape(node.value, names), node.slice)
+    if isinstance(node, ast.Call) and not node.keywords:
+        return _call(node, names)
+    return None
+
+
+def _broadcast(a: Shape | None, b: Shape | None) -> Shape | None:
+    numeric = ("scalar", "vector", "array")
+    if a is None or b is None or a[0] not in numeric or b[0] not in numeric:
+        return None
+    if a == SCALAR or b == SCALAR:
+        return b if a == SCALAR else a
+    return a if a == b and a[0] == "vector" else None
+
+
+def _field(owner: Shape | None, attr: str) -> Shape | None:
+    if owner is None:
+        return None
+    kind = owner[0]
+    if kind == "state":
+        return SCALAR if attr in ("dt", "time") else None
+    if kind == "body":
+        return BODY_FIELDS.get(attr)
+    if kind == "site":
+        return SITE_FIELDS.get(attr)
+    if kind.startswith("joint:") and attr in ("qpos", "qvel"):
+        sizes = JOINT_SIZES.get(kind[6:])
+        return SCALAR if sizes is None else ("vector", sizes[attr == "qvel"])
+    return None
+
+
+def _int(node: ast.expr | None) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _int(node.operand)
+        return None if value is None else -value
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _index(owner: Shape | None, index: ast.expr) -> Shape | None:
+    if owner is None or owner[0] not in ("vector", "matrix"):
+        return None
+    size = owner[1]
+    if owner[0] == "matrix":  # m[i, j] only
+        if isinstance(index, ast.Tuple) and len(index.elts) == 2:
+            ij = [_int(e) for e in index.elts]
+            return SCALAR if all(v is not None and -size <= v < size for v in ij) else None
+        return None
+    if isinstance(index, ast.Slice):
+        if index.step is not None:
+            return None
+        lower = 0 if index.lower is None else _int(index.lower)
+        upper = size if index.upper is None else _int(index.upper)
+        if lower is None or upper is None:
+            return None
+        n = len(range(size)[lower:upper])
+        return ("vector", n) if n > 0 else None
+    i = _int(index)
+    return SCALAR if i is not None and -size <= i < size else None
+
+
+def _call(node: ast.Call, names: dict[str, Any]) -> Shape | None:
+    func, args = node.func, node.args
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in ("state", "next_state")
+    ):
+        known = {
+            "body": names["bodies"],
+            "site": names["sites"],
+            "joint": [j[0] for j in names["joints"]],
+        }.get(func.attr)
+        if known is None or len(args) != 1 or not isinstance(args[0], ast.Constant) or args[0].value not in known:
+            return None
+        if func.attr == "joint":
+            return (f"joint:{next(k for n, k, _ in names['joints'] if n == args[0].value)}", 0)
+        return (func.attr, 0)
+    shapes = [_shape(a, names) for a in args]
+    if any(s is None for s in shapes) or not shapes:
+        return None
+    name = _numpy_name(func)
+    if isinstance(func, ast.Name) and func.id == "float" and len(args) == 1:
+        return shapes[0] if shapes[0] == SCALAR else None
+    if isinstance(func, ast.Name) and func.id == "abs" and len(args) == 1:
+        return shapes[0] if shapes[0] and shapes[0][0] in ("scalar", "vector", "array") else None
+    if isinstance(func, ast.Name) and func.id in ("min", "max") and len(args) >= 2:
+        return SCALAR if all(s == SCALAR for s in shapes) else None
+    if name in ELEMENTWISE and len(args) == 1:
+        return shapes[0] if shapes[0] and shapes[0][0] in ("scalar", "vector", "array") else None
+    if name in REDUCE and len(args) == 1:
+        return SCALAR if shapes[0] and shapes[0][0] in ("scalar", "vector", "array") else None
+    if name == "linalg.norm" and len(args) == 1:
+        return SCALAR if shapes[0] and shapes[0][0] in ("vector", "array") else None
+    if name == "dot" and len(args) == 2:
+        return SCALAR if shapes[0] == shapes[1] and shapes[0] and shapes[0][0] == "vector" else None
+    if name in ("minimum", "maximum") and len(args) == 2:
+        return _broadcast(shapes[0], shapes[1])
+    if name == "clip" and len(args) == 3 and shapes[1] == SCALAR == shapes[2]:
+        return shapes[0] if shapes[0] and shapes[0][0] in ("scalar", "vector", "array") else None
+    return None
+
+
+def _numpy_name(func: ast.expr) -> str | None:
+    """ "clip" for `np.clip`, "linalg.norm" for `np.linalg.norm`; None for anything else."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name) and func.id == "np" and parts:
+        return ".".join(reversed(parts))
+    return None
