@@ -74,6 +74,11 @@ class RunConfig(BaseModel):
         False,
         description="Record a policy video of every iteration's best candidate (the overall best always gets one).",
     )
+    feedback: str | None = Field(
+        None,
+        description="Human feedback after each iteration but the last: 'ask' (type it in the terminal) or a text "
+        "file of answers (see rewardsmith.stages.human_feedback); None: none.",
+    )
     sandbox_minimum: list[str] | None = Field(
         None,
         description="Sandbox layers that must hold, else the run refuses to start; None: settings file or default.",

@@ -33,3 +33,7 @@ class SandboxError(RewardsmithError):
 
 class RunFolderError(RewardsmithError):
     """A run or batch folder is missing, partial or unreadable."""
+
+
+class FeedbackError(RewardsmithError):
+    """A `--feedback` option, file or answer cannot be used (no terminal, no file, a ranking of unknown ids)."""

@@ -55,6 +55,9 @@ def batch(
         help="Screen candidates on earlier policies' recorded episodes "
         "before training (from iteration 2; see `rewardsmith run --help`).",
     ),
+    feedback: Path | None = typer.Option(
+        None, help="A text file of feedback after each iteration, for every task (see `rewardsmith run --help`)."
+    ),
     sandbox_minimum: str | None = typer.Option(
         None,
         help="Comma-separated sandbox layers that must hold, else refuse "
@@ -76,10 +79,15 @@ def batch(
         device=device,
         videos=videos or None,
         screen=screen or None,
+        feedback=str(feedback.resolve()) if feedback else None,
         sandbox_minimum=minimum,
         strategy=None if strategy == "default" else parse_strategy(strategy),
         rungs=parse_rungs(rungs),
     )
+    if feedback is not None and not feedback.is_file():
+        raise typer.BadParameter(
+            f"{feedback}: no such file (a batch reads feedback from a file)", param_hint="--feedback"
+        )
     if executor not in ("local", "ray"):
         raise typer.BadParameter(f"{executor!r}: use local or ray", param_hint="--executor")
     config = BatchConfig(

@@ -54,6 +54,12 @@ def run(
         help="From iteration 2, screen candidates on earlier policies' "
         "recorded episodes: a reward that ranks them against fitness goes back for repair.",
     ),
+    feedback: str | None = typer.Option(
+        None,
+        help="After each iteration but the last, take your feedback for the next prompt: 'ask' shows the "
+        "candidates and reads free text or 'rank: 1.2 > 1.1' in the terminal; FILE reads the same from a text file "
+        "('# after iteration N' headings). Recorded in the run; resume replays it.",
+    ),
     sandbox_minimum: str | None = typer.Option(
         None,
         help="Comma-separated sandbox layers that must hold, else refuse "
@@ -108,6 +114,7 @@ def run(
         llm_summary=llm_summary,
         videos=videos,
         screen=screen,
+        feedback=feedback,
         sandbox_minimum=sandbox_minimum.split(",") if sandbox_minimum else None,
         strategy=parse_strategy(strategy),
         rungs=parse_rungs(rungs),

@@ -57,6 +57,7 @@ RUN_OPTIONS = (
     "device",
     "videos",
     "screen",
+    "feedback",
     "sandbox_minimum",
     "strategy",
     "rungs",

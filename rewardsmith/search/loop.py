@@ -39,6 +39,8 @@ from rewardsmith.stages.critic import critique
 from rewardsmith.stages.designer import Design, Designer, Failure, is_duplicate
 from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.history import prompt_inputs
+from rewardsmith.stages.human_feedback import check_option
+from rewardsmith.stages.human_feedback import collect as collect_feedback
 from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
@@ -69,6 +71,9 @@ def run(config: RunConfig, progress: Progress | None = None, executor: Executor 
     spec = load_task(config.task)
     config = config.resolve(spec)
     require_sandbox(config.sandbox_minimum)  # refuse before anything is created
+    check_option(config.feedback)
+    if config.feedback not in (None, "ask"):  # a resume from another folder still finds the file
+        config = config.model_copy(update={"feedback": str(Path(str(config.feedback)).resolve())})
     for warning in validate_task(spec):  # a task error (bad scorer, env) raises here: before any folder or LLM call
         print(f"warning: {warning}", file=sys.stderr)
     path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
@@ -88,6 +93,7 @@ def resume(run_dir: Path, progress: Progress | None = None, executor: Executor |
     if status == "finished":
         return folder
     require_sandbox(folder.config().sandbox_minimum)
+    check_option(folder.config().feedback)
     stopped = stop_workers_under(folder.path)
     folder.event("run_resumed", pid=os.getpid(), previous_status=status, stopped_workers=stopped)
     return _execute(folder, progress, executor)
@@ -120,6 +126,8 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
             progress.status(**usage(search))
             for iteration in range(1, (config.iterations or 1) + 1):
                 run_iteration(search, iteration)
+                if config.feedback and iteration < (config.iterations or 1):
+                    ask_user(search, iteration)
             final = retrain_best(folder, config, executor, progress)
             record_videos(search)
             summary = write_summary(folder, config, spec, "finished", started=started, final=final)
@@ -270,6 +278,21 @@ def update_best(s: Search) -> None:
             s.progress.log(f"new best: {top.id} with fitness {top.fitness:.4g}")
         if top is not None:
             s.progress.status(best_candidate=top.id, best_fitness=top.fitness)
+
+
+def ask_user(s: Search, iteration: int) -> None:
+    """`--feedback`: the user's answer after `iteration` (asked in the terminal with the live view paused, or read
+    from the file; replayed on resume), recorded for the next prompts."""
+    assert s.config.feedback is not None
+    if s.config.feedback == "ask":
+        s.progress.stop()
+    try:
+        answer = collect_feedback(s.folder, s.config.feedback, iteration)
+    finally:
+        if s.config.feedback == "ask":
+            s.progress.start()
+    said = "no feedback" if answer.empty else f"feedback after iteration {iteration} recorded ({answer.source})"
+    s.progress.log(said)
 
 
 def ask_designer(s: Search, iteration: int, messages: list[dict[str, str]], indices: list[int]) -> list[Design]:

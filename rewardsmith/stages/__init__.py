@@ -9,5 +9,6 @@
 - `screen`: CARD's trajectory preference check on archived episodes, before any RL.
 - `analyzer`: what a trained policy did, as statistics and feedback for the designer.
 - `reflection`: judgements on trusted data for the analyzer: reward-hacking evidence, named ends, step traces.
+- `human_feedback`: `--feedback ask|FILE`: the user's sentence or ranking after an iteration, recorded and replayed.
 - `video`: policy videos, rendered in a worker and encoded here.
 """

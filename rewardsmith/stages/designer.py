@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from rewardsmith.errors import ExtractionError, RewardsmithError
 from rewardsmith.llm import Model
 from rewardsmith.stages.extract import dedupe, extract_reward_code, is_cut_off
+from rewardsmith.stages.human_feedback import Feedback
 from rewardsmith.stages.prompts import render
 from rewardsmith.task import TaskSpec, make_scorer
 
@@ -132,6 +133,7 @@ class Designer:
         history: list[HistoryRow] | None = None,
         failures: list[Failure] | None = None,
         neighbours: list[Neighbour] | None = None,
+        human: list[Feedback] | None = None,
     ) -> Messages:
         """The chat messages of one iteration's designer request.
 
@@ -155,6 +157,7 @@ class Designer:
             neighbours=neighbours or [],
             history=history or [],
             failures=failures or [],
+            human=human or [],
             reflection=render("reflection.j2"),
         )
         return [*messages, {"role": "assistant", "content": reply.strip()}, {"role": "user", "content": feedback}]

@@ -17,6 +17,7 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.stages.designer import Best, HistoryRow, Neighbour, is_duplicate
 from rewardsmith.stages.extract import extract_reward_code
+from rewardsmith.stages.human_feedback import recorded
 
 HEADER = "# rewardsmith candidate"
 TOP, BOTTOM = 2, 1
@@ -143,10 +144,11 @@ def neighbours(folder: RunFolder, iteration: int, best: CandidateRecord | None) 
 def prompt_inputs(
     folder: RunFolder, iteration: int, best: CandidateRecord | None, *, best_only: bool = False
 ) -> dict[str, Any]:
-    """Keyword arguments of `Designer.prompt` for an iteration: best, history and neighbours (`best_only`:
-    Eureka's context, the best candidate alone)."""
+    """Keyword arguments of `Designer.prompt` for an iteration: best, history, neighbours (`best_only`: Eureka's
+    context, the best candidate alone) and the user's feedback so far (`--feedback`)."""
     return {
         "best": best_for_prompt(folder, best),
         "history": [] if best_only else history(folder, iteration),
         "neighbours": [] if best_only else neighbours(folder, iteration, best),
+        "human": recorded(folder, before=iteration),
     }
