@@ -311,3 +311,22 @@ def test_malformed_replay_output_gives_no_components_and_no_crash(cheetah_spec, 
     assert a["replay"]["episodes"] == [] and a["final"]["return"] is None
     assert not a["reward_hacking"]["flag"]  # the training worker's aligned reports
     assert all(" | speed" not in line for line in a["traces"]) and a["traces"]
+
+
+def test_component_columns_follow_the_state_and_fit_the_budget(cheetah_spec, tmp_path):
+    """Given component values, the trace adds one column per component (at most TRACE_COMPONENTS, '-' where a
+    step has none) and still shrinks to the character budget (the local model's is 600)."""
+    from rewardsmith.stages.reflection import TRACE_COMPONENTS, read_names, step_trace, trace_steps
+    from rewardsmith.workers.trajectories import load_episodes
+
+    folder = replay_candidate(tmp_path / "c", cheetah_spec, [0.1 * i for i in range(4)], ALIGNED_PAIRS)
+    episode = load_episodes(folder / "eval" / "trajectories.npz")[3]
+    steps = trace_steps(episode)
+    assert steps[0] == 0 and steps[-1] == episode.steps and len(steps) == 10
+    parts = {t: {f"term_{k}": 0.5 * k + t for k in range(9)} for t in steps[1:]}
+    names = read_names(cheetah_spec, SPEED_REWARD)
+    rows = step_trace(cheetah_spec, episode, 0.05, names, 1600, parts)
+    assert rows[0] == "step | torso.x | " + " | ".join(f"term_{k}" for k in range(TRACE_COMPONENTS))
+    assert rows[1].startswith("0 | 0 | - | -") and rows[2].endswith(" | 4.5") and len(rows) == 11
+    small = step_trace(cheetah_spec, episode, 0.05, names, 300, parts)
+    assert len("\n".join(small)) <= 300 and small[0] == rows[0] and small[-1] == rows[-1] and len(small) < 11

@@ -7,7 +7,11 @@ return and episode-length curves, Eureka-style reward reflection (each component
 training, as episode sums and per-step means), each evaluation episode's end named from the env's own
 termination rule, the best vs the worst evaluation episode (side by side and as step traces),
 return/fitness alignment with a reward-hacking flag that fires only on enough evidence
-(`stages.reflection`), other flags, and `feedback`, a compact text the designer acts on. Optionally an
+(`stages.reflection`), other flags, and `feedback`, a compact text the designer acts on.
+The candidate's reward is replayed over the recorded evaluation episodes in a sandboxed `replay` worker
+(`workers.replay`, ~1 s): its components fill extra columns of the step traces, and its return on each
+episode is paired with that episode's trusted fitness for the hacking check (`analysis["replay"]` records
+the outcome; when the replay fails, the training worker's own reports are used, and the feedback says so). Optionally an
 LLM, shown the reward code, the environment description and the task, summarises likely failure causes
 (Auto MC-Reward's trajectory analyzer, `prompts/analyzer.j2`).
 """
