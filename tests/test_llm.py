@@ -368,3 +368,21 @@ def test_offline_template_keeps_only_lines_that_run_on_the_env(task: str) -> Non
         assert list(components) == keys
         assert f"{len(HOSTILE_LINES) - 1} of its lines could not run" in note  # a comment is not counted
         assert ("example's task lines were put in" in note) == (keys == example_keys)
+
+
+def test_offline_example_of_a_goal_conditioned_env_reads_the_goal_and_checks_obs_sizes() -> None:
+    """Where the prompt gives `state.goal` and `state.achieved_goal` (Fetch), the example measures the distance
+    between them; `state.obs[i]` passes the template check only inside the observation's stated size."""
+    from rewardsmith.llm.local import example_code, task_names
+    from rewardsmith.llm.template import component_line
+    from rewardsmith.stages.designer import Designer
+    from rewardsmith.stages.env_description import describe
+    from rewardsmith.task import load_task
+
+    spec = load_task("fetch-reach")
+    names = task_names(Designer(None, spec, describe(spec)).prompt())
+    assert names["arrays"] == {"achieved_goal": 3, "goal": 3, "obs": 10}
+    assert "np.linalg.norm(next_state.achieved_goal - next_state.goal)" in example_code(names)
+    assert component_line('components["x"] = float(next_state.obs[9])', names)
+    assert component_line('components["x"] = float(next_state.obs[10])', names) is None
+    assert component_line('components["x"] = float(next_state.goal)', names) is None  # three numbers

@@ -70,7 +70,8 @@ def _section(text: str, title: str) -> list[str]:
 
 
 def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
-    """Bodies, joints (with kinds and backflip signs), sites and the task's words, read from the prompt."""
+    """Bodies, joints (with kinds and backflip signs), sites, the sizes of `state.obs`/`goal`/`achieved_goal`
+    and the task's words, read from the prompt."""
     text = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
     bodies = [
         b.split("<-")[0].strip()
@@ -85,7 +86,10 @@ def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
             joints.append((match.group(1), match.group(2), line))
     sites = [s.strip() for line in _section(text, "Sites") for s in line.split(",") if s.strip()]
     task = " ".join(_section(text, "Task")).lower()
-    return {"bodies": bodies, "joints": joints, "sites": sites, "task": task}
+    arrays = {m.group(2): int(m.group(1)) for m in re.finditer(r"(\d+) dims, `state\.(obs|goal|achieved_goal)`", text)}
+    if match := re.search(r"^- Observation: (\d+) dims", text, re.MULTILINE):
+        arrays.setdefault("obs", int(match.group(1)))
+    return {"bodies": bodies, "joints": joints, "sites": sites, "task": task, "arrays": arrays}
 
 
 def example_lines(names: dict[str, Any]) -> list[str]:
@@ -96,7 +100,10 @@ def example_lines(names: dict[str, Any]) -> list[str]:
     flip = next((j for j in joints if "backward rotation (backflip)" in j[2]), None)
     mentioned = [b for b in bodies if re.search(rf"\b{re.escape(b)}\b", task)]
     reach = any(w in task for w in ("reach", "push", "goal", "target", "distance"))
-    if flip and ("backflip" in task or "rotate backward" in task):
+    arrays = names.get("arrays", {})
+    if arrays.get("goal") and arrays.get("goal") == arrays.get("achieved_goal"):  # a goal-conditioned env
+        lines.append('components["goal_distance"] = -float(np.linalg.norm(next_state.achieved_goal - next_state.goal))')
+    elif flip and ("backflip" in task or "rotate backward" in task):
         sign = "-" if "makes it decrease" in flip[2] else ""
         lines.append(
             f'components["backward_spin"] = 0.1 * float(np.clip({sign}next_state.joint("{flip[0]}").qvel, -10, 10))'
@@ -226,7 +233,7 @@ class LocalModel(Model):
 
     kind = "local"
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}example-v2 lines-v3{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}example-v3 lines-v4{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(

@@ -65,7 +65,7 @@ def _shape(node: ast.expr, names: dict[str, Any]) -> Shape | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
         return _broadcast(_shape(node.left, names), _shape(node.right, names))
     if isinstance(node, ast.Attribute):
-        return _field(_shape(node.value, names), node.attr)
+        return _field(_shape(node.value, names), node.attr, names)
     if isinstance(node, ast.Subscript):
         return _index(_shape(node.value, names), node.slice)
     if isinstance(node, ast.Call) and not node.keywords:
@@ -82,12 +82,13 @@ def _broadcast(a: Shape | None, b: Shape | None) -> Shape | None:
     return a if a == b and a[0] == "vector" else None
 
 
-def _field(owner: Shape | None, attr: str) -> Shape | None:
+def _field(owner: Shape | None, attr: str, names: dict[str, Any]) -> Shape | None:
     if owner is None:
         return None
     kind = owner[0]
     if kind == "state":
-        return SCALAR if attr in ("dt", "time") else None
+        size = names.get("arrays", {}).get(attr)  # obs, goal, achieved_goal, where the prompt gives their sizes
+        return SCALAR if attr in ("dt", "time") else ("vector", size) if size else None
     if kind == "body":
         return BODY_FIELDS.get(attr)
     if kind == "site":
