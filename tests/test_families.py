@@ -15,7 +15,7 @@ from rewardsmith.reward.wrappers import ApplyReward
 from rewardsmith.stages.env_description import describe
 from rewardsmith.task import ENVS_DIR, TASKS_PATH_VAR, TrainDefaults, list_tasks, load_task, make_env, make_scorer
 
-SUITES = {"manipulation": 8, "hands": 6, "peer": 3}
+SUITES = {"manipulation": 9, "hands": 6, "peer": 3}
 FAMILY_SPECS = sorted(
     name.strip()
     for suite in SUITES
@@ -24,6 +24,7 @@ FAMILY_SPECS = sorted(
 )
 METAWORLD_POLICIES = {
     "metaworld-reach": "SawyerReachV3Policy",
+    "metaworld-reach-fixed-goal": "SawyerReachV3Policy",
     "metaworld-push": "SawyerPushV3Policy",
     "metaworld-pick-place": "SawyerPickPlaceV3Policy",
     "metaworld-door-open": "SawyerDoorOpenV3Policy",
@@ -78,6 +79,20 @@ def test_family_spec_describes_without_the_native_reward(name: str) -> None:
         assert "`state.goal`" in text and "`state.achieved_goal`" in text and "flattened" in text
     if name.startswith(("metaworld", "fetch", "adroit", "shadowhand")):
         assert "state.contacts()" in text and "Named geoms" in text
+
+
+def test_a_spec_chooses_a_fixed_or_a_random_goal() -> None:
+    """Meta-World/MT1 draws a new goal every episode; Meta-World/goal_observable with a seed keeps one."""
+
+    def goals(name: str) -> list[tuple]:
+        env = ApplyReward(make_env(load_task(name)), source="native")
+        try:
+            return [tuple(np.round(env.reset(seed=seed)[0][-3:], 6)) for seed in range(3)]
+        finally:
+            env.close()
+
+    assert len(set(goals("metaworld-reach"))) == 3
+    assert len(set(goals("metaworld-reach-fixed-goal"))) == 1
 
 
 @pytest.mark.parametrize("name", by_speed(METAWORLD_POLICIES))
