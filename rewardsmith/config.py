@@ -103,6 +103,11 @@ class RunConfig(BaseModel):
         description="Successive halving: drop a survivor whose fitness did not rise since its previous rung "
         "by more than its standard error.",
     )
+    warm_start: bool = Field(
+        False,
+        description="stable-eureka's warm start: from iteration 2 on, each candidate's training starts from the "
+        "policy of its parent (the best so far) instead of a fresh network.",
+    )
     out: Path | None = Field(
         None, description="Explicit run folder (must be new or empty); default runs/<task>/<stamp>/."
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.halving import is_flat, rung_budgets, successive_halving, survivors
 
@@ -88,3 +90,55 @@ def test_failed_candidates_stop_and_finished_rungs_are_not_retrained():
     assert rungs[0].stopped["1.1"].startswith("training failed")
     assert rungs[0].steps == 100  # 1.3 had already reached 200 in an interrupted pass: not paid again
     assert [r.id for r in rungs[1].trained] == ["1.3", "1.2"]
+
+
+def test_warm_start_copies_the_parents_weights_only(tmp_path):
+    """`--warm-start`: a candidate whose parent trained gets the parent's weights in its own folder (the only
+    folder its training worker may read); without a trained parent it starts fresh."""
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.run_folder.records import WEIGHTS_FILE
+    from rewardsmith.search.training import WARM_START_FILE, warm_start
+
+    folder = RunFolder(tmp_path)
+    records = [
+        CandidateRecord(id="1.1", iteration=1, index=1, status="trained", fitness=0.2, timesteps=512),
+        CandidateRecord(id="1.2", iteration=1, index=2, status="rejected", reason="NameError"),
+        CandidateRecord(id="2.1", iteration=2, index=1, parent="1.1", status="designed"),
+        CandidateRecord(id="2.2", iteration=2, index=2, parent="1.2", status="designed"),
+        CandidateRecord(id="1.3", iteration=1, index=3, status="designed"),
+    ]
+    for record in records:
+        folder.cand_dir(record.iteration, record.index).mkdir(parents=True)
+        folder.save_candidate(record)
+    (folder.cand_dir(1, 1) / WEIGHTS_FILE).write_bytes(b"weights of 1.1")
+    path = warm_start(folder, records[2])
+    assert path == folder.cand_dir(2, 1) / WARM_START_FILE and path.read_bytes() == b"weights of 1.1"
+    assert warm_start(folder, records[3]) is None  # its parent never trained
+    assert warm_start(folder, records[4]) is None  # no parent: iteration 1
+
+
+@pytest.mark.slow
+def test_a_warm_started_run_trains_iteration_2_from_the_best_policy(tmp_path, tiny_spec, monkeypatch):
+    """A scripted two-iteration run with --warm-start: iteration 2's training jobs start from 1.x's weights."""
+    import json
+    from pathlib import Path
+
+    from rewardsmith.config import RunConfig
+    from rewardsmith.search.loop import run as run_search
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    spec = tiny_spec("inverted-double-pendulum-balance", timesteps=1024, eval_episodes=2)
+    script = Path(__file__).parent / "data" / "loop_e2e.jsonl"
+    folder = run_search(RunConfig(task=str(spec), model=f"scripted:{script}", iterations=2, samples=2,
+                                  repair_rounds=1, workers=2, final_seeds=0, rungs=[1.0], warm_start=True,
+                                  out=tmp_path / "run"))
+    started = [e for e in folder.events() if e["event"] == "training_started"]
+    second = [e for e in started if e["candidate"].startswith("2.")]
+    assert second and all(e.get("warm_start_from", "").startswith("1.") for e in second)
+    assert not any("warm_start_from" in e for e in started if e["candidate"].startswith("1."))
+    for e in second:
+        iteration, index = map(int, e["candidate"].split("."))
+        job = json.loads((folder.cand_dir(iteration, index) / "job.json").read_text())
+        assert job["options"]["continue_from"].endswith("warm_start.safetensors")
+        assert job["options"].get("resume_timesteps") == 0

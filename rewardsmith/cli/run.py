@@ -77,6 +77,11 @@ def run(
         "(default for the default strategy).",
     ),
     keep: float = typer.Option(0.5, min=0.01, max=1.0, help="Fraction of a rung's candidates that go on."),
+    warm_start: bool = typer.Option(
+        False,
+        "--warm-start",
+        help="From iteration 2, start each candidate's training from the best policy so far (stable-eureka).",
+    ),
     stop_flat: bool = typer.Option(
         True, "--stop-flat/--no-stop-flat", help="Stop a rung survivor whose fitness stopped rising."
     ),
@@ -120,6 +125,7 @@ def run(
         rungs=parse_rungs(rungs),
         keep=keep,
         stop_flat=stop_flat,
+        warm_start=warm_start,
         use_cache=use_cache,
         **{k: v for k, v in options.items() if v is not None or k == "semantic"},
     )

@@ -26,7 +26,7 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.progress import Progress
 from rewardsmith.search.selection import ranked, standard_error
-from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate
+from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate, warm_start
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -165,7 +165,14 @@ def rung_trainer(
         checkpoint = cand / CHECKPOINT_FILE
         resume = resume and checkpoint.is_file() and record.status == "trained" and 0 < record.timesteps < timesteps
         done = record.timesteps if resume else 0
-        folder.event("training_started", candidate=record.id, timesteps=timesteps, resumed_from=done or None)
+        warm = warm_start(folder, record) if config.warm_start and not resume and record.timesteps == 0 else None
+        folder.event(
+            "training_started",
+            candidate=record.id,
+            timesteps=timesteps,
+            resumed_from=done or None,
+            **({"warm_start_from": record.parent} if warm else {}),
+        )
         progress.update(record.id, "training", done=done, total=timesteps)
         result, evaluation = train_and_evaluate(
             spec.source,
@@ -178,7 +185,7 @@ def rung_trainer(
             device=config.device,
             on_progress=lambda d, t: progress.update(record.id, "training", done=done + d, total=timesteps),
             on_eval_progress=lambda d, t: progress.update(record.id, "evaluating", done=d, total=t),
-            continue_from=checkpoint if resume else None,
+            continue_from=checkpoint if resume else warm,
             timesteps_done=done,
             reward_budget_s=reward_budget(read_json(cand / CRITIC_FILE)),
         )

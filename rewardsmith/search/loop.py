@@ -26,13 +26,13 @@ from rewardsmith.llm import Model, default_model_name, get_model
 from rewardsmith.reward.task_check import validate_task
 from rewardsmith.run_folder.claim import claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE, CandidateRecord
+from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.final import retrain_best, write_summary
 from rewardsmith.search.halving import halve_iteration
 from rewardsmith.search.progress import Progress, ReplyClock, ReplyTicker, make_progress
 from rewardsmith.search.selection import best_record, rule_for
-from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate
+from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate, warm_start
 from rewardsmith.settings import require_sandbox
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import critique
@@ -41,7 +41,7 @@ from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.history import prompt_inputs
 from rewardsmith.stages.human_feedback import check_option
 from rewardsmith.stages.human_feedback import collect as collect_feedback
-from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
+from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen, trained_archives
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
@@ -455,13 +455,7 @@ def screen_candidate(s: Search, iteration: int, folder: Path, attempt: int, cid:
     (`rewardsmith.stages.screen`); its verdict is kept as `attempt_<n>.screen.json`. None in iteration 1."""
     if iteration < 2:
         return None
-    archives = {
-        r.id: path
-        for r in s.folder.candidates()
-        if r.iteration < iteration
-        and r.status == "trained"
-        and (path := s.folder.cand_dir(r.iteration, r.index) / EVAL_DIR / TRAJECTORIES_FILE).is_file()
-    }
+    archives = trained_archives(s.folder, before_iteration=iteration)
     s.progress.update(cid, "screen")
     verdict = screen(s.spec, folder / f"attempt_{attempt}.py", folder, archives, executor=s.executor)
     (folder / f"attempt_{attempt}.screen.json").write_bytes((folder / SCREEN_FILE).read_bytes())
@@ -483,7 +477,13 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
     (`rewardsmith.search.training`). Nothing a killed run's workers left in the folder is read back: a
     candidate the parent did not record as trained is trained and evaluated again."""
     folder = s.folder.cand_dir(record.iteration, record.index)
-    s.folder.event("training_started", candidate=record.id, timesteps=s.config.timesteps)
+    warm = warm_start(s.folder, record) if s.config.warm_start else None
+    s.folder.event(
+        "training_started",
+        candidate=record.id,
+        timesteps=s.config.timesteps,
+        **({"warm_start_from": record.parent} if warm else {}),
+    )
     s.progress.update(record.id, "training", done=0, total=s.config.timesteps)
     result, evaluation = train_and_evaluate(
         s.spec.source,
@@ -497,6 +497,7 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
         on_progress=lambda done, total: s.progress.update(record.id, "training", done=done, total=total),
         on_eval_progress=lambda done, total: s.progress.update(record.id, "evaluating", done=done, total=total),
         reward_budget_s=reward_budget((read_json(folder / "critic.json") or {}).get("stats")),
+        continue_from=warm,
     )
     record = record_training(s.folder, record, result, evaluation, s.config.timesteps or s.spec.train.timesteps)
     update_best(s)

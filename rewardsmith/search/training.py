@@ -149,6 +149,24 @@ def evaluate_policy(
     return result, evaluation
 
 
+WARM_START_FILE = "warm_start.safetensors"
+
+
+def warm_start(folder: RunFolder, record: CandidateRecord) -> Path | None:
+    """`--warm-start` (stable-eureka's): copy the policy weights of the candidate's parent (the best of the
+    earlier iterations) into its folder, for its first training job to start from; None without a trained parent.
+    The weights are tensors only and the training worker parses them strictly, as the evaluation worker does."""
+    parent = next((r for r in folder.candidates() if r.id == record.parent), None)
+    if parent is None or parent.status != "trained":
+        return None
+    weights = read_capped(folder.cand_dir(parent.iteration, parent.index) / WEIGHTS_FILE, MAX_WEIGHTS_BYTES)
+    if weights is None:
+        return None
+    target = folder.cand_dir(record.iteration, record.index) / WARM_START_FILE
+    write_bytes_atomic(target, weights)
+    return target
+
+
 def fresh_seeds(n: int) -> list[int]:
     """`n` distinct episode seeds from the OS's randomness, drawn after training ended: no training worker,
     and no reward code, can know or steer them (they are recorded in `evaluation.json`)."""
