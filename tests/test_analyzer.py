@@ -118,7 +118,7 @@ def test_hacking_warning_holds_back_on_noise(tmp_path):
     a = analyze(SPEC, folder)
     assert a["return_fitness_correlation"]["rho"] == pytest.approx(-1.0)  # perfectly anti-ranked, yet noise
     assert not a["reward_hacking"]["flag"] and "reward-hacking" not in {f["code"] for f in a["flags"]}
-    assert "only 5 evaluation episodes (need 10)" in a["feedback"] and "possible reward hacking" not in a["feedback"]
+    assert "only 5 evaluation episodes of this candidate (need 10)" in a["feedback"] and "possible reward hacking" not in a["feedback"]
     planted_pairs(folder, [[18.0 + 0.1 * i, -0.0035 + 0.00001 * ((-1) ** i)] for i in range(20)])
     a = analyze(SPEC, folder)  # 25 episodes now, but fitness spans far less than the minimum spread
     assert a["return_fitness_correlation"]["episodes"] == 25 and not a["reward_hacking"]["flag"]
@@ -212,9 +212,10 @@ def cheetah_spec(tmp_path_factory):
 
 
 def replay_candidate(folder: Path, spec, fitness: list[float], training_pairs: list[list[float]],
-                     reward: str = SPEED_REWARD) -> Path:
-    """A trained HalfCheetah candidate whose recorded evaluation episode i runs at 0.2 * i m/s for 20 steps, with
-    the trusted fitness `fitness[i]`, and whose training worker reported `training_pairs` (return, fitness)."""
+                     reward: str = SPEED_REWARD, speeds: list[float] | None = None) -> Path:
+    """A trained HalfCheetah candidate whose recorded evaluation episode i runs at `speeds[i]` (default 0.2 * i)
+    m/s for 20 steps, with the trusted fitness `fitness[i]`, and whose training worker reported `training_pairs`
+    (return, fitness)."""
     import numpy as np
 
     from rewardsmith.task import make_env
@@ -228,9 +229,10 @@ def replay_candidate(folder: Path, spec, fitness: list[float], training_pairs: l
     recorded = []
     for i, f in enumerate(fitness):
         rows = []
+        speed = 0.2 * i if speeds is None else speeds[i]
         for t in range(21):
             qpos, qvel = base.init_qpos.copy(), np.zeros(base.model.nv)
-            qpos[0], qvel[0] = 0.2 * i * t * dt, 0.2 * i
+            qpos[0], qvel[0] = speed * t * dt, speed
             base.set_state(qpos, qvel)
             rows.append((base._get_obs(), qpos, qvel))
         obs, qpos, qvel = (np.array(c) for c in zip(*rows))
@@ -261,7 +263,7 @@ def test_hacking_check_pairs_the_replayed_return_with_the_trusted_fitness(cheeta
     assert a["replay"]["status"] == "ok" and len(a["replay"]["episodes"]) == 12
     returns = [e["return"] for e in a["replay"]["episodes"]]
     assert returns == pytest.approx([20 * (0.2 * i + 1.0) for i in range(12)])  # 20 steps of speed + 1
-    assert a["reward_hacking"]["flag"] and ("across 12 evaluation episodes (fitness from -0.1 to 1; returns computed "
+    assert a["reward_hacking"]["flag"] and ("across 12 evaluation episodes of this candidate (fitness from -0.1 to 1; returns computed "
                                            "by your reward on the recorded evaluation episodes)") in a["reward_hacking"]["reason"]
     assert a["return_fitness_correlation"]["rho"] == pytest.approx(-1.0)
     assert "returns computed by your reward on the recorded evaluation episodes" in a["feedback"]
@@ -330,3 +332,100 @@ def test_component_columns_follow_the_state_and_fit_the_budget(cheetah_spec, tmp
     assert rows[1].startswith("0 | 0 | - | -") and rows[2].endswith(" | 4.5") and len(rows) == 11
     small = step_trace(cheetah_spec, episode, 0.05, names, 300, parts)
     assert len("\n".join(small)) <= 300 and small[0] == rows[0] and small[-1] == rows[-1] and len(small) < 11
+
+
+# -- the hacking check over the run's evaluation episodes: other trained candidates' archives too -------------
+
+
+def plant_run(root: Path, spec, fitness_of, statuses: dict[int, str] | None = None, reward: str = SPEED_REWARD,
+              speed_of=None) -> Path:
+    """A run folder with candidates 1.1-1.5, each with 3 recorded evaluation episodes of 20 steps; episode k of
+    candidate j runs at speed_of(n) m/s (default 0.1 * n), n = 3 * (j - 1) + k, with the trusted fitness
+    fitness_of(n). `statuses` overrides a candidate's recorded status (default "trained")."""
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.run_folder.records import CandidateRecord
+
+    folder = RunFolder(root)
+    speed_of = speed_of or (lambda n: 0.1 * n)
+    for j in range(1, 6):
+        numbers = [3 * (j - 1) + k for k in range(3)]
+        fitness = [fitness_of(n) for n in numbers]
+        replay_candidate(folder.cand_dir(1, j), spec, fitness, ALIGNED_PAIRS, reward, [speed_of(n) for n in numbers])
+        status = (statuses or {}).get(j, "trained")
+        folder.save_candidate(CandidateRecord(id=f"1.{j}", iteration=1, index=j, status=status,
+                                              fitness=sum(fitness) / 3, episodes=3))
+    return root
+
+
+def test_hacking_check_uses_every_trained_candidates_evaluation_episodes(cheetah_spec, tmp_path):
+    """Three episodes per candidate are too few alone; over the run's 15, a reward whose return rises where the
+    trusted fitness falls is flagged, and the analysis says over how many episodes of how many candidates."""
+    root = plant_run(tmp_path / "anti", cheetah_spec, lambda n: 1.0 - 0.05 * n)
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_5")
+    assert a["replay"]["status"] == "ok" and "others_failed" not in a["replay"]
+    assert a["replay"]["candidates"] == [{"candidate": f"1.{j}", "episodes": 3} for j in (5, 4, 3, 2, 1)]
+    corr = a["return_fitness_correlation"]
+    assert corr["episodes"] == 15 and corr["candidates"] == 5 and corr["rho"] == pytest.approx(-1.0)
+    assert a["reward_hacking"]["flag"]
+    assert "across 15 evaluation episodes of 5 candidates (fitness from 0.3 to 1; returns computed by your reward" \
+        in a["reward_hacking"]["reason"]
+    assert "Spearman rho = -1.00 over 15 evaluation episodes of 5 candidates" in a["feedback"]
+    # the step traces stay on the candidate's own best and worst episodes, with its own fitness
+    heads = [line for line in a["traces"] if "evaluation episode (fitness" in line]
+    assert heads == ["best evaluation episode (fitness 0.4), every ~2 steps:",
+                     "worst evaluation episode (fitness 0.3), every ~2 steps:"]
+    assert a["final"]["return"] == pytest.approx(20 * (0.1 * 13 + 1.0))  # its own three episodes' mean
+
+    root = plant_run(tmp_path / "aligned", cheetah_spec, lambda n: 0.05 * n)
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_5")
+    assert a["return_fitness_correlation"]["rho"] == pytest.approx(1.0)
+    assert a["return_fitness_correlation"]["episodes"] == 15 and not a["reward_hacking"]["flag"]
+    assert "possible reward hacking" not in a["feedback"]
+
+
+def test_only_candidates_recorded_as_trained_and_with_matching_labels_are_used(cheetah_spec, tmp_path):
+    """A candidate whose candidate.json is not "trained" (its folder may hold anything) is left out, and so is one
+    whose evaluation.json does not label every archived episode; the first candidate with nothing else trained
+    is judged on its own episodes."""
+    root = plant_run(tmp_path / "run", cheetah_spec, lambda n: 1.0 - 0.05 * n, {2: "failed", 3: "designed"})
+    evaluation = root / "iter_1" / "cand_4" / "eval" / "evaluation.json"
+    data = json.loads(evaluation.read_text())
+    evaluation.write_text(json.dumps({**data, "fitness": data["fitness"][:2]}))
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_5")
+    assert a["replay"]["candidates"] == [{"candidate": "1.5", "episodes": 3}, {"candidate": "1.1", "episodes": 3}]
+    assert a["return_fitness_correlation"]["episodes"] == 6 and not a["reward_hacking"]["flag"]
+    assert "only 6 evaluation episodes of 2 candidates (need 10)" in a["reward_hacking"]["held_back"]
+
+    first = plant_run(tmp_path / "first", cheetah_spec, lambda n: 1.0 - 0.05 * n, {j: "designed" for j in (2, 3, 4, 5)})
+    a = analyze(cheetah_spec, first / "iter_1" / "cand_1")
+    assert a["replay"]["status"] == "ok" and a["replay"]["candidates"] == [{"candidate": "1.1", "episodes": 3}]
+    assert a["return_fitness_correlation"]["candidates"] == 1
+    assert "over 3 evaluation episodes of this candidate" in a["feedback"]
+    assert "step traces: state quantities, then your reward's components" in a["feedback"]
+
+
+def test_the_replay_caps_episodes_and_steps_newest_first(cheetah_spec, tmp_path, monkeypatch):
+    import rewardsmith.stages.run_replay as run_replay
+
+    root = plant_run(tmp_path / "run", cheetah_spec, lambda n: 1.0 - 0.05 * n)
+    monkeypatch.setattr(run_replay, "MAX_EPISODES", 7)
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_2")
+    assert a["replay"]["candidates"] == [{"candidate": "1.2", "episodes": 3}, {"candidate": "1.5", "episodes": 3},
+                                         {"candidate": "1.4", "episodes": 1}]
+    monkeypatch.setattr(run_replay, "MAX_EPISODES", 60)
+    monkeypatch.setattr(run_replay, "MAX_STEPS", 3 * 20 + 50)  # its own 60 steps, then two whole 20-step episodes
+    (root / "iter_1" / "cand_2" / "analysis.json").unlink()
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_2")
+    assert a["replay"]["candidates"] == [{"candidate": "1.2", "episodes": 3}, {"candidate": "1.5", "episodes": 2}]
+    assert a["return_fitness_correlation"]["episodes"] == 5
+
+
+def test_a_reward_that_fails_on_other_candidates_episodes_is_judged_on_its_own(cheetah_spec, tmp_path):
+    fragile = ("def compute_reward(state, action, next_state):\n    v = float(next_state.body('torso').linvel[0])\n"
+               "    if v > 0.95:\n        raise ValueError('too fast')\n    return v, {'speed': v}\n")
+    root = plant_run(tmp_path / "run", cheetah_spec, lambda n: 1.0 - 0.05 * n, reward=fragile)
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_1")  # its own episodes run at 0, 0.1 and 0.2 m/s
+    assert a["replay"]["status"] == "ok" and "too fast" in a["replay"]["others_failed"]
+    assert a["replay"]["candidates"] == [{"candidate": "1.1", "episodes": 3}]
+    assert "your reward failed on other candidates' recorded episodes" in a["feedback"]
+    assert "over 3 evaluation episodes of this candidate" in a["feedback"]

@@ -227,7 +227,7 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
     """The worker's per-step components equal the same reward computed here, in-process, on the same States."""
     import tempfile
 
-    from rewardsmith.workers.replay import replay_reward
+    from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
 
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where the worker's folder is made
@@ -235,8 +235,10 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
     episodes = load_episodes(path)
     reward = reward_file(tmp_path / "cand", KNOWN)
     steps = {0: [0, 7, 29], 1: [3]}
-    replayed, why = replay_reward(spec, reward, path, episodes, steps)
-    assert why == "" and replayed is not None and len(replayed) == 2
+    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, path, episodes, steps=steps)])
+    assert why == "" and replayed is not None and len(replayed) == 1
+    [replayed] = replayed
+    assert len(replayed) == 2
 
     namespace: dict = {}
     exec(compile(HEADER + KNOWN, "known", "exec"), namespace)
@@ -259,30 +261,31 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
 
 
 def test_replay_of_a_failing_or_hostile_reward_gives_no_components(recorded, tmp_path):
-    from rewardsmith.workers.replay import replay_reward
+    from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
 
     spec, path = recorded
-    episodes = load_episodes(path)
+    archives = [ReplayArchive(OWN, path, load_episodes(path), steps={0: [1]})]
     broken = reward_file(tmp_path / "broken", "    return 1.0 / 0.0, {}\n")
-    replayed, why = replay_reward(spec, broken, path, episodes, {0: [1]})
+    replayed, why = replay_reward(spec, broken, archives)
     assert replayed is None and "ZeroDivisionError" in why and "recorded evaluation episode 0, step 0" in why
     hostile = tmp_path / "hostile"
     hostile.mkdir()
     shutil.copy(HOSTILE / "os_system.py", hostile / "reward.py")
-    replayed, why = replay_reward(spec, hostile / "reward.py", path, episodes, {0: [1]})
+    replayed, why = replay_reward(spec, hostile / "reward.py", archives)
     assert replayed is None and why.startswith("the replay worker rejected the reward: ") and "import of `os`" in why
     assert not Path("/tmp/rewardsmith-hostile-escape").exists()
 
 
 def test_malformed_replay_reports_are_refused_whole():
     """Anything off in the worker's replay.json (it ran the candidate's code) gives no values at all."""
-    from rewardsmith.workers.replay import parse_replay
+    from rewardsmith.workers.replay import ReplayArchive, parse_replay
 
     episodes = [Episode(np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((3, 1)), 1.0)]
-    good = {"episodes": [{"episode": 0, "steps": 3, "return": 2.5, "components": {"speed": 2.0, "alive": 0.5},
+    archives = [ReplayArchive("own", Path("own.npz"), episodes, steps={0: [1, 2]})]
+    good = {"episodes": [{"label": "own", "episode": 0, "steps": 3, "return": 2.5, "components": {"speed": 2.0, "alive": 0.5},
                           "trace": [{"step": 1, "total": 1.0, "components": {"speed": 0.7, "alive": 0.3}}]}]}
-    assert parse_replay(good, episodes, {0: [1, 2]}) == [
-        {"return": 2.5, "components": {"speed": 2.0, "alive": 0.5}, "trace": {1: {"speed": 0.7, "alive": 0.3}}}]
+    assert parse_replay(good, archives) == [
+        [{"return": 2.5, "components": {"speed": 2.0, "alive": 0.5}, "trace": {1: {"speed": 0.7, "alive": 0.3}}}]]
 
     def bad(**change) -> dict:
         data = json.loads(json.dumps(good))
@@ -294,10 +297,34 @@ def test_malformed_replay_reports_are_refused_whole():
                 row[key] = value
         return data
 
-    for data in (None, [], {"episodes": []}, {"episodes": "x"}, bad(steps=4), bad(episode=1), bad(**{"return": None}),
+    for data in (None, [], {"episodes": []}, {"episodes": "x"}, bad(steps=4), bad(episode=1), bad(label="1.2"),
+                 bad(label=None), bad(**{"return": None}),
                  bad(**{"return": True}), bad(components={"speed": "1"}), bad(components={"\x1b]52;c;x": 1.0}),
                  bad(components={f"c{i}": 1.0 for i in range(40)}), bad(components=[1.0]), bad(trace="x"),
                  bad(trace_step=2.0), bad(trace_step=3), bad(trace_components={"speed": 1e400}),
                  bad(trace_components=None), bad(trace=[good["episodes"][0]["trace"][0]] * 2)):
-        assert parse_replay(data, episodes, {0: [1, 2]}) is None, data
-    assert parse_replay(good, episodes, {}) is None  # values at a step the parent did not ask for
+        assert parse_replay(data, archives) is None, data
+    unasked = [ReplayArchive("own", Path("own.npz"), episodes)]
+    assert parse_replay(good, unasked) is None  # values at a step the parent did not ask for
+    assert parse_replay(good, [ReplayArchive("own", Path("own.npz"), episodes, picked=())]) is None  # not picked
+
+
+def test_trained_archives_come_from_the_parents_records(tmp_path):
+    """The archives the screen and the analyzer's replay read: candidates recorded as trained, with an archive."""
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.run_folder.records import CandidateRecord
+    from rewardsmith.stages.screen import trained_archives
+
+    folder = RunFolder(tmp_path)
+    for (i, j), status, archive in (((1, 1), "trained", True), ((1, 2), "failed", True), ((1, 3), "trained", False),
+                                    ((2, 1), "trained", True), ((2, 2), "designed", True)):
+        (folder.cand_dir(i, j) / "eval").mkdir(parents=True)
+        if archive:
+            (folder.cand_dir(i, j) / "eval" / "trajectories.npz").write_bytes(b"x")
+        folder.save_candidate(CandidateRecord(id=f"{i}.{j}", iteration=i, index=j, status=status))
+    found = trained_archives(folder)
+    assert found == {cid: folder.cand_dir(*map(int, cid.split("."))) / "eval" / "trajectories.npz"
+                     for cid in ("1.1", "2.1")}
+    assert list(trained_archives(folder, before_iteration=2)) == ["1.1"]
+    (folder.cand_dir(1, 2) / "candidate.json").write_text('{"id": "1.2", "status": "trained"')  # unreadable: no record
+    assert list(trained_archives(folder)) == ["1.1", "2.1"]

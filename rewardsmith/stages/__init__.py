@@ -9,6 +9,7 @@
 - `screen`: CARD's trajectory preference check on archived episodes, before any RL.
 - `analyzer`: what a trained policy did, as statistics and feedback for the designer.
 - `reflection`: judgements on trusted data for the analyzer: reward-hacking evidence, named ends, step traces.
+- `run_replay`: the analyzer's sandboxed replay of a reward over the run's evaluation episodes (its own, other candidates').
 - `human_feedback`: `--feedback ask|FILE`: the user's sentence or ranking after an iteration, recorded and replayed.
 - `video`: policy videos, rendered in a worker and encoded here.
 """

@@ -8,10 +8,12 @@ training, as episode sums and per-step means), each evaluation episode's end nam
 termination rule, the best vs the worst evaluation episode (side by side and as step traces),
 return/fitness alignment with a reward-hacking flag that fires only on enough evidence
 (`stages.reflection`), other flags, and `feedback`, a compact text the designer acts on.
-The candidate's reward is replayed over the recorded evaluation episodes in a sandboxed `replay` worker
-(`workers.replay`, ~1 s): its components fill extra columns of the step traces, and its return on each
-episode is paired with that episode's trusted fitness for the hacking check (`analysis["replay"]` records
-the outcome; when the replay fails, the training worker's own reports are used, and the feedback says so). Optionally an
+The candidate's reward is replayed over its recorded evaluation episodes and those of the run's other
+trained candidates in a sandboxed `replay` worker (`stages.run_replay`, ~1-2 s): its components fill extra
+columns of the candidate's own step traces, and its return on each episode is paired with that episode's
+trusted fitness for the hacking check, which says over how many episodes of how many candidates it judged
+(`analysis["replay"]` records the outcome; when the replay fails, the training worker's own reports are used,
+and the feedback says so). Optionally an
 LLM, shown the reward code, the environment description and the task, summarises likely failure causes
 (Auto MC-Reward's trajectory analyzer, `prompts/analyzer.j2`).
 """
@@ -24,29 +26,26 @@ from typing import Any
 
 import numpy as np
 
-from rewardsmith.errors import LLMError, RewardsmithError
+from rewardsmith.errors import LLMError
 from rewardsmith.files import read_jsonl, write_json_atomic
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
     EVAL_DIR,
     EVALUATION_FILE,
     METRICS_FILE,
-    TRAJECTORIES_FILE,
     Evaluation,
     read_record,
 )
 from rewardsmith.stages.reflection import (
-    EVALUATION_PAIRS,
     TRAINING_PAIRS,
     end_reason,
-    evaluation_pairs,
     hacking_evidence,
+    of_candidates,
     return_fitness_pairs,
     trace_budget,
     trace_lines,
-    trace_picks,
-    trace_steps,
 )
+from rewardsmith.stages.run_replay import recorded_episodes, replay_evaluation
 from rewardsmith.task import TaskSpec
 
 ANALYSIS_FILE = "analysis.json"
@@ -84,21 +83,20 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
         "episodes": best_vs_worst(episodes),
     }
     code = _read_code(cand_dir)
-    path, recorded, analysis["traces"] = _recorded(cand_dir)
-    components, returns = replay_evaluation(spec, cand_dir, path, recorded, episodes, analysis)
+    path, recorded, analysis["traces"] = recorded_episodes(cand_dir)
+    components, pairs = replay_evaluation(spec, cand_dir, path, recorded, episodes, summary, analysis)
     if recorded:
         analysis["traces"] = trace_lines(spec, recorded, episodes, code, trace_budget(model), components)
-    pairs = (  # the replay failed: fall back to the training worker's own (return, fitness) reports
-        return_fitness_pairs(evals, episodes)
-        if returns is None
-        else evaluation_pairs(returns, recorded, summary, episodes)
-    )
+    candidates = len(analysis["replay"]["candidates"])
+    if pairs is None:  # the replay failed: fall back to the training worker's own (return, fitness) reports
+        pairs, candidates = return_fitness_pairs(evals, episodes), 1
     source = analysis["replay"]["pairs"]
-    hacking = hacking_evidence(pairs, analysis["return_curve"], analysis["fitness_curve"], source)
+    hacking = hacking_evidence(pairs, analysis["return_curve"], analysis["fitness_curve"], source, candidates)
     analysis["return_fitness_correlation"] = {
         "statistic": "spearman",
         "rho": hacking["rho"],
         "episodes": hacking["episodes"],
+        "candidates": candidates,
         "fitness_spread": hacking["fitness_spread"],
         "returns": source,
     }
@@ -122,48 +120,6 @@ def _read_code(cand_dir: Path) -> str:
         return (cand_dir / "reward.py").read_text(encoding="utf-8")[:20000]
     except (OSError, UnicodeDecodeError):
         return ""
-
-
-def _recorded(cand_dir: Path) -> tuple[Path | None, list, list[str]]:
-    """The evaluation worker's `trajectories.npz` and its episodes, or ([], why there is no step trace)."""
-    from rewardsmith.workers.trajectories import load_episodes
-
-    found = (p for p in (cand_dir / EVAL_DIR / TRAJECTORIES_FILE, cand_dir / TRAJECTORIES_FILE) if p.is_file())
-    path = next(found, None)
-    try:
-        return path, load_episodes(path) if path else [], []
-    except RewardsmithError as e:
-        return None, [], [f"(no step trace: {e})"]
-
-
-def replay_evaluation(
-    spec: TaskSpec, cand_dir: Path, path: Path | None, recorded: list, episodes: list[dict], analysis: dict
-) -> tuple[dict[int, dict[int, dict[str, float]]], list[float] | None]:
-    """Replay the candidate's reward over its recorded evaluation episodes in a sandboxed worker under the
-    training job's gate and sandbox settings (`workers.replay`); record the outcome as `analysis["replay"]`.
-    Returns the traces' component values ({episode: {state index: {name: value}}}, the reward of the step
-    into that state) and each episode's replayed return, or ({}, None) when the replay failed or could not run."""
-    from rewardsmith.workers.replay import replay_reward
-
-    info: dict[str, Any] = {"status": "skipped", "reason": "", "pairs": TRAINING_PAIRS, "episodes": []}
-    analysis["replay"] = info
-    if path is None or not recorded or not (cand_dir / "reward.py").is_file():
-        info["reason"] = "no reward.py" if recorded else "no recorded evaluation episodes"
-        return {}, None
-    picks = [i for _, i in trace_picks(recorded, episodes)]
-    wanted = {i: [t - 1 for t in trace_steps(recorded[i]) if t > 0] for i in picks}
-    replayed, why = replay_reward(spec, cand_dir / "reward.py", path, recorded, wanted, settings_from=cand_dir)
-    if replayed is None:
-        info.update(status="failed", reason=why)
-        return {}, None
-    returns = [r["return"] for r in replayed]
-    info.update(status="ok", pairs=EVALUATION_PAIRS)
-    info["episodes"] = [
-        {"episode": i, "return": r["return"], "components": r["components"]} for i, r in enumerate(replayed)
-    ]
-    if analysis["final"].get("return") is None:
-        analysis["final"]["return"] = float(np.mean(returns))
-    return {i: {t + 1: parts for t, parts in replayed[i]["trace"].items()} for i in picks}, returns
 
 
 def _num(value: Any) -> float | None:
@@ -409,8 +365,9 @@ def feedback_text(analysis: dict[str, Any]) -> str:
     lines += analysis.get("traces") or []
     corr = analysis["return_fitness_correlation"]
     if corr.get("rho") is not None:
+        over = of_candidates(corr["episodes"], corr.get("candidates") or 1)
         lines.append(
-            f"return vs fitness across {corr['episodes']} evaluation episodes: Spearman rho = {corr['rho']:.2f} "
+            f"return of your reward vs trusted fitness: Spearman rho = {corr['rho']:.2f} over {over} "
             f"(fitness spread {_g(corr['fitness_spread'])}; {corr.get('returns') or TRAINING_PAIRS})"
         )
     replay = analysis.get("replay") or {}
@@ -418,6 +375,11 @@ def feedback_text(analysis: dict[str, Any]) -> str:
         lines.append(
             f"(your reward could not be replayed on the recorded evaluation episodes, {replay['reason'][:200]}; "
             "the step traces show no component values and the return/fitness check uses the training worker's reports)"
+        )
+    elif replay.get("others_failed"):
+        lines.append(
+            f"(your reward failed on other candidates' recorded episodes, {replay['others_failed'][:200]}; "
+            "the return/fitness check uses this candidate's own episodes only)"
         )
     held = analysis["reward_hacking"].get("held_back") or []
     if held and corr.get("rho") is not None and corr["rho"] < 0:

@@ -56,19 +56,27 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
     return float(np.corrcoef(ranks(x), ranks(y))[0, 1])
 
 
+def of_candidates(episodes: int, candidates: int) -> str:
+    """ "24 evaluation episodes of 6 candidates", or "... of this candidate" when only its own were used."""
+    whose = "this candidate" if candidates <= 1 else f"{candidates} candidates"
+    return f"{episodes} evaluation episode{'s' if episodes != 1 else ''} of {whose}"
+
+
 def hacking_evidence(
     pairs: list[tuple[float, float]],
     returns: list[tuple[int, float]],
     fitness: list[tuple[int, float]],
     source: str = "",
+    candidates: int = 1,
 ) -> dict[str, Any]:
-    """Judge reward hacking from all (return, fitness) pairs of the run's evaluation episodes and the curves.
+    """Judge reward hacking from (return, fitness) pairs of the run's evaluation episodes and the curves.
 
-    Fires when (a) over >= HACKING_MIN_EPISODES episodes whose fitness spans >= HACKING_MIN_SPREAD, Spearman's
+    `pairs` come from `candidates` candidates' evaluation episodes (the candidate's reward replayed on each);
+    fires when (a) over >= HACKING_MIN_EPISODES episodes whose fitness spans >= HACKING_MIN_SPREAD, Spearman's
     rho <= HACKING_MAX_RHO with rho*sqrt(n-1) <= HACKING_MAX_Z, or (b) over >= 3 evaluations the return rose by
     >= 50% while fitness rose by <= 10%, and the evaluations' fitness spans >= HACKING_MIN_SPREAD.
-    Returns the flag, the reason (with statistic and n, and `source`: where the pairs' returns come from) and
-    the numbers, including why it did not fire.
+    Returns the flag, the reason (with statistic, n and the number of candidates, and `source`: where the
+    pairs' returns come from) and the numbers, including why it did not fire.
     """
     n = len(pairs)
     out: dict[str, Any] = {"flag": False, "reason": "", "episodes": n, "rho": None, "fitness_spread": None}
@@ -78,13 +86,14 @@ def hacking_evidence(
         out["fitness_spread"] = spread = float(np.ptp(f))
         rho = spearman(r, f)
         out["rho"] = rho
+        over = of_candidates(n, candidates)
         if n < HACKING_MIN_EPISODES:
-            held_back.append(f"only {n} evaluation episodes (need {HACKING_MIN_EPISODES})")
+            held_back.append(f"only {over} (need {HACKING_MIN_EPISODES})")
         elif spread < HACKING_MIN_SPREAD:
-            held_back.append(f"fitness spans only {_g(spread)} across {n} episodes (need {HACKING_MIN_SPREAD:g})")
+            held_back.append(f"fitness spans only {_g(spread)} across {over} (need {HACKING_MIN_SPREAD:g})")
         elif rho is not None and rho <= HACKING_MAX_RHO and rho * math.sqrt(n - 1) <= HACKING_MAX_Z:
             reasons.append(
-                f"across {n} evaluation episodes (fitness from {_g(float(f.min()))} to {_g(float(f.max()))}"
+                f"across {over} (fitness from {_g(float(f.min()))} to {_g(float(f.max()))}"
                 f"{'; ' + source if source else ''}), "
                 f"episodes with a higher return had a lower fitness (Spearman rho = {rho:.2f})"
             )

@@ -8,7 +8,8 @@ returns to `screen/screen.json`. The parent compares them with the fitness label
 worker ran untrusted code, so only its returns are taken from it): Spearman rank correlation, and
 pairwise preference accuracy over the pairs of episodes whose fitness differs by more than a margin.
 A candidate passes with accuracy >= `MIN_ACCURACY`, or when there are too few episodes or pairs to judge.
-The verdict goes to `screen.json` in the candidate folder.
+The verdict goes to `screen.json` in the candidate folder. `trained_archives` gathers the archives of a run's
+trained candidates; the analyzer's reward replay reads the same ones.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import numpy as np
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import write_json_atomic
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import load_episodes
@@ -151,6 +154,22 @@ def judge(details: list[dict[str, Any]], margin: float = MARGIN, min_accuracy: f
 
 
 # -- parent side -------------------------------------------------------------------------------------------------
+
+
+def trained_archives(folder: RunFolder, before_iteration: int | None = None) -> dict[str, Path]:
+    """{candidate id: its `eval/trajectories.npz`} of every candidate the parent recorded as trained in its
+    `candidate.json` (never a file a worker wrote about itself), oldest first; with `before_iteration`, only
+    candidates of earlier iterations. Candidates without an archive are left out."""
+    return {
+        r.id: path
+        for r in folder.candidates()
+        if (before_iteration is None or r.iteration < before_iteration)
+        and r.status == "trained"
+        and (path := folder.cand_dir(r.iteration, r.index) / EVAL_DIR / TRAJECTORIES_FILE).is_file()
+    }
+
+
+# -- the screen ---------------------------------------------------------------------------------------------
 
 
 def screen(

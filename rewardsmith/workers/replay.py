@@ -6,19 +6,21 @@ Both modes read `trajectories.npz` archives (`rewardsmith.workers.trajectories`)
 
 - `screen` sums it over the episodes of several archives and writes the returns to `screen.json`; the parent
   (`rewardsmith.stages.screen`) judges them against the fitness labels it read itself.
-- `replay` runs it over the episodes of one archive (a trained candidate's own evaluation episodes) and
-  writes `replay.json`: per episode the return, the per-component sums and, at the transitions the parent
-  asked for, each component's value. `replay_reward` is its parent side: it runs the job in a temporary
-  folder and returns only what passes `parse_replay` (types, finite numbers, lengths), else nothing.
+- `replay` runs it over chosen episodes of one or more archives (a trained candidate's own evaluation
+  episodes, then other candidates' of the same run) and writes `replay.json`: per episode the return, the
+  per-component sums and, at the transitions the parent asked for, each component's value. `replay_reward` is
+  its parent side: it runs the job in a temporary folder and returns only what passes `parse_replay` (labels,
+  indices, types, finite numbers, lengths), else nothing.
 
-It is a mode of its own rather than an option of `screen`: one archive instead of many, per-step values
-instead of one sum per episode, and a different output file, so neither parent has to tell the two apart.
+It is a mode of its own rather than an option of `screen`: chosen episodes instead of whole archives, per-step
+values instead of one sum per episode, and a different output file, so neither parent has to tell the two apart.
 """
 
 from __future__ import annotations
 
 import re
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,8 @@ MAX_COMPONENTS = 16
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,39}")
 """A component name the parent accepts from a replay (it reaches the designer's prompt)."""
 REPLAY_TIMEOUT_S = 60.0
+OWN = "own"
+"""The label of the candidate's own evaluation archive in a replay (other archives carry candidate ids)."""
 
 
 def run_screen_job(job: WorkerJob) -> dict[str, Any]:
@@ -70,30 +74,38 @@ def run_screen_job(job: WorkerJob) -> dict[str, Any]:
 
 
 def run_replay_job(job: WorkerJob) -> dict[str, Any]:
-    """Read one archive, sandbox, load the reward and run it over every episode; write replay.json with each
-    episode's return and component sums, and the components at the transitions in `options["steps"]`
-    ({episode index: [transition indices]}; transition t goes from state t to state t + 1)."""
+    """Read the archives in `options["trajectories"]` ({label: path}), sandbox, load the reward and run it over
+    the episodes `options["episodes"]` picks ({label: [episode index]}; all of an archive it does not name); write
+    replay.json with each episode's label, index, return and component sums, and the components at the
+    transitions `options["steps"]` asks for ({label: {episode index: [transition index]}}; transition t goes
+    from state t to state t + 1)."""
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 
-    [path] = job.options["trajectories"].values()
-    wanted = {int(i): {int(t) for t in steps} for i, steps in (job.options.get("steps") or {}).items()}
+    picked, steps = job.options.get("episodes") or {}, job.options.get("steps") or {}
     schema, dt = _schema(job.task())
-    replays = [_states(episode, schema, dt) for episode in load_episodes(Path(path))]
+    replays = []
+    for label, path in job.options["trajectories"].items():
+        episodes = load_episodes(Path(path))
+        wanted = {int(i): {int(t) for t in ts} for i, ts in (steps.get(label) or {}).items()}
+        for i in range(len(episodes)) if picked.get(label) is None else [int(i) for i in picked[label]]:
+            replays.append((str(label), i, _states(episodes[i], schema, dt), wanted.get(i, set())))
     source = read_job_reward(job)
     sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
     reward_fn = load_job_reward(job, source)
     rows = []
-    for i, (states, actions) in enumerate(replays):
+    for label, i, (states, actions), wanted_steps in replays:
         total, trace = 0.0, []
         sums: dict[str, float] = {}
+        where = f"recorded evaluation episode {i}" if label == OWN else f"episode {i} of candidate {label}"
         for t in range(len(actions)):
-            value, parts = reward_step(reward_fn, states, actions, t, f"recorded evaluation episode {i}")
+            value, parts = reward_step(reward_fn, states, actions, t, where)
             total += value
             for name, part in parts.items():
                 sums[name] = sums.get(name, 0.0) + part
-            if t in wanted.get(i, ()):
+            if t in wanted_steps:
                 trace.append({"step": t, "total": value, "components": parts})
-        rows.append({"episode": i, "steps": len(actions), "return": total, "components": sums, "trace": trace})
+        row = {"label": label, "episode": i, "steps": len(actions), "return": total, "components": sums}
+        rows.append({**row, "trace": trace})
     report = {"episodes": rows, "sandbox": sandbox}
     write_json_atomic(job.out_dir / REPLAY_FILE, report)
     write_json_atomic(job.out_dir / SUMMARY_FILE, {"status": "replayed", "episodes": len(rows)})
@@ -139,21 +151,35 @@ def episode_return(reward_fn, states: list[State], actions: list[np.ndarray], wh
 # -- parent side of `replay` ---------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ReplayArchive:
+    """One archive a replay reads: its label (`OWN` for the candidate's own evaluation episodes, else another
+    candidate's id), its path, its episodes as the parent loaded them, which of them to replay (None: all), and
+    {episode index: transition indices} whose component values to return."""
+
+    label: str
+    path: Path
+    episodes: list[Episode]
+    picked: tuple[int, ...] | None = None
+    steps: dict[int, list[int]] = field(default_factory=dict)
+
+    def indices(self) -> list[int]:
+        """The indices of the episodes replayed, in order."""
+        return list(range(len(self.episodes))) if self.picked is None else list(self.picked)
+
+
 def replay_reward(
     spec: TaskSpec,
     reward_path: Path,
-    trajectories: Path,
-    episodes: list[Episode],
-    steps: dict[int, list[int]],
+    archives: list[ReplayArchive],
     *,
     settings_from: Path | None = None,
     timeout_s: float = REPLAY_TIMEOUT_S,
-) -> tuple[list[dict[str, Any]] | None, str]:
-    """Replay a reward over the `episodes` of `trajectories` (as the parent loaded them) in a sandboxed worker
-    under a temporary folder; returns (`parse_replay`'s episodes, "") or (None, why there are none). `steps`:
-    {episode index: transition indices} whose component values to return. `settings_from`: a folder whose
-    `job.json` (the candidate's training job, written by the parent) gives the AST gate and sandbox settings;
-    the defaults otherwise. Never raises for the worker's faults."""
+) -> tuple[list[list[dict[str, Any]]] | None, str]:
+    """Replay a reward over the picked episodes of `archives` in one sandboxed worker under a temporary folder;
+    returns (per archive, per picked episode: `parse_replay`'s row, "") or (None, why there are none).
+    `settings_from`: a folder whose `job.json` (the candidate's training job, written by the parent) gives the
+    AST gate and sandbox settings; the defaults otherwise. Never raises for the worker's faults."""
     from rewardsmith.workers.run import read_json_file, run_job
 
     ast_gate, sandbox = job_settings(settings_from)
@@ -169,8 +195,9 @@ def replay_reward(
             ast_gate=ast_gate,
             sandbox=sandbox,
             options={
-                "trajectories": {"eval": str(Path(trajectories).resolve())},
-                "steps": {str(i): sorted(set(ts)) for i, ts in steps.items()},
+                "trajectories": {a.label: str(Path(a.path).resolve()) for a in archives},
+                "episodes": {a.label: list(a.picked) for a in archives if a.picked is not None},
+                "steps": {a.label: {str(i): sorted(set(ts)) for i, ts in a.steps.items()} for a in archives},
                 "timeout_s": timeout_s,
                 "stall_timeout_s": timeout_s,
             },
@@ -179,7 +206,7 @@ def replay_reward(
         if not result.ok:
             verdict = "rejected the reward" if result.status == "rejected" else "failed"
             return None, f"the replay worker {verdict}: {result.error or 'no reason given'}"[:500]
-        parsed = parse_replay(read_json_file(work / REPLAY_FILE), episodes, steps)
+        parsed = parse_replay(read_json_file(work / REPLAY_FILE), archives)
         if parsed is None:
             return None, f"the replay worker's {REPLAY_FILE} was missing or malformed"
         return parsed, ""
@@ -201,20 +228,27 @@ def job_settings(folder: Path | None) -> tuple[bool, Any]:
     return (job.ast_gate, job.sandbox) if job else (True, SandboxSettings())
 
 
-def parse_replay(data: Any, episodes: list[Episode], steps: dict[int, list[int]]) -> list[dict[str, Any]] | None:
-    """A replay worker's report, checked against what the parent asked for: one row per recorded episode with
-    its step count, a finite return, at most MAX_COMPONENTS well-named finite component sums, and component
-    values only at requested transitions. Returns [{"return", "components", "trace": {t: {name: value}}}],
-    or None when anything is off (the worker ran the candidate's code: nothing in it is taken on trust)."""
+def parse_replay(data: Any, archives: list[ReplayArchive]) -> list[list[dict[str, Any]]] | None:
+    """A replay worker's report, checked against what the parent asked for: one row per picked episode, in
+    order, with its label, index and step count, a finite return, at most MAX_COMPONENTS well-named finite
+    component sums, and component values only at requested transitions. Returns, per archive and picked
+    episode, {"return", "components", "trace": {t: {name: value}}}, or None when anything is off (the worker
+    ran the candidate's code: nothing in it is taken on trust)."""
     rows = data.get("episodes") if isinstance(data, dict) else None
-    if not isinstance(rows, list) or len(rows) != len(episodes):
+    expected = [(a, i) for a in archives for i in a.indices()]
+    if not isinstance(rows, list) or len(rows) != len(expected):
         return None
-    parsed = []
-    for i, (row, episode) in enumerate(zip(rows, episodes)):
-        if not isinstance(row, dict) or row.get("episode") != i or row.get("steps") != episode.steps:
+    parsed: dict[str, list[dict[str, Any]]] = {a.label: [] for a in archives}
+    for row, (archive, i) in zip(rows, expected):
+        if (
+            not isinstance(row, dict)
+            or row.get("label") != archive.label
+            or row.get("episode") != i
+            or row.get("steps") != archive.episodes[i].steps
+        ):
             return None
         total, sums, trace = _finite(row.get("return")), _components(row.get("components")), row.get("trace")
-        allowed = set(steps.get(i, ()))
+        allowed = set(archive.steps.get(i, ()))
         if total is None or sums is None or not isinstance(trace, list) or len(trace) > len(allowed):
             return None
         at: dict[int, dict[str, float]] = {}
@@ -224,8 +258,8 @@ def parse_replay(data: Any, episodes: list[Episode], steps: dict[int, list[int]]
             if type(step) is not int or step not in allowed or step in at or parts is None:
                 return None
             at[step] = parts
-        parsed.append({"return": total, "components": sums, "trace": at})
-    return parsed
+        parsed[archive.label].append({"return": total, "components": sums, "trace": at})
+    return [parsed[a.label] for a in archives]
 
 
 def _finite(value: Any) -> float | None:
