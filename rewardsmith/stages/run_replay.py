@@ -4,7 +4,7 @@ reward-hacking check.
 What is replayed: the candidate's own `eval/trajectories.npz` (all of it: the step traces show its best and
 worst episode), then the archives of the other candidates the parent recorded as trained in `candidate.json`
 (`stages.screen.trained_archives`, the archives the screen reads too), newest first, whole episodes only, up to
-`MAX_EPISODES` episodes and `MAX_STEPS` transitions in all, so one replay stays ~1-2 s. An episode's fitness
+`MAX_EPISODES` episodes and `MAX_STEPS` transitions in all, so one replay takes seconds. An episode's fitness
 comes from its candidate's `eval/evaluation.json` (the trusted evaluation worker's); an episode the archive cut
 short is left out, since a replayed return would cover only part of it. Everything runs in one sandboxed
 `replay` worker (`workers.replay`); when it fails with other candidates' episodes in it, it is rerun on the
@@ -37,8 +37,10 @@ from rewardsmith.task import TaskSpec
 
 MAX_EPISODES = 60
 """Most evaluation episodes in one replay, the candidate's own included."""
-MAX_STEPS = 20_000
-"""Most transitions in one replay (~0.1 ms each for a MuJoCo state and a small reward)."""
+MAX_STEPS = 12_000
+"""Most transitions in one replay, unless the candidate's own episodes alone have more (each costs ~0.1-0.4 ms:
+a MuJoCo state rebuilt from qpos/qvel and a small reward): at least 12 whole 1000-step episodes, the fewest the
+hacking check judges being `reflection.HACKING_MIN_EPISODES`."""
 
 
 def recorded_episodes(cand_dir: Path) -> tuple[Path | None, list, list[str]]:
