@@ -168,3 +168,29 @@ def test_killed_ray_worker_is_retried(ray_cluster, tmp_path, tiny_spec, monkeypa
     # the sandboxed worker died with its Ray worker (PR_SET_PDEATHSIG); one that survived would be reaped here
     assert not pid_alive(orphan) and orphan not in [pid for pid, _ in _sandbox_workers()]
     assert result.summary["timesteps"] >= 8192
+
+
+@pytest.mark.ray
+def test_a_critic_check_runs_while_every_cluster_cpu_trains(ray_cluster, tmp_path, tiny_spec, monkeypatch):
+    """The quick lane on Ray: with both CPUs of the cluster training, a critic check is placed at once (it asks
+    for no whole CPU) and finishes long before the trainings do."""
+    for key, value in RAY_ENV.items():
+        monkeypatch.setenv(key, value)
+    from rewardsmith.workers.ray_executor import RayExecutor
+
+    spec = tiny_spec("halfcheetah-run")
+    executor = RayExecutor(ray_address=ray_cluster)
+    try:
+        trainings = [executor.submit(WorkerJob(task_path=spec, reward_path=EXAMPLES / "halfcheetah_run.py",
+                                               out_dir=tmp_path / f"train-{k}", timesteps=8192)) for k in range(2)]
+        deadline = time.monotonic() + 120
+        while len(_sandbox_workers()) < 2:  # both CPUs busy training
+            assert time.monotonic() < deadline, "the trainings never started"
+            time.sleep(0.2)
+        check = executor.submit(WorkerJob(mode="critic", task_path=spec, reward_path=EXAMPLES / "halfcheetah_run.py",
+                                          out_dir=tmp_path / "critic"))
+        assert check.result(timeout=300).ok
+        assert not any(t.done() for t in trainings), "the critic check waited for a training to finish"
+        assert all(t.result(timeout=600).ok for t in trainings)
+    finally:
+        executor.shutdown()

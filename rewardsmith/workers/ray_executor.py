@@ -30,6 +30,7 @@ from typing import Any
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.task import read_task
+from rewardsmith.workers.executor import lane
 from rewardsmith.workers.job import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE, MODES, WorkerJob
 from rewardsmith.workers.run import JobResult, ProgressFn, run_job, stop_workers_under
 
@@ -38,6 +39,9 @@ log = logging.getLogger(__name__)
 MAX_OUTPUT_BYTES = 512 * 2**20
 """Largest total size of the output files a task may return."""
 ATTEMPTS_FILE = "ray.json"
+QUICK_CPUS = 0
+"""CPUs a cheap check (critic, screen, evaluation) reserves on the cluster: none, so Ray places it even on a node
+whose CPUs are all taken by training tasks (any fraction above 0 would wait for a free share)."""
 TEMP_PREFIX = "rewardsmith-ray-"
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
@@ -223,10 +227,14 @@ class RayExecutor:
         cluster_cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, workers or cluster_cpus)
         self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="rewardsmith-ray")
+        self._quick = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="rewardsmith-ray-quick")
 
     def submit(self, job: WorkerJob, on_progress: ProgressFn | None = None) -> Future[JobResult]:
-        """Queue a job; it is sent to the cluster as soon as one of this driver's slots is free."""
-        return self._pool.submit(self._run, job, on_progress)
+        """Queue a job; it is sent to the cluster as soon as one of this driver's slots of its lane is free. Cheap
+        checks (`QUICK_MODES`) have their own slots and ask the cluster for no whole CPU (`QUICK_CPUS`), so they
+        start at once even while every CPU trains."""
+        pool = self._quick if lane(job) == "quick" else self._pool
+        return pool.submit(self._run, job, on_progress)
 
     def _run(self, job: WorkerJob, on_progress: ProgressFn | None) -> JobResult:
         import ray
@@ -244,7 +252,8 @@ class RayExecutor:
         started = time.monotonic()
         for attempt in range(self.retries + 1):
             try:
-                reply = ray.get(self._remote.remote(job_json, inputs))
+                remote = self._remote.options(num_cpus=QUICK_CPUS) if lane(job) == "quick" else self._remote
+                reply = ray.get(remote.remote(job_json, inputs))
             except ray.exceptions.TaskCancelledError:
                 raise
             except ray.exceptions.RayError as e:
@@ -295,6 +304,7 @@ class RayExecutor:
         """Wait for jobs in flight, then disconnect (and stop the local Ray instance if this started it)."""
         import ray
 
+        self._quick.shutdown(wait=True, cancel_futures=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         if self._owns_ray:
             ray.shutdown()
