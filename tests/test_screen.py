@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from rewardsmith.cli import app
 from rewardsmith.reward.state import State, schema_for, snapshot
-from rewardsmith.stages.screen import SCREEN_FILE, WORKER_DIR, judge, ranks, screen, spearman
+from rewardsmith.stages.screen import SCREEN_FILE, WORKER_DIR, judge, ranks, screen, signal_share, spearman
 from rewardsmith.task import load_task, make_env, read_task
 from rewardsmith.workers.trajectories import Episode, load_episodes, save_episodes
 
@@ -44,8 +44,8 @@ def cheetah(tmp_path_factory):
         episodes.append(Episode(obs, qpos, qvel, np.zeros((20, 6)), speed))
     env.close()
     files = {"1.1": folder / "a.npz", "1.2": folder / "b.npz"}
-    save_episodes(files["1.1"], episodes[::2])
-    save_episodes(files["1.2"], episodes[1::2])
+    save_episodes(files["1.1"], episodes[:3])  # a slow policy and a fast one: spread enough to judge
+    save_episodes(files["1.2"], episodes[3:])
     return spec, files
 
 
@@ -119,7 +119,8 @@ def test_too_few_episodes_pass_without_a_worker_and_bad_archives_are_skipped(che
     save_episodes(tmp_path / "two.npz", load_episodes(files["1.1"])[:2])
     report = screen(spec, reward_file(tmp_path / "c", "    return 0.0, {}\n"), tmp_path / "c",
                     {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"})
-    assert report.passed and report.message.startswith("not enough trajectories to judge (2 episodes")
+    assert report.passed and report.message.startswith("passed without a verdict: not enough trajectories to judge "
+                                                       "(2 episodes")
     assert "skipped unreadable archives" in report.message and not (tmp_path / "c" / WORKER_DIR).exists()
 
 
@@ -127,21 +128,41 @@ def test_statistics():
     np.testing.assert_array_equal(ranks(np.array([3.0, 1.0, 2.0, 2.0])), [3.0, 0.0, 1.5, 1.5])
     assert spearman(np.array([1.0, 2.0, 3.0]), np.array([10.0, 30.0, 20.0])) == pytest.approx(0.5)
     assert spearman(np.ones(3), np.arange(3.0)) is None
-    rows = [{"label": "a", "episode": i, "fitness": f, "return": r}
-            for i, (f, r) in enumerate([(0.0, 1.0), (0.5, 1.0), (1.0, 3.0), (1.0, 0.0)])]
+    rows = [{"label": label, "episode": 0, "fitness": f, "return": r}
+            for label, (f, r) in zip("abcd", [(0.0, 1.0), (0.5, 1.0), (1.0, 3.0), (1.0, 0.0)])]
     report = judge(rows)  # pairs with distinct fitness: 5; agree: (0,2) (1,2); tie (0,1) half; (0,3) (1,3) wrong
     assert report.pairs == 5 and report.accuracy == pytest.approx(0.5) and not report.passed
     assert report.message.startswith("your reward barely tells better trajectories from worse ones")
+
+
+def test_an_archive_without_spread_passes_with_a_note_whatever_the_reward():
+    """The pool run's case: every episode from near-random policies, fitness differences within the episode noise.
+    Even a reward that ranks them backwards passes, and the verdict says the archive cannot judge."""
+    rng = np.random.default_rng(0)
+    noisy = [{"label": label, "episode": i, "fitness": f, "return": -f}
+             for label in ("1.1", "1.2", "1.3") for i, f in enumerate(rng.normal(0.0, 0.02, 5))]
+    report = judge(noisy)
+    assert report.passed and report.accuracy is None
+    assert "too little spread to judge" in report.message and "between-policy share" in report.message
+    one = [{**row, "label": "1.1"} for row in noisy]
+    assert "all 15 episodes come from one policy" in judge(one).message
+    spread = [{**row, "fitness": row["fitness"] + {"1.1": 0.0, "1.2": 0.5, "1.3": 1.0}[row["label"]]} for row in noisy]
+    spread = [{**row, "return": -row["fitness"]} for row in spread]
+    verdict = judge(spread)  # the same reward on an archive whose policies differ: rejected
+    assert not verdict.passed and verdict.accuracy is not None and verdict.accuracy < 0.1
+    assert signal_share(spread) > 0.9 > 0.5 > signal_share(noisy)
 
 
 @pytest.mark.slow
 def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=1024, eval_episodes=4)
+    # 20,000 steps: the honest rewards of iteration 1 then keep the pole up about three times longer than the
+    # random policy does, so the archive has the spread a verdict needs (at 1,024 steps it has none: see below)
+    spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=20000, eval_episodes=4)
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["run", str(spec_path), "--model", f"scripted:{DATA / 'loop_screen.jsonl'}",
-                                      "--iterations", "2", "--samples", "2", "--workers", "2", "--final-seeds", "1",
+                                      "--iterations", "2", "--samples", "2", "--workers", "2", "--final-seeds", "0",
                                       "--screen", "--out", str(out)])
     assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
     assert json.loads((out / "run.json").read_text())["config"]["screen"] is True
@@ -159,7 +180,9 @@ def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path,
     assert json.loads((anti / "attempt_1.screen.json").read_text())["passed"] is True
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     screens = [e for e in events if e["event"] == "screen_done"]
-    assert len(screens) == 3 and all(e["episodes"] == 8 for e in screens)
+    assert len(screens) == 3 and all(e["episodes"] == 12 for e in screens)  # 2 candidates and the random policy
+    random = [e for e in events if e["event"] == "random_policy_evaluated"]
+    assert len(random) == 1 and random[0]["episodes"] == 4  # played once, for every screen of the run
     assert not any(e["event"] == "screen_done" and e["candidate"].startswith("1.") for e in events)
     calls = [json.loads(p.read_text()) for p in sorted((out / "llm").glob("*_designer.json"))]
     repair = next(c["messages"][-1]["content"] for c in calls if "trajectory screen rejected" in c["messages"][-1]["content"])
@@ -186,8 +209,8 @@ def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
     assert reply["status"] == "ok", reply["error"]
     with tarfile.open(fileobj=io.BytesIO(reply["files"])) as tar:
         rows = json.load(tar.extractfile(SCREEN_FILE))["episodes"]
-    assert [(r["label"], r["return"]) for r in rows] == [("1.1", -40.0), ("1.1", -10.0), ("1.1", 20.0),
-                                                          ("1.2", -20.0), ("1.2", 10.0), ("1.2", 40.0)]
+    assert [(r["label"], r["return"]) for r in rows] == [("1.1", -40.0), ("1.1", -20.0), ("1.1", -10.0),
+                                                          ("1.2", 10.0), ("1.2", 20.0), ("1.2", 40.0)]
 
 
 # -- the `replay` mode: a trained candidate's reward over its own evaluation episodes, for the analyzer ---------

@@ -32,7 +32,13 @@ from rewardsmith.search.final import retrain_best, write_summary
 from rewardsmith.search.halving import halve_iteration
 from rewardsmith.search.progress import Progress, ReplyClock, ReplyTicker, make_progress
 from rewardsmith.search.selection import best_record, rule_for
-from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate, warm_start
+from rewardsmith.search.training import (
+    random_policy_archive,
+    record_training,
+    reward_budget,
+    train_and_evaluate,
+    warm_start,
+)
 from rewardsmith.settings import require_sandbox
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import critique
@@ -41,7 +47,7 @@ from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.history import prompt_inputs
 from rewardsmith.stages.human_feedback import check_option
 from rewardsmith.stages.human_feedback import collect as collect_feedback
-from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen, trained_archives
+from rewardsmith.stages.screen import RANDOM_LABEL, SCREEN_FILE, ScreenReport, screen, trained_archives
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
@@ -61,6 +67,7 @@ class Search:
     executor: Executor
     progress: Progress
     best_lock: threading.Lock = field(default_factory=threading.Lock)
+    archive_lock: threading.Lock = field(default_factory=threading.Lock)
     replies: ReplyClock = field(default_factory=lambda: ReplyClock(serial=False))
     """How long this run's LLM replies take: the ETA of the ones in flight."""
 
@@ -451,12 +458,18 @@ def design_candidate(
 
 
 def screen_candidate(s: Search, iteration: int, folder: Path, attempt: int, cid: str) -> ScreenReport | None:
-    """From iteration 2 on, screen a critic-accepted attempt on the earlier iterations' archived trajectories
-    (`rewardsmith.stages.screen`); its verdict is kept as `attempt_<n>.screen.json`. None in iteration 1."""
+    """From iteration 2 on, screen a critic-accepted attempt on the earlier iterations' archived trajectories and
+    the run's random-policy episodes (`rewardsmith.stages.screen`); its verdict is kept as
+    `attempt_<n>.screen.json`. None in iteration 1."""
     if iteration < 2:
         return None
-    archives = trained_archives(s.folder, before_iteration=iteration)
     s.progress.update(cid, "screen")
+    with s.archive_lock:  # one random-policy evaluation per run, whichever candidate asks first
+        reference = random_policy_archive(s.folder, s.spec.source, s.executor, max(3, s.spec.train.eval_episodes))
+    archives = {
+        **trained_archives(s.folder, before_iteration=iteration),
+        **({RANDOM_LABEL: reference} if reference else {}),
+    }
     verdict = screen(s.spec, folder / f"attempt_{attempt}.py", folder, archives, executor=s.executor)
     (folder / f"attempt_{attempt}.screen.json").write_bytes((folder / SCREEN_FILE).read_bytes())
     s.folder.event(

@@ -23,6 +23,7 @@ from rewardsmith.run_folder.records import (
     METRICS_FILE,
     MODEL_FILE,
     SUMMARY_FILE,
+    TRAJECTORIES_FILE,
     WEIGHTS_FILE,
     CandidateRecord,
     Evaluation,
@@ -114,18 +115,23 @@ def evaluate_policy(
     executor: Executor,
     trained_timesteps: int = 0,
     on_progress: ProgressFn | None = None,
+    random_policy: bool = False,
 ) -> tuple[JobResult, Evaluation | None]:
     """Measure the policy a finished training job left in `out_dir` with the evaluation worker, in a freshly
-    made `out_dir/eval/`, on `episodes` fresh seeds; returns (the worker's result, its Evaluation or None)."""
+    made `out_dir/eval/`, on `episodes` fresh seeds; returns (the worker's result, its Evaluation or None).
+    `random_policy`: play uniform random actions instead (no weights; the screen's reference episodes)."""
     eval_dir = Path(out_dir) / EVAL_DIR
     remove_tree(eval_dir)
-    eval_dir.mkdir()
-    weights = read_capped(Path(out_dir) / WEIGHTS_FILE, MAX_WEIGHTS_BYTES)
-    if weights is None:
-        return JobResult(
-            "rejected", eval_dir, error=f"the training worker left no readable {WEIGHTS_FILE} (a regular file)"
-        ), None
-    write_bytes_atomic(eval_dir / WEIGHTS_FILE, weights)
+    eval_dir.mkdir(parents=True)
+    policy: dict[str, Any] = {"random_policy": True}
+    if not random_policy:
+        weights = read_capped(Path(out_dir) / WEIGHTS_FILE, MAX_WEIGHTS_BYTES)
+        if weights is None:
+            return JobResult(
+                "rejected", eval_dir, error=f"the training worker left no readable {WEIGHTS_FILE} (a regular file)"
+            ), None
+        write_bytes_atomic(eval_dir / WEIGHTS_FILE, weights)
+        policy = {"weights": {"policy": str((eval_dir / WEIGHTS_FILE).resolve())}}
     seeds = fresh_seeds(episodes)
     job = WorkerJob(
         mode="evaluate",
@@ -136,7 +142,7 @@ def evaluate_policy(
         options={
             "seeds": seeds,
             "trained_timesteps": trained_timesteps,
-            "weights": {"policy": str((eval_dir / WEIGHTS_FILE).resolve())},
+            **policy,
             "timeout_s": 600 + 10 * episodes,
         },
     )
@@ -147,6 +153,27 @@ def evaluate_policy(
     if evaluation is None or evaluation.seeds != seeds or evaluation.fitness_mean is None:
         return JobResult("failed", eval_dir, error="the evaluation worker wrote no valid evaluation.json"), None
     return result, evaluation
+
+
+RANDOM_POLICY_DIR = "random_policy"
+
+
+def random_policy_archive(folder: RunFolder, spec_path: Path | None, executor: Executor, episodes: int) -> Path | None:
+    """The screen's reference episodes: `episodes` of uniform random actions, played once per run by the
+    evaluation worker (no candidate code) into `random_policy/eval/`; later calls (and a resume) reuse them once
+    the parent recorded them. None when the evaluation failed."""
+    archive = folder.path / RANDOM_POLICY_DIR / EVAL_DIR / TRAJECTORIES_FILE
+    if spec_path is None:
+        return None
+    if archive.is_file() and any(e.get("event") == "random_policy_evaluated" for e in folder.events()):
+        return archive
+    result, evaluation = evaluate_policy(
+        spec_path, folder.path / RANDOM_POLICY_DIR, episodes=episodes, executor=executor, random_policy=True
+    )
+    if evaluation is None or not archive.is_file():
+        return None
+    folder.event("random_policy_evaluated", episodes=len(evaluation.fitness), fitness_mean=evaluation.fitness_mean)
+    return archive
 
 
 WARM_START_FILE = "warm_start.safetensors"

@@ -7,7 +7,9 @@ obs/qpos/qvel, then locks down, loads the candidate reward and sums it over ever
 returns to `screen/screen.json`. The parent compares them with the fitness labels it read itself (the
 worker ran untrusted code, so only its returns are taken from it): Spearman rank correlation, and
 pairwise preference accuracy over the pairs of episodes whose fitness differs by more than a margin.
-A candidate passes with accuracy >= `MIN_ACCURACY`, or when there are too few episodes or pairs to judge.
+A candidate passes with accuracy >= `MIN_ACCURACY`, or, with a note saying so, when the archive cannot judge:
+too few episodes or pairs, or too little spread (`MIN_SIGNAL`: fitness that differs between policies more than
+between one policy's episodes). Episodes of a random policy (`RANDOM_LABEL`, evaluated once per run) widen it.
 The verdict goes to `screen.json` in the candidate folder. `trained_archives` gathers the archives of a run's
 trained candidates; the analyzer's reward replay reads the same ones.
 """
@@ -37,6 +39,12 @@ MIN_EPISODES = 3
 MIN_PAIRS = 3
 MARGIN = 0.1
 """A pair of episodes counts when their fitness differs by more than this fraction of the fitness range."""
+MIN_SIGNAL = 0.5
+"""Spread the archive needs before a verdict counts: the share of the fitness variance that lies between its
+policies (eta squared) rather than between episodes of one policy. Below it the labels are mostly seed noise,
+and a reward could not be told right or wrong from them."""
+RANDOM_LABEL = "random policy"
+"""The label of the reference episodes played with uniform random actions (evaluated once per run)."""
 
 
 @dataclass
@@ -107,20 +115,38 @@ def comparable_pairs(fitness: np.ndarray, margin: float = MARGIN) -> tuple[np.nd
     return i[keep], j[keep]
 
 
+def signal_share(details: list[dict[str, Any]]) -> float:
+    """Eta squared of the fitness labels grouped by policy (`label`): between-policy over total sum of squares;
+    0 when every label is equal or there is one policy."""
+    fitness = np.array([d["fitness"] for d in details], dtype=float)
+    total = float(np.sum((fitness - fitness.mean()) ** 2)) if len(fitness) else 0.0
+    if total == 0:
+        return 0.0
+    groups: dict[str, list[float]] = {}
+    for d in details:
+        groups.setdefault(str(d["label"]), []).append(float(d["fitness"]))
+    between = sum(len(g) * (np.mean(g) - fitness.mean()) ** 2 for g in groups.values())
+    return float(between / total)
+
+
 def not_enough(details: list[dict[str, Any]], margin: float = MARGIN) -> ScreenReport | None:
-    """A passing report when there are too few episodes or comparable pairs to judge, else None."""
+    """A passing report, with the reason, when the archive cannot judge: too few episodes or comparable pairs,
+    or too little spread (one policy only, or fitness differences between policies within their episode noise);
+    else None."""
     pairs = len(comparable_pairs(np.array([d["fitness"] for d in details], dtype=float), margin)[0])
-    if len(details) >= MIN_EPISODES and pairs >= MIN_PAIRS:
+    policies = len({str(d["label"]) for d in details})
+    if len(details) < MIN_EPISODES or pairs < MIN_PAIRS:
+        reason = f"not enough trajectories to judge ({len(details)} episodes, {pairs} pairs with distinct fitness)"
+    elif policies < 2:
+        reason = f"too little spread to judge: all {len(details)} episodes come from one policy"
+    elif (share := signal_share(details)) < MIN_SIGNAL:
+        reason = (
+            f"too little spread to judge: the fitness differences between the {policies} archived policies are "
+            f"within their episodes' noise (between-policy share of the variance {share:.2f}, needs {MIN_SIGNAL})"
+        )
+    else:
         return None
-    return ScreenReport(
-        True,
-        None,
-        None,
-        len(details),
-        f"not enough trajectories to judge ({len(details)} episodes, {pairs} pairs with distinct fitness)",
-        pairs,
-        details,
-    )
+    return ScreenReport(True, None, None, len(details), f"passed without a verdict: {reason}", pairs, details)
 
 
 def judge(details: list[dict[str, Any]], margin: float = MARGIN, min_accuracy: float = MIN_ACCURACY) -> ScreenReport:

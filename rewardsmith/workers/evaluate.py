@@ -41,7 +41,8 @@ HEARTBEAT_EVERY = 100
 
 
 def run_evaluate_job(job: WorkerJob) -> dict[str, Any]:
-    """Rebuild the policy from the weights, lock down, run the parent's seeds; write the evaluation."""
+    """Rebuild the policy from the weights (or take random actions: `random_policy`), lock down, run the parent's
+    seeds; write the evaluation."""
     import torch
 
     from rewardsmith.workers.main import enter_sandbox
@@ -52,8 +53,11 @@ def run_evaluate_job(job: WorkerJob) -> dict[str, Any]:
     if not seeds:
         raise RewardsmithError("the evaluation job names no seeds")
     env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
-    policy = build_policy(spec, env.observation_space, env.action_space)
-    load_weights(policy, weights_path(job))
+    if job.options.get("random_policy"):  # the screen's reference episodes: uniform random actions, no weights
+        policy: Any = RandomPolicy(env.action_space, seeds[0])
+    else:
+        policy = build_policy(spec, env.observation_space, env.action_space)
+        load_weights(policy, weights_path(job))
     layers = enter_sandbox(job)
     recorder = TrajectoryRecorder()
     episodes = run_episodes(policy, env, seeds, recorder, heartbeat=job.out_dir / HEARTBEAT_FILE)
@@ -65,6 +69,17 @@ def run_evaluate_job(job: WorkerJob) -> dict[str, Any]:
     summary = {"status": "evaluated", "episodes": len(episodes), "sandbox": layers}
     write_json_atomic(job.out_dir / SUMMARY_FILE, summary)
     return summary
+
+
+class RandomPolicy:
+    """Uniform random actions with SB3's `predict` signature (seeded, so an evaluation can be replayed)."""
+
+    def __init__(self, action_space, seed: int) -> None:
+        self.space = action_space
+        self.space.seed(seed)
+
+    def predict(self, obs, deterministic: bool = True):
+        return self.space.sample(), None
 
 
 def weights_path(job: WorkerJob) -> Path:
