@@ -48,9 +48,9 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
         analysis.json           the analyzer's statistics, flags and feedback text
     best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
     final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
-    random_policy/eval/                    with --screen: random-action episodes, evaluated once, in every screen
                                           (laid out as a candidate's training folder, with its eval/); a
                                           seed counts as done only through its final_seed_done event
+    random_policy/eval/                   with --screen: random-action episodes, evaluated once, in every screen
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
