@@ -290,7 +290,10 @@ def test_local_model_completes_a_designer_prompt(tmp_path: Path) -> None:
     assert response.text.startswith("(The built-in offline model filled a template")  # it says what it is
     assert "```python\nimport numpy as np" in response.text and "def compute_reward(" in response.text
     assert response.completion_tokens <= 48 and response.prompt_tokens > 0 and response.cost_usd == 0.0
-    assert json.loads((tmp_path / "llm" / "0001_designer.json").read_text())["kind"] == "local"
+    logged = json.loads((tmp_path / "llm" / "0001_designer.json").read_text())
+    assert logged["kind"] == "local"
+    assert logged["details"]["prompt"].endswith('components["')  # the exact document the model continued
+    assert isinstance(logged["details"]["completion"], str)  # and its raw lines, before the template check
 
 
 # The lines a 270M base model wrote for ant-spin after the example (every candidate failed the smoke run),

@@ -274,7 +274,12 @@ class LocalModel(Model):
             text=text,
             prompt_tokens=int(result["usage"]["prompt_tokens"]),
             completion_tokens=int(result["usage"]["completion_tokens"]),
-            details={"finish_reason": result["choices"][0].get("finish_reason"), "prompt": prompt},
+            # the raw completion too, so a reader sees which lines the template check left out
+            details={
+                "finish_reason": result["choices"][0].get("finish_reason"),
+                "prompt": prompt,
+                "completion": completion,
+            },
         )
 
 
