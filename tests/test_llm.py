@@ -389,3 +389,16 @@ def test_offline_example_of_a_goal_conditioned_env_reads_the_goal_and_checks_obs
     assert component_line('components["x"] = float(next_state.obs[9])', names)
     assert component_line('components["x"] = float(next_state.obs[10])', names) is None
     assert component_line('components["x"] = float(next_state.goal)', names) is None  # three numbers
+
+
+def test_offline_reply_that_reads_no_state_says_so_where_the_template_has_no_task_term() -> None:
+    """An obs-only env (no named bodies): lines out of range are dropped, and the reply says plainly that its
+    reward does not measure the task rather than pass an action-only reward off as a design."""
+    from rewardsmith.llm.local import close_function
+
+    names = {"bodies": [], "joints": [], "sites": [], "task": "walk forward", "arrays": {"obs": 2}}
+    code, note = close_function('speed"] = float(next_state.obs[5])\n    components["effort"] = -0.1 * float(np.sum(action))', names)
+    assert "obs[5]" not in code and 'components["effort"]' in code
+    assert "1 of its lines could not run" in note and "this reward does not measure the task" in note
+    code, note = close_function('speed"] = float(next_state.obs[1])', names)
+    assert 'components["speed"] = float(next_state.obs[1])' in code and note == ""

@@ -296,4 +296,6 @@ def close_function(completion: str, names: dict[str, Any]) -> tuple[str, str]:
         kept = task_lines + [line for line in kept if line not in task_lines]
         if task_lines:
             note += "(None of its lines read the state: the example's task lines were put in.)\n"
+        else:  # an env without named bodies (obs-only): the template has no task term to offer
+            note += "(None of its lines read the state, and the template has no task term for this env: this reward does not measure the task.)\n"
     return function_code(kept), note
