@@ -161,8 +161,8 @@ def test_plain_progress_shows_an_eta(monkeypatch):
 
 
 def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
-    """Before any reply is measured there is no ETA, only the elapsed time; a serial model (the local one)
-    queues the waiting replies one typical reply apart; replayed replies do not count."""
+    """Before any reply is measured there is no ETA, only the elapsed time; then the ETA is the median time from
+    asking to answer, less the time waited; replayed replies do not count."""
     from io import StringIO
 
     from rich.console import Console
@@ -173,22 +173,24 @@ def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
     monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
     buffer = StringIO()
     plain = progress.PlainProgress(Console(file=buffer, width=80))
-    clock = progress.ReplyClock(serial=True)
+    clock = progress.ReplyClock()
     ticker = progress.ReplyTicker(plain, clock, ["1.1", "1.2", "1.3"])
     now[0] += 31
     ticker.tick()
     assert "1.1 designing 31s (ETA after the first reply)" in buffer.getvalue()
     ticker.arrived("1.1", 40.0, cached=False)
     ticker.arrived("1.2", 0.01, cached=True)  # replayed from the cache: no measure of the model
-    assert clock.etas(2, 10.0) == [30.0, 70.0]
-    now[0] += 30
-    ticker.tick()  # 61 s in, 30 s after the last reply: 1.3 is next in the queue
-    assert "1.3 designing 1m01s (ETA ~10s)" in buffer.getvalue()
-    now[0] += 1
+    assert clock.eta(10.0) == 30.0 and clock.eta(45.0) is None  # past the typical time: no guess
+    now[0] += 2
     ticker.tick()
-    assert buffer.getvalue().count("designing") == 4  # plain output: a line per candidate per 30 s, not per tick
-    assert progress.ReplyClock(serial=False).etas(2, 5.0) == [None, None]
-
+    assert "1.3" not in buffer.getvalue().split("ETA after the first reply")[-1]  # 33 s: no new line yet
+    now[0] += 30
+    ticker.tick()  # 63 s in: past the typical 40 s, so only the elapsed time
+    assert "1.3 designing 1m03s (taking longer than this run's typical reply)" in buffer.getvalue()
+    second = progress.ReplyTicker(plain, clock, ["2.1"])
+    now[0] += 30
+    second.tick()
+    assert "2.1 designing 30s (ETA ~10s)" in buffer.getvalue()
 
 
 def test_evaluation_progress_reads_as_its_own_phase():

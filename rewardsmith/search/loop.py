@@ -68,7 +68,7 @@ class Search:
     progress: Progress
     best_lock: threading.Lock = field(default_factory=threading.Lock)
     archive_lock: threading.Lock = field(default_factory=threading.Lock)
-    replies: ReplyClock = field(default_factory=lambda: ReplyClock(serial=False))
+    replies: ReplyClock = field(default_factory=ReplyClock)
     """How long this run's LLM replies take: the ETA of the ones in flight."""
 
 
@@ -120,16 +120,7 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
             designer = Designer(
                 model, spec, describe(spec), temperature=config.temperature, max_tokens=config.max_tokens
             )
-            search = Search(
-                folder,
-                config,
-                spec,
-                model,
-                designer,
-                executor,
-                progress,
-                replies=ReplyClock(serial=model.kind == "local"),
-            )
+            search = Search(folder, config, spec, model, designer, executor, progress)
             progress.status(**usage(search))
             for iteration in range(1, (config.iterations or 1) + 1):
                 run_iteration(search, iteration)

@@ -74,30 +74,33 @@ class Eta:
 
 
 class ReplyClock:
-    """How long LLM replies take in this run (replayed ones left out), and so when the ones in flight should
-    arrive. `serial`: the model answers one request at a time (the built-in local model), so the k-th reply
-    still waiting arrives about k typical replies after the last one did."""
+    """How long LLM replies take in this run, from the moment a round asks to the moment each reply is in
+    (replayed ones left out), and so when the ones in flight should arrive. Measured on the built-in local model
+    too: its requests queue behind one lock, but the samples of one round share their prompt, so llama.cpp reuses
+    it and they arrive within seconds of each other (e.g. 87 s and 89 s)."""
 
-    def __init__(self, serial: bool) -> None:
-        self.serial = serial
+    def __init__(self) -> None:
         self._seconds: list[float] = []
         self._lock = threading.Lock()
 
     def record(self, seconds: float, cached: bool) -> None:
-        """One reply arrived after `seconds`."""
+        """One reply arrived `seconds` after it was asked for."""
         if not cached and seconds > 0:
             with self._lock:
                 self._seconds.append(seconds)
 
-    def etas(self, waiting: int, since_last: float) -> list[float | None]:
-        """Seconds left for each of `waiting` replies, `since_last` seconds after the last one arrived (or the
-        round started); None where there is no measured reply yet or the estimate has run out."""
+    @property
+    def measured(self) -> bool:
+        """Whether any reply of this run was measured."""
+        with self._lock:
+            return bool(self._seconds)
+
+    def eta(self, elapsed: float) -> float | None:
+        """Seconds left for a reply asked for `elapsed` seconds ago; None when no reply was measured yet or the
+        typical time has run out."""
         with self._lock:
             typical = statistics.median(self._seconds) if self._seconds else None
-        if typical is None:
-            return [None] * waiting
-        ahead = [k + 1 for k in range(waiting)] if self.serial else [1] * waiting
-        return [left if (left := n * typical - since_last) > 0 else None for n in ahead]
+        return None if typical is None or typical <= elapsed else typical - elapsed
 
 
 class ReplyTicker:
@@ -110,7 +113,7 @@ class ReplyTicker:
     def __init__(self, progress: Progress, clock: ReplyClock, ids: list[str], state: str = "designing") -> None:
         self.progress, self.clock, self.state = progress, clock, state
         self._waiting = list(ids)
-        self._started = self._last = time.monotonic()
+        self._started = time.monotonic()
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="reply-ticker", daemon=True)
@@ -121,15 +124,15 @@ class ReplyTicker:
         with self._lock:
             if cid in self._waiting:
                 self._waiting.remove(cid)
-            self._last = time.monotonic()
 
     def tick(self) -> None:
         """Show every waiting candidate once."""
-        now = time.monotonic()
+        elapsed = time.monotonic() - self._started
         with self._lock:
-            waiting, since_last = list(self._waiting), now - self._last
-        for cid, eta in zip(waiting, self.clock.etas(len(waiting), since_last), strict=True):
-            self.progress.update(cid, self.state, elapsed=now - self._started, eta=eta)
+            waiting = list(self._waiting)
+        for cid in waiting:
+            eta = self.clock.eta(elapsed)
+            self.progress.update(cid, self.state, elapsed=elapsed, eta=eta, overdue=eta is None and self.clock.measured)
 
     def _run(self) -> None:
         while not self._stop.wait(1.0):
@@ -154,9 +157,10 @@ def describe_state(state: str, fields: dict[str, Any]) -> str:
         )
     if fields.get("elapsed") is not None:  # an LLM reply in flight: ETA from this run's earlier replies
         eta = fields.get("eta")
-        return f"{state} {clock(fields['elapsed'])}" + (
-            f" (ETA ~{clock(eta)})" if eta is not None else " (ETA after the first reply)"
-        )
+        if eta is not None:
+            return f"{state} {clock(fields['elapsed'])} (ETA ~{clock(eta)})"
+        late = "taking longer than this run's typical reply" if fields.get("overdue") else "ETA after the first reply"
+        return f"{state} {clock(fields['elapsed'])} ({late})"
     if fields.get("reason"):
         return f"{state}: {inert(fields['reason'], markup=False)}"
     if fields.get("fitness") is not None:
