@@ -273,6 +273,19 @@ def test_unproductive_later_iteration_keeps_the_best(spec_path, tmp_path):
     assert [r.status for r in folder.candidates()] == ["trained", "rejected", "rejected", "rejected"]
 
 
+@pytest.mark.slow
+def test_a_round_that_only_repeats_earlier_code_is_not_asked_again(spec_path, tmp_path):
+    """Iteration 2's only reply repeats 1.1 (up to comments): the round is not retried, since the same prompt would
+    bring the same code (the local model's template does), and the run keeps 1.1."""
+    config = RunConfig(task=str(spec_path), model=f"scripted:{DATA / 'loop_repeated.jsonl'}", iterations=2,
+                       samples=1, repair_rounds=0, iteration_retries=2, workers=1, final_seeds=0, out=tmp_path / "run")
+    folder = run_search(config)
+    assert [(r.id, r.status) for r in folder.candidates()] == [("1.1", "trained"), ("2.1", "rejected")]
+    assert folder.candidate(2, 1).reason == "[dedupe] same code as candidate 1.1"
+    assert [e["iteration"] for e in folder.events() if e["event"] == "iteration_unproductive"] == [2]
+    assert folder.summary()["status"] == "finished" and folder.summary()["best_candidate"] == "1.1"
+
+
 def test_eureka_strategy_resolves_to_eurekas_shape(tiny_spec):
     from rewardsmith.task import read_task
 

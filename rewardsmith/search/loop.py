@@ -53,6 +53,10 @@ from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
 
 HEADER = "# rewardsmith candidate"
+DEDUPE = "[dedupe]"
+"""The reason of a candidate whose code repeats an earlier one; a round of only these is not retried (the same
+prompt would bring the same code again: the built-in local model's template does, and the quick start paid
+minutes for it)."""
 
 
 @dataclass
@@ -219,9 +223,13 @@ def run_iteration(s: Search, iteration: int) -> None:
         if any(r.status == "trained" for r in records):
             break
         failures = [Failure(r.id, r.reason) for r in records]
-        if attempt == s.config.iteration_retries and best is not None:
+        repeated = best is not None and all(r.reason.startswith(DEDUPE) for r in records)
+        if (attempt == s.config.iteration_retries or repeated) and best is not None:
             s.progress.log(
-                f"iteration {iteration}: no new candidate could be trained after {attempt} "
+                f"iteration {iteration}: every candidate repeated an earlier one, so the round is not asked again; "
+                f"keeping the best so far ({best.id})"
+                if repeated
+                else f"iteration {iteration}: no new candidate could be trained after {attempt} "
                 f"retr{'y' if attempt == 1 else 'ies'}; keeping the best so far ({best.id})"
             )
             s.folder.event(
@@ -388,7 +396,7 @@ def design_candidate(
             problems = f"No usable reward code could be taken from your reply: {design.error}"
         elif duplicate_of is not None:
             (folder / f"attempt_{n}.py").write_text(design.code, encoding="utf-8")
-            entry.update(file=f"attempt_{n}.py", findings=[f"[dedupe] same code as candidate {duplicate_of}"])
+            entry.update(file=f"attempt_{n}.py", findings=[f"{DEDUPE} same code as candidate {duplicate_of}"])
         else:
             (folder / f"attempt_{n}.py").write_text(design.code, encoding="utf-8")
             s.progress.update(cid, "critic")
