@@ -23,19 +23,7 @@ from rewardsmith.errors import RunFolderError
 from rewardsmith.views.run_view import RunView, read_run
 
 ROOT = Path(__file__).resolve().parents[1]
-ORIGINAL = [
-    "ant-run",
-    "ant-spin",
-    "halfcheetah-run",
-    "halfcheetah-run-backward",
-    "hopper-backflip",
-    "hopper-hop",
-    "inverted-double-pendulum-balance",
-    "pusher-push",
-    "reacher-reach",
-    "walker2d-one-leg",
-    "walker2d-walk",
-]
+ORIGINAL = [n for n in (ROOT / "envs" / "starter.txt").read_text().splitlines() if n and not n.startswith("#")]
 """The 11 MuJoCo specs the project shipped first (commit 1293571), before the other families."""
 
 

@@ -13,6 +13,7 @@ import pytest
 from rewardsmith.errors import LLMError, ScriptExhaustedError
 from rewardsmith.llm import LLMResponse, Model, default_model_name, get_model
 from rewardsmith.llm.choose import DEFAULT_MODELS, MODEL_ENV, require_model_ready
+from rewardsmith.task import ENVS_DIR
 from rewardsmith.testing import serve_scripted
 
 REWARD = "```python\ndef compute_reward(state, action, next_state):\n    return 1.0, {'one': 1.0}\n```"
@@ -310,19 +311,7 @@ HOSTILE_LINES = [
     "    # compute cost (the trained policy)",
     '    components["open"] = (next_state.body(BODY).pos[0]',  # cut off
 ]
-ORIGINAL_TASKS = [
-    "ant-run",
-    "ant-spin",
-    "halfcheetah-run",
-    "halfcheetah-run-backward",
-    "hopper-backflip",
-    "hopper-hop",
-    "inverted-double-pendulum-balance",
-    "pusher-push",
-    "reacher-reach",
-    "walker2d-one-leg",
-    "walker2d-walk",
-]
+ORIGINAL_TASKS = [n for n in (ENVS_DIR / "starter.txt").read_text().splitlines() if n and not n.startswith("#")]
 
 
 @pytest.mark.parametrize("task", ORIGINAL_TASKS)
