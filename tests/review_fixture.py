@@ -32,7 +32,7 @@ from rewardsmith.workers.executor import LocalExecutor
 
 TASK = "halfcheetah-run"
 PLANTED_FLAG = {"code": "no-progress", "message": "fitness never rose above its first evaluation (planted by the fixture)"}
-SMALL = {"max_episode_steps": 200, "hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}
+SMALL = {"max_episode_steps": 100, "hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}
 
 REWARD_1 = (ENVS_DIR / "examples" / "halfcheetah_run.py").read_text()  # the shipped example reward
 
