@@ -84,3 +84,28 @@ def cli(capsys, monkeypatch):
         return code, captured.out, captured.err
 
     return run
+
+
+def constant_speed_episodes(spec, speeds, fitness, steps: int = 20):
+    """Synthetic recorded episodes of the spec's MuJoCo env: the root slides along x at `speeds[i]` m/s for `steps`
+    steps (as the evaluation worker records them), labelled with `fitness[i]`."""
+    import numpy as np
+
+    from rewardsmith.task import make_env
+    from rewardsmith.workers.trajectories import Episode
+
+    env = make_env(spec)
+    env.reset(seed=0)
+    base, dt = env.unwrapped, env.unwrapped.dt
+    episodes = []
+    for speed, label in zip(speeds, fitness, strict=True):
+        rows = []
+        for t in range(steps + 1):
+            qpos, qvel = base.init_qpos.copy(), np.zeros(base.model.nv)
+            qpos[0], qvel[0] = speed * t * dt, speed
+            base.set_state(qpos, qvel)
+            rows.append((base._get_obs(), qpos, qvel))
+        obs, qpos, qvel = (np.array(c) for c in zip(*rows))
+        episodes.append(Episode(obs, qpos, qvel, np.zeros((steps, base.action_space.shape[0])), label))
+    env.close()
+    return episodes

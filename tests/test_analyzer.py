@@ -216,29 +216,14 @@ def replay_candidate(folder: Path, spec, fitness: list[float], training_pairs: l
     """A trained HalfCheetah candidate whose recorded evaluation episode i runs at `speeds[i]` (default 0.2 * i)
     m/s for 20 steps, with the trusted fitness `fitness[i]`, and whose training worker reported `training_pairs`
     (return, fitness)."""
-    import numpy as np
+    from conftest import constant_speed_episodes
 
-    from rewardsmith.task import make_env
-    from rewardsmith.workers.trajectories import Episode, save_episodes
+    from rewardsmith.workers.trajectories import save_episodes
 
     (folder / "eval").mkdir(parents=True)
     (folder / "reward.py").write_text(reward)
-    env = make_env(spec)
-    env.reset(seed=0)
-    base, dt = env.unwrapped, env.unwrapped.dt
-    recorded = []
-    for i, f in enumerate(fitness):
-        rows = []
-        speed = 0.2 * i if speeds is None else speeds[i]
-        for t in range(21):
-            qpos, qvel = base.init_qpos.copy(), np.zeros(base.model.nv)
-            qpos[0], qvel[0] = speed * t * dt, speed
-            base.set_state(qpos, qvel)
-            rows.append((base._get_obs(), qpos, qvel))
-        obs, qpos, qvel = (np.array(c) for c in zip(*rows))
-        recorded.append(Episode(obs, qpos, qvel, np.zeros((20, 6)), f))
-    env.close()
-    save_episodes(folder / "eval" / "trajectories.npz", recorded)
+    speeds = [0.2 * i for i in range(len(fitness))] if speeds is None else speeds
+    save_episodes(folder / "eval" / "trajectories.npz", constant_speed_episodes(spec, speeds, fitness))
     (folder / "eval" / "eval_episodes.jsonl").write_text("".join(
         json.dumps({"episode": i, "fitness": f, "success": False, "length": 20, "termination": "truncated"}) + "\n"
         for i, f in enumerate(fitness)))

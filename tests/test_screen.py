@@ -25,24 +25,11 @@ HEADER = "import numpy as np\n\n\ndef compute_reward(state, action, next_state):
 @pytest.fixture(scope="module")
 def cheetah(tmp_path_factory):
     """A HalfCheetah spec and archives of synthetic runs at fixed speeds (fitness = speed), two files."""
-    from tests.conftest import make_tiny_spec
+    from tests.conftest import constant_speed_episodes, make_tiny_spec
 
     folder = tmp_path_factory.mktemp("cheetah")
     spec = read_task(make_tiny_spec(folder, "halfcheetah-run"))
-    env = make_env(spec)
-    env.reset(seed=0)
-    base, dt = env.unwrapped, env.unwrapped.dt
-    episodes = []
-    for speed in SPEEDS:
-        rows = []
-        for t in range(21):
-            qpos, qvel = base.init_qpos.copy(), np.zeros(base.model.nv)
-            qpos[0], qvel[0] = speed * t * dt, speed
-            base.set_state(qpos, qvel)
-            rows.append((base._get_obs(), qpos, qvel))
-        obs, qpos, qvel = (np.array(c) for c in zip(*rows))
-        episodes.append(Episode(obs, qpos, qvel, np.zeros((20, 6)), speed))
-    env.close()
+    episodes = constant_speed_episodes(spec, SPEEDS, SPEEDS)  # fitness = speed
     files = {"1.1": folder / "a.npz", "1.2": folder / "b.npz"}
     save_episodes(files["1.1"], episodes[:3])  # a slow policy and a fast one: spread enough to judge
     save_episodes(files["1.2"], episodes[3:])
