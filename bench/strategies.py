@@ -44,24 +44,39 @@ TASKS = ("inverted-double-pendulum-balance", "reacher-reach", "halfcheetah-run-b
 NOVEL = {"halfcheetah-run-backward"}  # the env's own reward runs forward
 
 
+LABELS = ("good", "weak", "buggy", "reward-hacking", "slow")
+REJECTED = ("buggy", "slow")  # the labels the critic rejects, each asking for one repair reply
+STRATEGIES = ("eureka", "default")
+NO_REPAIR = "The pool holds no further repair reply for this request, so no code follows."
+
+
+def number(path: Path) -> int:
+    """The number in a pool file name: s10_good_x.py -> 10."""
+    return int(path.stem.split("_", 1)[0][1:])
+
+
 def pool(task: str) -> tuple[list[Path], list[Path]]:
-    """(samples, repair replies) of a task's pool, in order."""
+    """(samples, repair replies) of a task's pool, in numeric order (s10 after s9)."""
     folder = POOLS / task
-    return sorted(folder.glob("s[0-9]*_*.py")), sorted(folder.glob("r[0-9]*_*.py"))
+    return (
+        sorted(folder.glob("s[0-9]*_*.py"), key=number),
+        sorted(folder.glob("r[0-9]*_*.py"), key=number),
+    )
 
 
 def label(path: Path) -> str:
-    """The label in a pool file name: s3_buggy_typo.py -> buggy."""
+    """The label in a pool file name: s3_buggy_typo.py -> buggy, s4_reward-hacking_forward.py -> reward-hacking."""
     return path.stem.split("_", 2)[1]
 
 
-def write_script(task: str, out: Path) -> Path:
-    """The scripted model's replies for one run: every sample, then the repair replies."""
+def write_script(task: str, out: Path, repair_rounds: int = 1) -> Path:
+    """The scripted model's replies for one run: every sample, then the repair replies, then enough code-less
+    replies that any repair request beyond the pool's (a sample the critic rejects unexpectedly, a repair
+    rejected again) gets an answer, rejected as "no code", instead of ending the run with an empty script."""
     samples, repairs = pool(task)
-    lines = [
-        json.dumps({"role": "designer", "content": f"```python\n{p.read_text(encoding='utf-8')}\n```\n"})
-        for p in samples + repairs
-    ]
+    replies = [f"```python\n{p.read_text(encoding='utf-8')}\n```\n" for p in samples + repairs]
+    replies += [NO_REPAIR] * max(len(samples) * repair_rounds - len(repairs), 0)
+    lines = [json.dumps({"role": "designer", "content": text}) for text in replies]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
 
@@ -102,7 +117,7 @@ def job_costs(folder: RunFolder) -> list[tuple[int, float]]:
 def one_run(task: str, strategy: str, seed: int, args: argparse.Namespace, root: Path) -> dict:
     """Run one search and return its row."""
     out = root / task / f"{strategy}_seed{seed}"
-    script = write_script(task, root / task / f"{strategy}_seed{seed}.jsonl")
+    script = write_script(task, root / task / f"{strategy}_seed{seed}.jsonl", repair_rounds=1)
     samples, _ = pool(task)
     config = RunConfig(
         task=task,
@@ -163,8 +178,9 @@ def table(rows: list[dict]) -> str:
     for r in rows:
         by[(r["task"], r["strategy"])].append(r)
     for task in dict.fromkeys(r["task"] for r in rows):
-        eureka_total = statistics.mean(r["search_steps"] + r["final_steps"] for r in by[(task, "eureka")] or [{}])
-        for strategy in ("eureka", "default"):
+        eureka = [r["search_steps"] + r["final_steps"] for r in by[(task, "eureka")]]
+        eureka_total = statistics.mean(eureka) if eureka else float("nan")  # no ratio without eureka runs
+        for strategy in STRATEGIES:
             group = by[(task, strategy)]
             if not group:
                 continue
@@ -214,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", default=",".join(TASKS))
     parser.add_argument("--seeds", type=int, default=5, help="search seeds per task and strategy")
+    parser.add_argument(
+        "--strategies", default=",".join(STRATEGIES), help="which strategies to run, comma-separated (eureka,default)"
+    )
     parser.add_argument("--timesteps", type=int, default=4096, help="full training budget per candidate")
     parser.add_argument(
         "--rungs",
@@ -226,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/rewardsmith-strategies"))
     parser.add_argument("--table-only", action="store_true", help="print the tables from OUT/rows.jsonl and stop")
     args = parser.parse_args(argv)
+    strategies = [x for x in args.strategies.split(",") if x]
+    if not strategies or set(strategies) - set(STRATEGIES):
+        parser.error(f"--strategies: a comma-separated subset of {','.join(STRATEGIES)}; got {args.strategies!r}")
     args.out.mkdir(parents=True, exist_ok=True)
     results = args.out / "rows.jsonl"
     # finished runs are kept (seeds outermost, so a cut-short benchmark still covers every task)
@@ -234,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed in range(0 if args.table_only else args.seeds):
         for task in args.tasks.split(","):
             (args.out / task).mkdir(exist_ok=True)
-            for strategy in ("eureka", "default"):
+            for strategy in strategies:
                 if (task, strategy, seed) in done:
                     continue
                 row = one_run(task, strategy, seed, args, args.out)

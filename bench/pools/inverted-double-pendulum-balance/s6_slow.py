@@ -1,4 +1,4 @@
-"""Hand-written pool entry, label: too slow. A sensible reward behind deliberate busy work per call."""
+"""Hand-written pool entry, label: slow. Too slow: a sensible reward behind deliberate busy work per call."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Hand-written pool entry, label: too slow. A "repair" that is still slow: rejected again."""
+"""Hand-written pool entry, label: slow. A "repair" that is still too slow: rejected again."""
 
 import math
 
