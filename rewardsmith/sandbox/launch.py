@@ -24,6 +24,8 @@ from typing import BinaryIO
 
 import rewardsmith
 from rewardsmith.errors import SandboxError
+from rewardsmith.sandbox import forkserver
+from rewardsmith.sandbox.forkserver import WarmProcess
 from rewardsmith.sandbox.interrupt import STOP, raise_if_stopping
 from rewardsmith.sandbox.lockdown import sandbox_uid
 
@@ -141,30 +143,17 @@ def run_worker(
     """
     raise_if_stopping()
     protect_parent()
-    argv = command or worker_command(mode, job_path)
     start = time.monotonic()
     started_wall = time.time()
     with open(log_path, "wb") as log:
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=worker_env(cwd, extra_env),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                close_fds=True,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise SandboxError(f"could not start worker {argv[:3]}...: {exc}") from exc
+        proc = _start(mode, job_path, cwd, worker_env(cwd, extra_env), command)
         copier = _CappedCopy(proc.stdout, log, output_cap_bytes)  # type: ignore[arg-type]
         copier.start()
         timed_out = stalled = False
         over = ""
         pidfd = _pidfd(proc.pid)
         try:
-            while not _has_exited(proc.pid) and not STOP.is_set():
+            while not _exited(proc) and not STOP.is_set():
                 if on_poll is not None:
                     on_poll()
                 timed_out = time.monotonic() - start > timeout_s
@@ -195,6 +184,43 @@ def run_worker(
         reason=over or _reason(rc, sig, timed_out, stalled, timeout_s, stall_timeout_s),
         over_quota=bool(over),
     )
+
+
+def _start(
+    mode: str, job_path: Path, cwd: Path, env: dict[str, str], command: list[str] | None
+) -> subprocess.Popen | WarmProcess:
+    """A worker for the job: forked by the warm fork server when there is one (the real worker only, not a
+    `command` of the probe's or the tests'), else a cold `python -I` process. Both are new sessions."""
+    server = None if command else forkserver.shared(python_command(forkserver.SERVER_MODULE), worker_env(cwd))
+    if server is not None:
+        read_end, write_end = os.pipe()
+        try:
+            pid = server.spawn([mode, str(job_path)], cwd, env, write_end)
+        except (SandboxError, OSError):
+            os.close(read_end)  # a server that cannot fork now: this job starts cold
+        else:
+            return WarmProcess(server, pid, os.fdopen(read_end, "rb"))
+        finally:
+            os.close(write_end)
+    argv = command or worker_command(mode, job_path)
+    try:
+        return subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            close_fds=True,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise SandboxError(f"could not start worker {argv[:3]}...: {exc}") from exc
+
+
+def _exited(proc: subprocess.Popen | WarmProcess) -> bool:
+    """True once the worker has exited, without reaping it."""
+    return proc.exited() if isinstance(proc, WarmProcess) else _has_exited(proc.pid)
 
 
 def _over_quota(folder: Path, quota_bytes: int | None) -> str:

@@ -21,6 +21,9 @@ from rewardsmith.workers.job import ERROR_FILE, MODES, WorkerJob
 
 EXIT_REWARD_ERROR = 3
 EXIT_ERROR = 4
+WARM_IMPORTS = tuple(dict.fromkeys(mode.entry.split(":")[0] for mode in MODES.values()))
+"""What the warm fork server (`rewardsmith.sandbox.forkserver`) imports once, before any fork: every mode's
+module, with torch, stable-baselines3, gymnasium and MuJoCo behind them. Trusted code only."""
 
 
 def read_job_reward(job: WorkerJob) -> str:

@@ -1,0 +1,116 @@
+"""Warm workers: jobs forked by the pre-imported fork server are as clean and as supervised as cold ones."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from rewardsmith.sandbox import forkserver
+from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS
+from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.run import run_job
+
+ENVS = Path(__file__).resolve().parent.parent / "envs"
+# Runs at module load, after lock-down (the AST gate is off for this test only): what can the worker see?
+SNOOP = """
+import json, os
+fds = {}
+for fd in os.listdir('/proc/self/fd'):
+    try:
+        fds[fd] = os.readlink('/proc/self/fd/' + fd)
+    except OSError as exc:
+        fds[fd] = str(exc)
+try:
+    parent_env = open('/proc/%d/environ' % os.getppid(), 'rb').read().decode(errors='replace')
+except OSError as exc:
+    parent_env = 'unreadable: ' + type(exc).__name__
+json.dump({'pid': os.getpid(), 'ppid': os.getppid(), 'sid': os.getsid(0), 'fds': fds, 'env': dict(os.environ),
+           'parent_env': parent_env}, open('snoop.json', 'w'))
+{tail}
+
+def compute_reward(state, action, next_state):
+    return 0.0, {}
+"""
+
+
+def critic_job(folder: Path, tail: str = "", **options) -> WorkerJob:
+    folder.mkdir(parents=True, exist_ok=True)
+    reward = folder / "reward.py"
+    reward.write_text(SNOOP.replace("{tail}", tail))
+    return WorkerJob(mode="critic", task_path=ENVS / "inverted-double-pendulum-balance.toml", reward_path=reward,
+                     out_dir=folder, ast_gate=False, options=options)
+
+
+@pytest.fixture
+def fresh_server(monkeypatch):
+    """A fork server of this test's own, stopped afterwards (the process-wide one is left as it was)."""
+    monkeypatch.setenv(forkserver.ENV_SWITCH, "1")
+    monkeypatch.setattr(forkserver, "_shared", None)
+    monkeypatch.setattr(forkserver, "_shared_failed", "")
+    yield
+    if forkserver._shared is not None:
+        forkserver._shared.close()
+
+
+def test_a_warm_worker_is_forked_clean_and_sees_no_secret(tmp_path: Path, monkeypatch, fresh_server) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-forkserver")
+    result = run_job(critic_job(tmp_path / "a"))
+    assert result.status in ("ok", "rejected"), result.error
+    seen = json.loads((tmp_path / "a" / "snoop.json").read_text())
+    server = forkserver._shared
+    assert server is not None and seen["ppid"] == server.pid  # forked by the server, not started cold
+    assert seen["sid"] == seen["pid"]  # its own session, so the parent's group kill reaches everything it starts
+    assert not any(target.startswith("socket:") for target in seen["fds"].values()), seen["fds"]
+    allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", *THREAD_VARS, *PASSTHROUGH_ENV}
+    assert set(seen["env"]) <= allowed and seen["env"]["HOME"] == str(tmp_path / "a")
+    assert "planted" not in json.dumps(seen)  # neither its own environment nor the server's holds the key
+    sandbox = json.loads((tmp_path / "a" / "sandbox.json").read_text())
+    assert sandbox["seccomp"].startswith("on") and sandbox["landlock"].startswith("on")
+    # a second job gets a new process from the same server
+    run_job(critic_job(tmp_path / "b"))
+    again = json.loads((tmp_path / "b" / "snoop.json").read_text())
+    assert again["ppid"] == server.pid and again["pid"] != seen["pid"]
+
+
+def test_a_warm_worker_that_hangs_is_killed_and_reaped(tmp_path: Path, fresh_server) -> None:
+    started = time.monotonic()
+    result = run_job(critic_job(tmp_path / "hang", tail="import time; time.sleep(600)", timeout_s=4))
+    assert result.status != "ok" and "timed out" in result.error
+    assert time.monotonic() - started < 60
+    server = forkserver._shared
+    assert server is not None
+    assert children_of(server.pid) == []  # killed, and reaped by the server: no worker, no zombie left
+
+
+def children_of(pid: int) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if entry.name.isdigit() and int(fields[1]) == pid:
+            found.append(f"{entry.name} ({fields[0]})")
+    return found
+
+
+@pytest.mark.slow
+def test_a_dead_server_is_replaced_and_the_switch_turns_it_off(tmp_path: Path, monkeypatch, fresh_server) -> None:
+    run_job(critic_job(tmp_path / "first"))
+    first = forkserver._shared
+    assert first is not None
+    os.kill(first.pid, signal.SIGKILL)
+    first._proc.wait()
+    run_job(critic_job(tmp_path / "second"))
+    second = json.loads((tmp_path / "second" / "snoop.json").read_text())
+    assert forkserver._shared is not None and second["ppid"] == forkserver._shared.pid != first.pid
+    monkeypatch.setenv(forkserver.ENV_SWITCH, "0")
+    run_job(critic_job(tmp_path / "cold"))
+    cold = json.loads((tmp_path / "cold" / "snoop.json").read_text())
+    assert cold["ppid"] == os.getpid()  # started cold, by this process
