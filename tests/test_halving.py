@@ -39,22 +39,23 @@ class Trainer:
 def test_rung_budgets_and_survivors():
     assert rung_budgets(8000, [0.125, 0.25, 0.5, 1.0]) == [1000, 2000, 4000, 8000]
     assert rung_budgets(8000, [0.01, 0.02, 1.0], minimum=2048) == [2048, 8000]  # merged below one rollout
-    assert [survivors(n, 0.5) for n in (1, 2, 3, 4, 5)] == [1, 1, 2, 2, 3]
+    assert [survivors(n, 0.5) for n in (1, 2, 3, 4, 5)] == [1, 2, 2, 2, 3]
+    assert [survivors(n, 0.25) for n in (1, 2, 4, 14, 16)] == [1, 2, 2, 4, 4]  # at least two go on where there are two
     assert survivors(6, 1 / 3) == 2
 
 
 def test_halving_spends_the_budget_as_configured_and_resumes():
-    records = designed(4)
-    trainer = Trainer({"1.1": 1.0, "1.2": 4.0, "1.3": 3.0, "1.4": 2.0})
-    rungs = successive_halving(records, trainer, [100, 200, 400], keep=0.5, parallel=2)
+    records = designed(8)
+    trainer = Trainer({f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)})
+    rungs = successive_halving(records, trainer, [100, 200, 400], keep=0.25, parallel=2)
     by_rung = [sorted((c[0], c[1], c[2]) for c in trainer.calls if c[1] == b) for b in (100, 200, 400)]
-    assert by_rung[0] == [("1.1", 100, False), ("1.2", 100, False), ("1.3", 100, False), ("1.4", 100, False)]
-    assert by_rung[1] == [("1.2", 200, True), ("1.3", 200, True)]  # the top half resumes, not restarts
-    assert by_rung[2] == [("1.2", 400, True)]
+    assert by_rung[0] == [(f"1.{i}", 100, False) for i in range(1, 9)]
+    assert by_rung[1] == [("1.2", 200, True), ("1.3", 200, True)]  # the top quarter resumes, not restarts
+    assert by_rung[2] == [("1.2", 400, True), ("1.3", 400, True)]  # at least two reach the full budget
     # resumed rungs start from what the candidate already trained
     assert all(done == {200: 100, 400: 200}[b] for _, b, resume, done in trainer.calls if resume)
-    assert [r.steps for r in rungs] == [400, 200, 200]  # 800 env steps in all, vs 1600 for 4 full trainings
-    assert rungs[0].stopped == {"1.1": "halved", "1.4": "halved"} and rungs[0].promoted == ["1.2", "1.3"]
+    assert [r.steps for r in rungs] == [800, 200, 400]  # 1,400 env steps in all, vs 3,200 for 8 full trainings
+    assert rungs[0].promoted == ["1.2", "1.3"] and set(rungs[0].stopped.values()) == {"halved"}
     assert rungs[-1].trained[0].timesteps == 400
 
 

@@ -74,9 +74,14 @@ def run(
     rungs: str | None = typer.Option(
         None,
         help="Successive halving rungs as comma-separated fractions of --timesteps, e.g. 0.125,0.25,0.5,1 "
-        "(default for the default strategy).",
+        "(default for the default strategy: 0.0625,0.25,1).",
     ),
-    keep: float = typer.Option(0.5, min=0.01, max=1.0, help="Fraction of a rung's candidates that go on."),
+    keep: float | None = typer.Option(
+        None,
+        min=0.01,
+        max=1.0,
+        help="Fraction of a rung's candidates that go on, at least 2 where there are 2 [default: 0.25].",
+    ),
     warm_start: bool = typer.Option(
         False,
         "--warm-start",
@@ -123,10 +128,10 @@ def run(
         sandbox_minimum=sandbox_minimum.split(",") if sandbox_minimum else None,
         strategy=parse_strategy(strategy),
         rungs=parse_rungs(rungs),
-        keep=keep,
         stop_flat=stop_flat,
         warm_start=warm_start,
         use_cache=use_cache,
+        **({} if keep is None else {"keep": keep}),
         **{k: v for k, v in options.items() if v is not None or k == "semantic"},
     )
     announce_cache(use_cache)

@@ -50,8 +50,9 @@ def rung_budgets(timesteps: int, fractions: list[float], minimum: int = 1) -> li
 
 
 def survivors(n: int, keep: float) -> int:
-    """How many of `n` candidates go on to the next rung: ceil(n * keep), at least 1."""
-    return max(1, math.ceil(n * keep - 1e-9))
+    """How many of `n` candidates go on to the next rung: ceil(n * keep), but at least 2 (where there are 2), so
+    the pick at the next rung still compares two policies instead of trusting a shorter rung's order."""
+    return min(n, max(2, math.ceil(n * keep - 1e-9)))
 
 
 def is_flat(before: CandidateRecord | None, now: CandidateRecord) -> bool:
@@ -200,11 +201,11 @@ def rung_trainer(
     return train
 
 
-MIN_RUNG_STEPS = 8192
-"""Under the default rungs, rungs shorter than this are merged into the next. A rung job pays a fixed cost for
-starting the training and evaluation workers (fitted by bench/strategies.py: 68 s per job on the shared 2-core
-machine at load ~15; ~900 steps/s after that), so a rung of a few thousand steps costs more in start-up than in
-training. Explicit `rungs` are only held to one PPO rollout."""
+MIN_RUNG_STEPS = 1024
+"""Under the default rungs, rungs shorter than this (or than one PPO rollout) are merged into the next. A rung job
+pays a fixed cost for its training and evaluation workers; warm workers (`rewardsmith.sandbox.forkserver`) cut
+it to about a second (bench/fixed_cost.py), so a short first rung is cheap. Explicit `rungs` are only held to one
+PPO rollout."""
 
 
 def first_rung_minimum(spec: TaskSpec, explicit: bool = False) -> int:
