@@ -13,10 +13,12 @@ proves the labels: every candidate's trusted fitness at the full budget, from th
 every candidate fully. A last line gives the fixed cost per job (training plus evaluation worker), fitted
 from all jobs' wall times against their steps.
 
-    REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/strategies.py --seeds 5 --timesteps 4096 --workers 3
+    REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/strategies.py --seeds 5 --timesteps 16384 --workers 2
 
-Sized for a 2-core machine: a few thousand steps per candidate, one iteration of the whole pool, one final
-seed. At this budget fitness is still noisy; say so when quoting the numbers.
+Sized for a 2-core machine: 16,384 steps per fully trained candidate (the specs' own budgets are 100k-200k),
+one iteration of the whole pool (K = 16, Eureka's), one final seed; the default strategy runs with its built-in
+rungs and keep unless --rungs/--keep say otherwise. At this budget fitness is still noisy; say so when quoting
+the numbers.
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ def one_run(task: str, strategy: str, seed: int, args: argparse.Namespace, root:
         seed=seed,
         workers=args.workers,
         rungs=[float(x) for x in args.rungs.split(",")] if strategy == "default" and args.rungs else None,
-        keep=args.keep,
+        **({} if args.keep is None else {"keep": args.keep}),
         out=out,
     )
     log = (root / task / f"{strategy}_seed{seed}.log").open("w")
@@ -233,14 +235,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--strategies", default=",".join(STRATEGIES), help="which strategies to run, comma-separated (eureka,default)"
     )
-    parser.add_argument("--timesteps", type=int, default=4096, help="full training budget per candidate")
+    parser.add_argument("--timesteps", type=int, default=16384, help="full training budget per candidate")
     parser.add_argument(
         "--rungs",
-        default="0.25,0.5,1",
-        help="the default strategy's rungs as fractions of --timesteps ('' for its built-in ones, which are held to "
-        "8,192 steps and so do not split a bench-sized budget)",
+        default="",
+        help="the default strategy's rungs as fractions of --timesteps, e.g. 0.25,0.5,1 (default '': its built-in "
+        "ones, 1/16, 1/4, 1, the first held to one PPO rollout)",
     )
-    parser.add_argument("--keep", type=float, default=0.5)
+    parser.add_argument("--keep", type=float, default=None, help="the default strategy's keep (default: built-in)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("/tmp/rewardsmith-strategies"))
     parser.add_argument("--table-only", action="store_true", help="print the tables from OUT/rows.jsonl and stop")
