@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.halving import is_flat, rung_budgets, successive_halving, survivors
+from rewardsmith.search.halving import is_flat, rung_budgets, rung_episodes, successive_halving, survivors
 
 
 def designed(n: int) -> list[CandidateRecord]:
@@ -42,6 +42,12 @@ def test_rung_budgets_and_survivors():
     assert [survivors(n, 0.5) for n in (1, 2, 3, 4, 5)] == [1, 2, 2, 2, 3]
     assert [survivors(n, 0.25) for n in (1, 2, 4, 14, 16)] == [1, 2, 2, 4, 4]  # at least two go on where there are two
     assert survivors(6, 1 / 3) == 2
+
+
+def test_evaluations_are_sized_to_the_rung():
+    assert [rung_episodes(20, t, 16384) for t in (1024, 4096, 8192, 16384)] == [5, 5, 10, 20]
+    assert rung_episodes(3, 1024, 16384) == 3  # never more than the spec asks for
+    assert rung_episodes(20, 20000, 16384) == 20
 
 
 def test_halving_spends_the_budget_as_configured_and_resumes():

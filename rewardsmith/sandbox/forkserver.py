@@ -43,6 +43,7 @@ EXIT_CHILD_SETUP = 71
 """Exit code of a forked child that failed before the worker entry point ran."""
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
+_PR_SET_NAME = 15
 
 
 def enabled() -> bool:
@@ -251,9 +252,11 @@ def _fork_worker(request: dict[str, Any], output_fd: int, sock: socket.socket, w
             sock.close()
             os.close(ready_r)
             os.setsid()
-            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
+            libc = ctypes.CDLL(None)
+            libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
             if os.getppid() != server:
                 os._exit(70)
+            libc.prctl(_PR_SET_NAME, f"rs-{argv[0]}".encode()[:15], 0, 0, 0)  # `ps -o comm` tells workers apart
             os.dup2(output_fd, 1)
             os.dup2(output_fd, 2)
             null = os.open(os.devnull, os.O_RDONLY)

@@ -55,6 +55,19 @@ def survivors(n: int, keep: float) -> int:
     return min(n, max(2, math.ceil(n * keep - 1e-9)))
 
 
+MIN_RUNG_EPISODES = 5
+
+
+def rung_episodes(episodes: int, timesteps: int, full: int) -> int:
+    """Evaluation episodes for a rung of `timesteps` out of a `full` budget: the spec's `episodes` at the full
+    budget, proportionally fewer below it, but at least `MIN_RUNG_EPISODES`. A short rung's cut only ranks (and the
+    lower-confidence-bound rule charges the wider error), while a fixed-length env's evaluation of 20 full
+    episodes would cost more than a 1/16 rung's training."""
+    if timesteps >= full:
+        return episodes
+    return min(episodes, max(MIN_RUNG_EPISODES, math.ceil(episodes * timesteps / full)))
+
+
 def is_flat(before: CandidateRecord | None, now: CandidateRecord) -> bool:
     """True when `now`'s fitness did not rise above `before`'s by more than its standard error."""
     if before is None or before.fitness is None or now.fitness is None:
@@ -181,7 +194,7 @@ def rung_trainer(
             cand,
             timesteps=timesteps - done,
             seed=config.seed,
-            eval_episodes=spec.train.eval_episodes,
+            eval_episodes=rung_episodes(spec.train.eval_episodes, timesteps, config.timesteps or spec.train.timesteps),
             executor=executor,
             device=config.device,
             on_progress=lambda d, t: progress.update(record.id, "training", done=done + d, total=timesteps),
