@@ -119,7 +119,7 @@ def test_the_calibration_table_counts_outcomes_and_rates(bench):
     assert good.split()[2:] == ["3", "2", "1", "1", "1"]  # files, judged, passed, rejected, no verdict
     assert "(good rejected / good judged):                 1/2 = 0.50" in text
     assert "1/3 = 0.33" in text  # hacking passed / judged
-    assert "0/0 (no weak entry judged)" in text
+    assert "weak passed / weak judged:                                       0/0" in text
 
 
 def test_the_calibration_leaves_a_rewards_own_episodes_out(bench, tmp_path, monkeypatch):
