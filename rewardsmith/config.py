@@ -114,6 +114,13 @@ class RunConfig(BaseModel):
         description="stable-eureka's warm start: from iteration 2 on, each candidate's training starts from the "
         "policy of its parent (the best so far) instead of a fresh network.",
     )
+    progress_bonus: float = Field(
+        0.0,
+        ge=0.0,
+        description="Progress counts (optional strategy): > 0 asks each candidate for `progress(state)` too and "
+        "adds this times 1/sqrt(N) of its discretised progress cell to the training reward; 0: off.",
+    )
+    progress_bins: int = Field(10, ge=1, le=100, description="Progress counts: bins per sub-goal in [0, 1].")
     out: Path | None = Field(
         None, description="Explicit run folder (must be new or empty); default runs/<task>/<stamp>/."
     )
@@ -126,6 +133,11 @@ class RunConfig(BaseModel):
         if not rungs or any(not 0 < f <= 1 for f in rungs) or sorted(set(rungs)) != list(rungs):
             raise ValueError(f"rungs must increase strictly within (0, 1]; got {rungs}")
         return list(rungs)
+
+    def progress_options(self) -> dict[str, float | int] | None:
+        """The progress strategy's worker options (`{"beta", "bins"}`, see `rewardsmith.reward.progress`), or
+        None when it is off."""
+        return {"beta": self.progress_bonus, "bins": self.progress_bins} if self.progress_bonus > 0 else None
 
     def rung_fractions(self) -> list[float]:
         """The rungs in effect: the configured ones, else the strategy's default."""

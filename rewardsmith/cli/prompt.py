@@ -31,9 +31,10 @@ def count_tokens(model: str, messages: list[dict[str, str]]) -> tuple[list[int],
     return [len(encoding.encode(m["content"], disallowed_special=())) + 4 for m in messages], encoding.name
 
 
-def designer_messages(task: str, run_dir: Path | None) -> tuple[list[dict[str, str]], str]:
+def designer_messages(task: str, run_dir: Path | None, *, progress: bool = False) -> tuple[list[dict[str, str]], str]:
     """The designer's messages for iteration 1 of `task`, or for the iteration after the last one of `run_dir`
-    (its best candidate, feedback, other candidates and history); and which iteration that is."""
+    (its best candidate, feedback, other candidates and history); and which iteration that is. `progress`: as
+    with the progress strategy on (a run folder's own setting counts too)."""
     from rewardsmith.errors import RunFolderError
     from rewardsmith.run_folder.folder import RunFolder
     from rewardsmith.search.selection import best_record
@@ -44,7 +45,7 @@ def designer_messages(task: str, run_dir: Path | None) -> tuple[list[dict[str, s
 
     if run_dir is None:
         spec = load_task(task)
-        return Designer(None, spec, describe(spec)).prompt(), "iteration 1"
+        return Designer(None, spec, describe(spec), progress=progress).prompt(), "iteration 1"
     if not (Path(run_dir) / "run.json").is_file():
         raise RunFolderError(f"{run_dir}: not a run folder (no run.json)")
     folder = RunFolder(Path(run_dir))
@@ -56,7 +57,7 @@ def designer_messages(task: str, run_dir: Path | None) -> tuple[list[dict[str, s
     best = best_record(records, before=iteration)
     if best is None:
         raise RunFolderError(f"{run_dir}: no trained candidate yet, so there is no feedback to show")
-    designer = Designer(None, spec, describe(spec))
+    designer = Designer(None, spec, describe(spec), progress=progress or folder.config().progress_bonus > 0)
     return designer.prompt(**prompt_inputs(folder, iteration, best)), f"iteration {iteration}"
 
 
@@ -70,9 +71,12 @@ def prompt(
     ),
     model: str = typer.Option("gpt-4o", help="Count tokens with this model's tokenizer."),
     as_json: bool = typer.Option(False, "--json", help="Print the messages and token counts as JSON."),
+    progress: bool = typer.Option(
+        False, "--progress", help="As with `run --progress-bonus`: the designer also writes progress(state)."
+    ),
 ) -> None:
     """Print the exact designer messages that would be sent for TASK, with their token counts (nothing is sent)."""
-    messages, which = designer_messages(task, iteration_2_from)
+    messages, which = designer_messages(task, iteration_2_from, progress=progress)
     tokens, encoding = count_tokens(model, messages)
     if as_json:
         typer.echo(

@@ -90,6 +90,13 @@ def run(
     stop_flat: bool = typer.Option(
         True, "--stop-flat/--no-stop-flat", help="Stop a rung survivor whose fitness stopped rising."
     ),
+    progress_bonus: float = typer.Option(
+        0.0,
+        min=0.0,
+        help="Progress counts: candidates also write progress(state) (per sub-goal, in [0, 1]) and training adds "
+        "BETA/sqrt(N) for the N-th visit of the discretised progress; 0 (default): off.",
+    ),
+    progress_bins: int = typer.Option(10, min=1, max=100, help="Progress counts: bins per sub-goal."),
     shared_cache: bool = typer.Option(
         False,
         "--shared-cache",
@@ -130,6 +137,8 @@ def run(
         rungs=parse_rungs(rungs),
         stop_flat=stop_flat,
         warm_start=warm_start,
+        progress_bonus=progress_bonus,
+        progress_bins=progress_bins,
         use_cache=use_cache,
         **({} if keep is None else {"keep": keep}),
         **{k: v for k, v in options.items() if v is not None or k == "semantic"},

@@ -224,21 +224,32 @@ def check_source(source: str, *, function_name: str = "compute_reward", max_byte
     return sorted(findings, key=lambda f: (f.line or 0, f.code))
 
 
-def _check_signature(tree: ast.Module, function_name: str) -> list[Finding]:
+def _check_signature(
+    tree: ast.Module, function_name: str, params: tuple[str, ...] = ("state", "action", "next_state")
+) -> list[Finding]:
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function_name]
+    names = ", ".join(params)
     if not defs:
-        return [Finding("signature", f"define a top-level `def {function_name}(state, action, next_state):`")]
+        return [Finding("signature", f"define a top-level `def {function_name}({names}):`")]
     args = defs[-1].args
     positional = len(args.posonlyargs) + len(args.args)
-    if positional != 3 or args.vararg or args.kwarg or args.kwonlyargs:
-        return [
-            Finding(
-                "signature",
-                f"`{function_name}` must take exactly 3 positional parameters (state, action, next_state)",
-                defs[-1].lineno,
-            )
-        ]
+    if positional != len(params) or args.vararg or args.kwarg or args.kwonlyargs:
+        count = f"exactly {len(params)} positional parameter{'s' if len(params) > 1 else ''}"
+        return [Finding("signature", f"`{function_name}` must take {count} ({names})", defs[-1].lineno)]
     return []
+
+
+def check_progress_signature(source: str) -> list[Finding]:
+    """The findings about a module's `progress(state)` (missing, or not one positional parameter); empty when it
+    is defined right or the source does not parse (check_source reports that)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [
+        Finding("progress-" + f.code, f.message + " (the progress strategy is on)", f.line)
+        for f in _check_signature(tree, "progress", ("state",))
+    ]
 
 
 def _check_node(node: ast.AST) -> list[Finding]:
@@ -306,8 +317,21 @@ def load_reward(
     with small builtins and numpy/math views. gate=False is the test-only path (plain exec, full
     builtins) that proves the OS layers hold without the gate.
     """
+    return load_functions(source, (function_name,), filename=filename, gate=gate)[function_name]
+
+
+def load_functions(
+    source: str,
+    names: tuple[str, ...],
+    *,
+    optional: tuple[str, ...] = (),
+    filename: str = "reward.py",
+    gate: bool = True,
+) -> dict[str, Callable[..., Any]]:
+    """Execute a reward module once (as `load_reward` does) and return its functions `names` (each required,
+    else RewardFileError) and those of `optional` it defines; the gate's signature check is for `names[0]`."""
     if gate:
-        findings = check_source(source, function_name=function_name)
+        findings = check_source(source, function_name=names[0])
         if findings:
             raise RewardFileError(f"{filename} breaks the reward policy:\n" + "\n".join(str(f) for f in findings))
         namespace: dict[str, Any] = {"__name__": "reward", "__builtins__": safe_builtins()}
@@ -318,10 +342,11 @@ def load_reward(
     except SyntaxError as exc:
         raise RewardFileError(f"{filename} line {exc.lineno}: {exc.msg}") from exc
     exec(code, namespace)
-    fn = namespace.get(function_name)
-    if not callable(fn):
-        raise RewardFileError(f"{filename} does not define a callable `{function_name}`")
-    return fn
+    found = {name: namespace.get(name) for name in (*names, *optional)}
+    for name in names:
+        if not callable(found[name]):
+            raise RewardFileError(f"{filename} does not define a callable `{name}`")
+    return {name: fn for name, fn in found.items() if callable(fn)}
 
 
 def safe_builtins() -> dict[str, Any]:

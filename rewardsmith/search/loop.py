@@ -122,7 +122,12 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
         with interruptible(lambda signum: _interrupted(folder, config, spec, started, signum)):
             model = get_model(config.model, api_base=config.api_base, run_dir=folder.path, use_cache=config.use_cache)
             designer = Designer(
-                model, spec, describe(spec), temperature=config.temperature, max_tokens=config.max_tokens
+                model,
+                spec,
+                describe(spec),
+                temperature=config.temperature,
+                max_tokens=config.max_tokens,
+                progress=config.progress_bonus > 0,
             )
             search = Search(folder, config, spec, model, designer, executor, progress)
             progress.status(**usage(search))
@@ -407,6 +412,7 @@ def design_candidate(
                 model=s.model,
                 semantic=s.config.semantic,
                 executor=s.executor,
+                options={"progress": p} if (p := s.config.progress_options()) else None,
             )
             (folder / f"attempt_{n}.critic.json").write_bytes((folder / "critic.json").read_bytes())
             record.tokens += report.tokens

@@ -8,6 +8,9 @@
    Critic), `prompts/critic.j2`. Only the problems it names (`- PROBLEM:` bullets) become findings.
 
 Each stage runs only if the previous one found no error. The verdict and every finding go to `critic.json`.
+
+With the progress strategy on (`options["progress"]`, `rewardsmith.reward.progress`), the static stage also
+requires `progress(state)`, and the smoke worker checks what it returns (its findings are `progress-*`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Any
 from rewardsmith.errors import LLMError, RewardsmithError, TaskSpecError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.reward.contract import read_reward_source
-from rewardsmith.sandbox.policy import check_source
+from rewardsmith.reward.progress import ProgressOptions
+from rewardsmith.sandbox.policy import check_progress_signature, check_source
 from rewardsmith.stages.prompts import render
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.job import WorkerJob
@@ -85,6 +89,13 @@ class CriticReport:
                 f"- {name}: {s['min']:.4g} / {s['mean']:.4g} / {s['max']:.4g}"
                 for name, s in dynamic["components"].items()
             ]
+        progress = dynamic.get("progress") or {}
+        if progress.get("mean"):
+            lines.append("progress(state) on sampled states, per sub-goal (min / mean / max):")
+            lines += [
+                f"- progress[{i}]: {lo:.4g} / {mid:.4g} / {hi:.4g}"
+                for i, (lo, mid, hi) in enumerate(zip(progress["min"], progress["mean"], progress["max"]))
+            ]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -119,7 +130,8 @@ def critique(
     reward_path, out_dir = Path(reward_path).resolve(), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     source = read_reward_source(reward_path)
-    findings = static_findings(source) if ast_gate else []  # ast_gate=False: test-only, the OS layers alone
+    with_progress = ProgressOptions.from_job(options or {}) is not None
+    findings = static_findings(source, progress=with_progress) if ast_gate else []  # False: test-only, OS alone
     report = CriticReport(accepted=False, findings=findings, stats={"stages": ["static"]})
     if not report.errors:
         report.stats["stages"].append("dynamic")
@@ -147,9 +159,12 @@ def critique(
     return report
 
 
-def static_findings(source: str) -> list[CriticFinding]:
-    """The AST policy's findings, as errors."""
-    return [CriticFinding("static", f.code, f.message, "error", f.line) for f in check_source(source)]
+def static_findings(source: str, *, progress: bool = False) -> list[CriticFinding]:
+    """The AST policy's findings, as errors (with `progress`, also those about `progress(state)`)."""
+    found = check_source(source)
+    if progress and not any(f.code == "syntax-error" for f in found):
+        found += check_progress_signature(source)
+    return [CriticFinding("static", f.code, f.message, "error", f.line) for f in found]
 
 
 def dynamic_findings(
@@ -217,6 +232,7 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
     raw_components, raw_sandbox = smoke.get("components"), smoke.get("sandbox")
     components: dict[Any, Any] = raw_components if isinstance(raw_components, dict) else {}
     sandbox: dict[Any, Any] = raw_sandbox if isinstance(raw_sandbox, dict) else {}
+    progress = _progress_stats(smoke.get("progress"))
     return {
         "transitions": smoke.get("transitions"),
         "evaluated": smoke.get("evaluated"),
@@ -224,8 +240,24 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
         "budget_ms": numbers(smoke.get("budget")),
         "total": numbers(smoke.get("total")),
         "components": {str(k)[:60]: numbers(v) for k, v in list(components.items())[:50]},
+        **({"progress": progress} if progress else {}),
         "sandbox": {str(k): str(v)[:200] for k, v in sandbox.items()},
     }
+
+
+def _progress_stats(raw: Any) -> dict[str, list[float]] | None:
+    """The smoke run's per-sub-goal progress statistics, typed defensively; None when absent or malformed."""
+    if not isinstance(raw, dict):
+        return None
+    out: dict[str, list[float]] = {}
+    for key in ("min", "mean", "max"):
+        values = raw.get(key)
+        if not isinstance(values, list) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+        ):
+            return None
+        out[key] = [float(v) for v in values[:32]]
+    return out if len({len(v) for v in out.values()}) == 1 else None
 
 
 def critic_messages(spec: TaskSpec, source: str, smoke: dict[str, Any] | None = None) -> list[dict[str, str]]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from rewardsmith.errors import ExtractionError, RewardsmithError
 from rewardsmith.llm import Model
+from rewardsmith.reward.progress import BONUS_COMPONENT, PROGRESS_CONTRACT
 from rewardsmith.stages.extract import dedupe, extract_reward_code, is_cut_off
 from rewardsmith.stages.human_feedback import Feedback
 from rewardsmith.stages.prompts import render
@@ -110,6 +111,11 @@ def task_text(spec: TaskSpec) -> str:
     return "\n".join(lines)
 
 
+def progress_context() -> dict[str, str]:
+    """What the system prompt's progress section names: the contract and the bonus component."""
+    return {"contract": PROGRESS_CONTRACT, "component": BONUS_COMPONENT}
+
+
 class Designer:
     """Writes reward candidates for one task with one model."""
 
@@ -121,9 +127,12 @@ class Designer:
         *,
         temperature: float = 1.0,
         max_tokens: int = 2048,
+        progress: bool = False,
     ) -> None:
-        """`model` may be None to build prompts only (`rewardsmith prompt`); asking then raises."""
+        """`model` may be None to build prompts only (`rewardsmith prompt`); asking then raises. `progress`: the
+        progress strategy is on, so the system prompt asks for `progress(state)` too."""
         self.model, self.spec, self.env_description = model, spec, env_description
+        self.progress = progress
         self.temperature, self.max_tokens = temperature, max(max_tokens, MIN_MAX_TOKENS)
 
     def prompt(
@@ -147,7 +156,8 @@ class Designer:
             task=task,
             failures=[] if best else failures or [],
         )
-        messages = [{"role": "system", "content": render("system.j2")}, {"role": "user", "content": first}]
+        system = render("system.j2", progress=progress_context() if self.progress else None)
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": first}]
         if best is None:
             return messages
         reply = best.reply if best.reply and best.code.strip() in best.reply else f"```python\n{best.code.strip()}\n```"

@@ -13,6 +13,12 @@ calls the reward on every transition, timing each call. Everything it finds goes
 Errors reject the reward: an exception (type, message, line in the reward file), a contract violation
 (the first one, with its transition index, and how many transitions broke it), a call slower than the
 budget. Warnings are sent to the designer but do not reject: a constant total, a dominant component.
+
+With the progress strategy on (`options["progress"]`, see `rewardsmith.reward.progress`), the module's
+`progress` is loaded with `compute_reward` and called on each transition's `next_state` right after the
+reward, inside the same timed call; smoke.json then also holds `"progress": {"length", "min", "mean", "max"}`
+(per sub-goal) and its findings: `progress-missing`, `progress-exception`, `progress-contract` (not a
+list of floats, non-finite, outside [0, 1]) and `progress-length` (a length that varies between states).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import numpy as np
 from rewardsmith.errors import RewardFileError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.reward.contract import validate_result
+from rewardsmith.reward.progress import PROGRESS_CONTRACT, ProgressOptions, load_with_progress, validate_progress
 from rewardsmith.reward.state import Snapshotter, State
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
@@ -70,17 +77,33 @@ def run_smoke_job(job: WorkerJob) -> dict[str, Any]:
     }
     reward_file = str(job.reward_path)
     source = read_job_reward(job)
+    with_progress = ProgressOptions.from_job(options) is not None
     report["sandbox"] = enter_sandbox(job)  # before any of the reward's code runs, module body included
+    progress_fn = None
     try:
-        reward_fn = load_job_reward(job, source)
+        if with_progress:
+            reward_fn, progress_fn = load_with_progress(source, filename=reward_file, gate=job.ast_gate)
+        else:
+            reward_fn = load_job_reward(job, source)
     except RewardFileError:
         raise  # policy violations: the worker records them in error.json
     except Exception as e:  # noqa: BLE001 - the module body itself raised
         findings.append(_exception_finding(e, reward_file, None, "while loading the reward file"))
         reward_fn = None
+    if reward_fn is not None and with_progress and progress_fn is None:
+        findings.append(
+            _finding(
+                "progress-missing",
+                f"the progress strategy is on: define a top-level `def {PROGRESS_CONTRACT.split(' ->')[0]}:` "
+                "returning one value in [0, 1] per sub-goal (0 = not started, 1 = done)",
+            )
+        )
+        reward_fn = None
     if reward_fn is not None:
         _call_once(reward_fn, transitions[0])  # warm-up (lazy numpy paths) before the timed calls
-        findings += evaluate(reward_fn, transitions, reward_file, options, report)
+        if progress_fn is not None:
+            _call_once(lambda s, a, n: progress_fn(n), transitions[0])
+        findings += evaluate(reward_fn, transitions, reward_file, options, report, progress_fn=progress_fn)
     report["findings"] = findings
     write_json_atomic(job.out_dir / SMOKE_FILE, report)
     errors = sum(f["severity"] == "error" for f in findings)
@@ -128,14 +151,22 @@ def _call_once(reward_fn, transition: Transition) -> None:
 
 
 def evaluate(
-    reward_fn, transitions: list[Transition], reward_file: str, options: dict[str, Any], report: dict[str, Any]
+    reward_fn,
+    transitions: list[Transition],
+    reward_file: str,
+    options: dict[str, Any],
+    report: dict[str, Any],
+    *,
+    progress_fn=None,
 ) -> list[dict[str, Any]]:
-    """Call the reward on every transition; fill `report` with statistics and return the findings."""
+    """Call the reward (and `progress_fn` on the next state, timed with it) on every transition; fill `report`
+    with statistics and return the findings."""
     findings: list[dict[str, Any]] = []
     times, totals = [], []
     components: dict[str, list[float]] = {}
     first_exception = first_violation = None
     exceptions = violations = 0
+    progress = ProgressCheck(reward_file) if progress_fn is not None else None
     deadline = time.perf_counter() + float(options["eval_time_limit_s"])
     for index, transition in enumerate(transitions):
         if time.perf_counter() > deadline:
@@ -144,10 +175,14 @@ def evaluate(
         try:
             result = reward_fn(*transition)
         except Exception as e:  # noqa: BLE001 - untrusted code; reported, not raised
+            if progress is not None:
+                progress.call(progress_fn, transition[2], index)
             times.append(time.perf_counter() - start)
             exceptions += 1
             first_exception = first_exception or _exception_finding(e, reward_file, index)
             continue
+        if progress is not None:
+            progress.call(progress_fn, transition[2], index)
         times.append(time.perf_counter() - start)
         try:
             total, parts = validate_result(result)
@@ -173,11 +208,73 @@ def evaluate(
                 f"calls took over {float(options['eval_time_limit_s']):g} s in all",
             )
         )
+    if progress is not None:
+        findings += progress.findings(len(times))
+        report["progress"] = progress.stats()
     report["total"] = _stats(totals) if totals else None
     report["components"] = {name: _stats(values) for name, values in components.items()}
     if totals:
         findings += shape_findings(report["total"], report["components"], float(options["dominance_ratio"]))
     return findings
+
+
+class ProgressCheck:
+    """What `progress(next_state)` returned over the transitions: the values, and the first problem of each kind."""
+
+    def __init__(self, reward_file: str) -> None:
+        self.reward_file = reward_file
+        self.values: list[list[float]] = []
+        self.first: dict[str, dict[str, Any]] = {}
+        self.count: dict[str, int] = {}
+
+    def call(self, progress_fn, next_state: State, index: int) -> None:
+        """Call progress once and record its value or its problem (an exception, a contract violation, a length
+        that differs from the first valid value's)."""
+        try:
+            raw = progress_fn(next_state)
+        except Exception as e:  # noqa: BLE001 - untrusted code; reported, not raised
+            self._problem("progress-exception", _exception_finding(e, self.reward_file, index), index)
+            return
+        try:
+            values = validate_progress(raw)
+        except RewardFileError as e:
+            self._problem("progress-contract", _finding("progress-contract", f"transition {index}: {e}"), index)
+            return
+        if self.values and len(values) != len(self.values[0]):
+            message = (
+                f"transition {index}: progress returned {len(values)} values but {len(self.values[0])} on "
+                "transition 0; return the same number of sub-goals on every state"
+            )
+            self._problem("progress-length", _finding("progress-length", message), index)
+            return
+        self.values.append(values)
+
+    def _problem(self, code: str, finding: dict[str, Any], index: int) -> None:
+        finding.update(code=code, transition=index)
+        if code == "progress-exception":
+            finding["message"] = "in progress: " + finding["message"]
+        self.first.setdefault(code, finding)
+        self.count[code] = self.count.get(code, 0) + 1
+
+    def findings(self, calls: int) -> list[dict[str, Any]]:
+        """The first finding of each kind, with how many of the `calls` transitions broke it that way."""
+        found = []
+        for code, finding in self.first.items():
+            finding["message"] += f" ({self.count[code]} of {calls} transitions failed this way)"
+            found.append(finding)
+        return found
+
+    def stats(self) -> dict[str, Any] | None:
+        """Per sub-goal min, mean and max over the valid values, and the vector's length; None without any."""
+        if not self.values:
+            return None
+        data = np.asarray(self.values, dtype=np.float64)
+        return {
+            "length": int(data.shape[1]),
+            "min": [round(float(v), 4) for v in data.min(axis=0)],
+            "mean": [round(float(v), 4) for v in data.mean(axis=0)],
+            "max": [round(float(v), 4) for v in data.max(axis=0)],
+        }
 
 
 def shape_findings(

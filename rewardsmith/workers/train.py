@@ -12,6 +12,11 @@ The train envs carry no scorer (fitness is measured elsewhere), so a step costs 
 and the reward. The reward's cost per call is watched over a sliding window: with `reward_budget_s` in the
 job options, a reward whose calls stay over it is stopped early with a clear error. With `checkpoint`
 ({"policy": path to an earlier rung's policy.safetensors}) training continues from those weights.
+
+With the progress strategy (`progress` in the job options, `rewardsmith.reward.progress`), each train env
+adds the count bonus of the candidate's `progress` (`ProgressBonus`, one count table shared by the job's envs,
+fresh in every job: a resumed rung counts from zero) and logs it as the components `progress_bonus` and
+`progress_0`, ...; the learning-curve env and the evaluation worker get no bonus.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from rewardsmith.errors import RewardFileError
 from rewardsmith.files import append_jsonl, write_bytes_atomic, write_json_atomic
+from rewardsmith.reward.progress import ProgressBonus, ProgressCounts, ProgressOptions, load_with_progress
 from rewardsmith.reward.wrappers import ApplyReward, RewardSource
 from rewardsmith.run_folder.records import METRICS_FILE, MODEL_FILE, SUMMARY_FILE, WEIGHTS_FILE
 from rewardsmith.task import TaskSpec, make_env, make_scorer
@@ -64,21 +70,28 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     source = read_job_reward(job) if job.reward_source == "candidate" else ""
     budget = job.options.get("reward_budget_s")
     reward = LateReward(float(budget) if budget else None)
-    train_env = DummyVecEnv(
-        [
-            lambda: Monitor(make_reward_env(spec, reward, job.reward_source, scored=False))
-            for _ in range(spec.train.n_envs)
-        ]
-    )
+    progress_options = ProgressOptions.from_job(job.options) if job.reward_source == "candidate" else None
+    progress = LateProgress(float(budget) if budget else None)
+    counts = ProgressCounts(progress_options) if progress_options else None
+
+    def train_env_fn():
+        env = make_reward_env(spec, reward, job.reward_source, scored=False)
+        return Monitor(ProgressBonus(env, progress, counts) if counts is not None else env)
+
+    train_env = DummyVecEnv([train_env_fn for _ in range(spec.train.n_envs)])
     train_env.seed(job.seed)
     eval_env = make_reward_env(spec, reward, job.reward_source)
     model = _build_model(spec, train_env, job)
     done_before = _load_checkpoint(model, job)
     layers = enter_sandbox(job)  # before the reward's code runs and before any logger thread starts
-    if job.reward_source == "candidate":
+    if progress_options is not None:
+        reward.fn, progress.fn = load_with_progress(source, filename=str(job.reward_path), gate=job.ast_gate)
+        if progress.fn is None:
+            raise RewardFileError(f"{job.reward_path}: the progress strategy is on but it defines no `progress(state)`")
+    elif job.reward_source == "candidate":
         reward.fn = load_job_reward(job, source)
     _warm_up(train_env)  # checks the reward contract once before training
-    reward.watch = True
+    reward.watch = progress.watch = True
     model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
 
     eval_freq = min(spec.train.eval_freq, max(timesteps // 4, 1))  # a short budget still gets a learning curve
@@ -164,7 +177,8 @@ class LateReward:
     With a per-call `budget_s`, once `watch` is set the cost of each call is measured, and when more than half
     of the last `BUDGET_WINDOW` calls went over the budget the training stops with a RewardFileError."""
 
-    fn = None
+    fn: Any = None
+    what = "reward"
 
     def __init__(self, budget_s: float | None = None, window: int = BUDGET_WINDOW) -> None:
         self.budget_s, self.window = budget_s, window
@@ -191,10 +205,24 @@ class LateReward:
         self.calls += 1
         if self._over_count > self.window // 2:
             raise RewardFileError(
-                f"the reward got too slow during training: {self._over_count} of its last {len(self._over)} calls "
+                f"the {self.what} got too slow during training: {self._over_count} of its last {len(self._over)} calls "
                 f"took over {budget * 1000:.3g} ms (the per-call budget, 10x the critic's measured median), "
                 f"after {self.calls} calls; stopped early"
             )
+
+
+class LateProgress(LateReward):
+    """The candidate's `progress`, loaded after lock-down like `LateReward`, with its own per-call budget watch."""
+
+    what = "progress"
+
+    def __call__(self, state):
+        if self.budget_s is None or not self.watch:
+            return self.fn(state)
+        started = time.perf_counter()
+        result = self.fn(state)
+        self._record(time.perf_counter() - started)
+        return result
 
 
 def _warm_up(env) -> None:
