@@ -109,3 +109,16 @@ def constant_speed_episodes(spec, speeds, fitness, steps: int = 20):
         episodes.append(Episode(obs, qpos, qvel, np.zeros((steps, base.action_space.shape[0])), label))
     env.close()
     return episodes
+
+
+def children_of(pid: int) -> list[int]:
+    """The pids whose parent is `pid` (zombies included), read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if entry.name.isdigit() and int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found

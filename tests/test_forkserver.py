@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import children_of
 
 from rewardsmith.sandbox import forkserver
 from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS
@@ -86,18 +87,6 @@ def test_a_warm_worker_that_hangs_is_killed_and_reaped(tmp_path: Path, fresh_ser
     assert server is not None
     assert children_of(server.pid) == []  # killed, and reaped by the server: no worker, no zombie left
 
-
-def children_of(pid: int) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if entry.name.isdigit() and int(fields[1]) == pid:
-            found.append(f"{entry.name} ({fields[0]})")
-    return found
 
 
 @pytest.mark.slow

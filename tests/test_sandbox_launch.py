@@ -7,6 +7,8 @@ import threading
 import time
 from pathlib import Path
 
+from conftest import children_of
+
 from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS, kill_leftovers, run_worker, worker_command
 
 
@@ -118,18 +120,6 @@ run_worker("test", folder / "job.json", cwd=folder, log_path=folder / "log.txt",
 """
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if entry.name.isdigit() and int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
-            found.append(int(entry.name))
-    return found
-
-
 def test_worker_dies_with_its_parent(tmp_path: Path) -> None:
     """PR_SET_PDEATHSIG: a parent killed with SIGKILL (no cleanup at all) takes its worker along."""
     import os
@@ -142,7 +132,7 @@ def test_worker_dies_with_its_parent(tmp_path: Path) -> None:
     parent = subprocess.Popen([sys.executable, "-c", PARENT.format(root=root, folder=str(tmp_path))])
     try:
         deadline = time.monotonic() + 30
-        while not (workers := _children(parent.pid)) and time.monotonic() < deadline:
+        while not (workers := children_of(parent.pid)) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert workers, "the worker did not start"
         time.sleep(1.0)  # past the bootstrap's prctl
