@@ -234,17 +234,33 @@ def progress(state):
     assert "progress(state) on sampled states" in report.repair_text()  # the valid values, for the repair
 
 
-def test_smoke_names_a_wrong_type(spec, tmp_path):
-    source = REWARD + "\n\ndef progress(state):\n    return 0.5\n"
-    findings, _ = dynamic_findings(spec, write(tmp_path, source), tmp_path / "w", options={**ON, **SMOKE})
-    assert [f.code for f in findings] == ["progress-contract"]
-    assert "must return a list of floats" in findings[0].message and "transition 0:" in findings[0].message
-
-
+@pytest.mark.slow  # a fallback path; the fast set keeps four worker runs
 def test_smoke_names_a_missing_progress_it_could_not_load(spec, tmp_path):
     # a fallback: the static stage catches this first
     findings, _ = dynamic_findings(spec, write(tmp_path, REWARD), tmp_path / "w", options={**ON, **SMOKE})
     assert [f.code for f in findings] == ["progress-missing"]
+
+
+def test_progress_time_counts_toward_the_per_call_budget(spec, tmp_path):
+    slow = "\n\ndef progress(state):\n    s = 0.0\n    for i in range(20000):\n        s += i\n    return [0.5]\n"
+    options = {**ON, **SMOKE, "per_call_budget_ms": 0.5}  # the reward alone takes ~0.02 ms, the loop ~1 ms or more
+    findings, stats = dynamic_findings(spec, write(tmp_path, REWARD + slow), tmp_path / "w", options=options)
+    assert "too-slow" in [f.code for f in findings], findings
+    assert stats["time_ms"]["median"] > 0.5
+
+
+def test_a_runs_training_jobs_get_its_progress_option(tmp_path):
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.search.training import run_training_options
+
+    spec = load_task(TASK)
+    (tmp_path / "on").mkdir()
+    (tmp_path / "off").mkdir()
+    on = RunFolder.create(tmp_path / "on", RunConfig(task=TASK, progress_bonus=0.25), spec, "scripted:x")
+    off = RunFolder.create(tmp_path / "off", RunConfig(task=TASK), spec, "scripted:x")
+    assert run_training_options(on.path / "task.toml") == {"progress": {"beta": 0.25, "bins": 10}}
+    assert run_training_options(off.path / "task.toml") == {}
+    assert run_training_options(Path(spec.source)) == {}  # a spec outside a run folder
 
 
 # -- the prompt --------------------------------------------------------------------------------------------------

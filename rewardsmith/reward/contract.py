@@ -14,6 +14,8 @@ What a reward may read (`rewardsmith.reward.state.State`, read-only; `state` bef
   normal force in N from the step's last physics substep; `touching(a, b=None)` -> bool and
   `contact_force(a, b=None)` -> N summed, by geom or body name (b=None: against anything). An unknown
   name raises KeyError listing the known ones.
+With the optional progress strategy (`--progress-bonus`), the same module also defines `progress(state) ->
+list[float]`, checked and used as `rewardsmith.reward.progress` describes.
 Never available to a reward: the env object, its own reward, its `info`. Trusted scorers additionally get
 the unwrapped env through `EpisodeScorer.env` (see `rewardsmith.reward.fitness`).
 """

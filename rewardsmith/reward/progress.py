@@ -62,8 +62,10 @@ def validate_progress(value: Any, expected_length: int | None = None) -> list[fl
     """One `progress(state)` result as a list of floats in [0, 1], else RewardFileError saying what is wrong
     (not a sequence, empty, a non-number, non-finite, outside [0, 1], or a length other than `expected_length`)."""
     if isinstance(value, np.ndarray):
-        if value.ndim != 1:
-            raise RewardFileError(f"progress must return a flat list of floats, got an array of shape {value.shape}")
+        if value.ndim != 1 or value.size > MAX_SUBGOALS:
+            raise RewardFileError(
+                f"progress must return a flat list of at most {MAX_SUBGOALS} floats, got an array of shape {value.shape}"
+            )
         value = value.tolist()
     if isinstance(value, (str, bytes, dict)) or not isinstance(value, Sequence):
         raise RewardFileError(
