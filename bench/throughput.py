@@ -5,10 +5,13 @@
     python bench/throughput.py --vec                # also PPO with n_envs=4: DummyVecEnv vs SubprocVecEnv
 
 Per family it prints: raw `env.step` steps/s (random actions), the same through `ApplyReward` with the
-native reward and with a reward file (the family's example reward in `envs/examples/`), then training
-steps/s of the spec's algorithm (PPO or SAC, one env) with the native reward and with the reward file,
-and the reward file's training overhead in percent. Single-threaded torch, CPU; numbers are noisy on a
-shared machine: repeat with --reps.
+native reward and with the family's example reward file (`envs/examples/`), then training steps/s of the
+spec's algorithm (PPO or SAC, one env) with the native reward and with the reward file, and the reward
+file's training overhead in percent. A second table splits the per-step cost: the bare env step, what
+`ApplyReward` adds with the native reward (the State snapshot), and the reward call (its first reads of
+the State's named fields included), of which the reward's own numpy work alone is the same call
+repeated on the already-read states. Native and file runs alternate within each repetition and the best
+of `--reps` is kept. Single-threaded torch, CPU; numbers are noisy on a shared machine.
 """
 
 from __future__ import annotations
@@ -29,48 +32,58 @@ FAMILIES = {  # family -> (representative task, its example reward)
     "locomotion": ("halfcheetah-run", "halfcheetah_run.py"),
     "meta": ("metaworld-reach", "metaworld_reach.py"),
     "fetch": ("fetch-push", "fetch_push.py"),
-    "adroit": ("adroit-door", "metaworld_reach.py"),
-    "shadowhand": ("shadowhand-block-rotate-z", "fetch_push.py"),
+    "adroit": ("adroit-door", "adroit_door.py"),
+    "shadowhand": ("shadowhand-block-rotate-z", "shadowhand_block_rotate_z.py"),
     "peer": ("mountaincar-reach-flag", "mountaincar_reach_flag.py"),
-    "box2d": ("bipedalwalker-walk", "mountaincar_reach_flag.py"),
+    "box2d": ("bipedalwalker-walk", "bipedalwalker_walk.py"),
 }
-GENERIC = """
-import numpy as np
 
 
-def compute_reward(state, action, next_state):
-    goal = next_state.goal if next_state.goal is not None else next_state.obs[:3]
-    components = {"obs": -0.01 * float(np.sum(np.square(next_state.obs[:3] - goal[:3]))),
-                  "effort": -0.01 * float(np.sum(np.square(action)))}
-    return sum(components.values()), components
-"""
-
-
-def reward_for(family: str, example: str):
-    """The family's example reward, or a generic obs-only one where the example does not fit the env."""
+def reward_for(example: str):
+    """The family's example reward, loaded as the worker loads it (after the static checks)."""
     path = EXAMPLES / example
-    own = FAMILIES[family][0].replace("-", "_") + ".py" == example
-    if own and path.is_file():
-        return load_reward(require_static_ok(path), filename=str(path)), example
-    return load_reward(GENERIC, filename="generic.py"), "generic obs reward"
+    return load_reward(require_static_ok(path), filename=str(path))
 
 
-def best(reps: int, measure, *args) -> float:
-    """The best of `reps` measurements: the least disturbed by other work on the machine."""
-    return max(measure(*args) for _ in range(reps))
+class TimedReward:
+    """A reward function that sums the time of its calls and keeps the last `keep` calls' arguments."""
+
+    def __init__(self, fn, keep: int = 200) -> None:
+        self.fn, self.keep = fn, keep
+        self.seconds, self.calls, self.recent = 0.0, 0, []
+
+    def __call__(self, state, action, next_state):
+        started = time.perf_counter()
+        result = self.fn(state, action, next_state)
+        self.seconds += time.perf_counter() - started
+        self.calls += 1
+        if len(self.recent) < self.keep:
+            self.recent.append((state, action, next_state))
+        return result
+
+    def warm_us(self, repeat: int = 5) -> float:
+        """Microseconds per call on states whose fields were already read: the reward's own work alone."""
+        started = time.perf_counter()
+        for _ in range(repeat):
+            for args in self.recent:
+                self.fn(*args)
+        return (time.perf_counter() - started) / (repeat * len(self.recent)) * 1e6
 
 
-def raw_rate(spec, reward_fn, source: str | None, steps: int) -> float:
-    """Random-action env steps/s: the bare env (source None) or through ApplyReward."""
+def step_rate(spec, reward_fn, source: str | None, steps: int) -> float:
+    """Env steps/s on pre-drawn random actions: the bare env (source None) or through ApplyReward."""
     env = make_env(spec) if source is None else ApplyReward(make_env(spec), reward_fn=reward_fn, source=source)
     env.reset(seed=0)
     env.action_space.seed(0)
+    actions = [env.action_space.sample() for _ in range(steps)]
     started = time.perf_counter()
-    for _ in range(steps):
-        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+    for action in actions:
+        _, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             env.reset()
-    return steps / (time.perf_counter() - started)
+    rate = steps / (time.perf_counter() - started)
+    env.close()
+    return rate
 
 
 def train_rate(spec, reward_fn, source: str, steps: int, n_envs: int = 1, vec: str = "dummy") -> float:
@@ -100,30 +113,57 @@ def main() -> None:
     parser.add_argument("--families", nargs="*", default=list(FAMILIES), choices=list(FAMILIES))
     parser.add_argument("--raw-steps", type=int, default=2000)
     parser.add_argument("--train-steps", type=int, default=2048)
-    parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--vec", action="store_true", help="also PPO with 4 envs: DummyVecEnv vs SubprocVecEnv")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    header = f"{'family':11} {'task':27} {'algo':4} {'raw':>7} {'native':>7} {'file':>7} {'train native':>12} {'train file':>10} {'overhead':>8}"
-    print(header + "   (env steps/s; reward file: example or generic)")
+    rates_header = (
+        f"{'family':11} {'task':27} {'algo':4} {'raw':>7} {'native':>7} {'file':>7} "
+        f"{'train native':>12} {'train file':>10} {'overhead':>8}"
+    )
+    costs_header = (
+        f"{'family':11} {'env step':>9} {'+State':>7} {'+reward call':>12} {'own work':>9} "
+        f"{'train step':>10} {'call/train':>10}"
+    )
+    rates, costs = [], []
     for family in args.families:
         name, example = FAMILIES[family]
         spec = load_task(name)
-        reward_fn, used = reward_for(family, example)
-        raw = best(args.reps, raw_rate, spec, None, None, args.raw_steps)
-        native = best(args.reps, raw_rate, spec, None, "native", args.raw_steps)
-        wrapped = best(args.reps, raw_rate, spec, reward_fn, "candidate", args.raw_steps)
-        t_native = best(args.reps, train_rate, spec, None, "native", args.train_steps)
-        t_file = best(args.reps, train_rate, spec, reward_fn, "candidate", args.train_steps)
-        overhead = 100.0 * (t_native / t_file - 1.0)
-        print(
-            f"{family:11} {name:27} {spec.train.algo:4} {raw:7.0f} {native:7.0f} {wrapped:7.0f} "
-            f"{t_native:12.0f} {t_file:10.0f} {overhead:7.1f}%   ({used})"
+        reward_fn = reward_for(example)
+        best: dict[str, float] = {}
+        timed = TimedReward(reward_fn)
+        for _ in range(args.reps):  # alternate the variants, so that a change of load hits them alike
+            measured = {
+                "raw": step_rate(spec, None, None, args.raw_steps),
+                "native": step_rate(spec, None, "native", args.raw_steps),
+                "file": step_rate(spec, timed, "candidate", args.raw_steps),
+                "train native": train_rate(spec, None, "native", args.train_steps),
+                "train file": train_rate(spec, reward_fn, "candidate", args.train_steps),
+            }
+            best = {k: max(v, best.get(k, 0.0)) for k, v in measured.items()}
+        overhead = 100.0 * (best["train native"] / best["train file"] - 1.0)
+        rates.append(
+            f"{family:11} {name:27} {spec.train.algo:4} {best['raw']:7.0f} {best['native']:7.0f} {best['file']:7.0f} "
+            f"{best['train native']:12.0f} {best['train file']:10.0f} {overhead:7.1f}%   ({example})"
         )
+        env_us, state_us = 1e6 / best["raw"], 1e6 / best["native"] - 1e6 / best["raw"]
+        call_us, own_us = timed.seconds / timed.calls * 1e6, timed.warm_us()
+        train_us = 1e6 / best["train native"]
+        costs.append(
+            f"{family:11} {env_us:9.1f} {state_us:7.1f} {call_us:12.1f} {own_us:9.1f} {train_us:10.1f} "
+            f"{100.0 * call_us / train_us:9.1f}%"
+        )
+        print(rates[-1], flush=True)
         if args.vec and spec.train.algo == "PPO":
             for vec in ("dummy", "subproc"):
                 rate = train_rate(spec, reward_fn, "candidate", args.train_steps * 2, n_envs=4, vec=vec)
                 print(f"{'':11} {name:27} PPO n_envs=4 {vec:8} {rate:7.0f} steps/s")
+    print()
+    print(rates_header + f"   (env steps/s, best of {args.reps}; reward file: the family's example)")
+    print("\n".join(rates))
+    print()
+    print(costs_header + "   (us per step; own work: the reward's code alone, its State reads done)")
+    print("\n".join(costs))
     print(f"(torch threads 1; {Path.cwd()})")
 
 

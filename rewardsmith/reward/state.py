@@ -29,13 +29,22 @@ JOINT_TYPE_NAMES = {_FREE: "free", _BALL: "ball", _SLIDE: "slide", _HINGE: "hing
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
-    if type(array) is np.ndarray and array.dtype == np.float64:  # the hot path: MuJoCo and env arrays
-        copy = array.copy()
+    """A read-only float64 view of a private copy (as `policy.frozen_copy`: setflags(write=True) on it fails)."""
+    if type(array) is np.ndarray and array.dtype.kind == "f":  # the hot path: MuJoCo, Box2D and env arrays
+        copy = array.astype(np.float64)  # always a fresh copy, float32 converted on the way
         copy.flags.writeable = False
-        view = copy.view()  # as policy.frozen_copy: setflags(write=True) on the view fails
-        view.flags.writeable = False
-        return view
+        return copy[...]  # a view of a read-only base
     return frozen_copy(np.asarray(array, dtype=np.float64))
+
+
+def _frozen_flat(array) -> np.ndarray:
+    """`_frozen`, flattened to 1-D (a dict observation's part)."""
+    copy = np.asarray(array, dtype=np.float64).flatten()  # flatten always copies: the base is private
+    copy.flags.writeable = False
+    return copy[...]
+
+
+_EMPTY = _frozen(np.zeros(0))  # qpos/qvel of an env without a MuJoCo model, shared: read-only and empty
 
 
 @dataclass(frozen=True)
@@ -237,7 +246,7 @@ class State:
             obs = self._split(obs)
         if data is None:
             self.obs = _frozen(obs)
-            self.qpos = self.qvel = np.zeros(0)
+            self.qpos = self.qvel = _EMPTY
             self.time = 0.0
             return
         self.time = float(data.time)
@@ -269,7 +278,7 @@ class State:
 
     def _split(self, obs: dict) -> np.ndarray:
         """A dict observation's parts; returns the flat observation (`observation`, else all parts in key order)."""
-        self.parts = {k: _frozen(np.asarray(v, dtype=np.float64).ravel()) for k, v in sorted(obs.items())}
+        self.parts = {k: _frozen_flat(obs[k]) for k in sorted(obs)}
         self.goal = self.parts.get("desired_goal")
         self.achieved_goal = self.parts.get("achieved_goal")
         flat = self.parts.get("observation")
