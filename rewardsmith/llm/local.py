@@ -23,7 +23,7 @@ from typing import Any
 
 from rewardsmith.errors import LLMError
 from rewardsmith.llm.base import Completion, Model
-from rewardsmith.llm.template import component_line, reads_state
+from rewardsmith.llm.template import component_line, observation_dims, observation_lines, reads_state
 
 N_CTX = 4096
 MAX_TOKENS = {"designer": 384, "critic": 256, "analyzer": 256}
@@ -89,7 +89,8 @@ def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
     arrays = {m.group(2): int(m.group(1)) for m in re.finditer(r"(\d+) dims, `state\.(obs|goal|achieved_goal)`", text)}
     if match := re.search(r"^- Observation: (\d+) dims", text, re.MULTILINE):
         arrays.setdefault("obs", int(match.group(1)))
-    return {"bodies": bodies, "joints": joints, "sites": sites, "task": task, "arrays": arrays}
+    names = {"bodies": bodies, "joints": joints, "sites": sites, "task": task, "arrays": arrays}
+    return names | {"observation": observation_dims(text)}  # labelled obs[i] of an env without a MuJoCo model
 
 
 def example_lines(names: dict[str, Any]) -> list[str]:
@@ -127,6 +128,8 @@ def example_lines(names: dict[str, Any]) -> list[str]:
         )
     if root and not reach and not sites and any(w in task for w in ("upright", "fall", "land", "legs", "back up")):
         lines.append(f'components["height"] = 0.5 * float(next_state.body("{root}").pos[2])')
+    if not lines and not bodies:  # no MuJoCo model: the task terms come from the labelled observation
+        lines += observation_lines(names.get("observation", {}), task)
     if not lines and joints:
         lines.append(f'components["motion"] = 0.01 * abs(float(next_state.joint("{joints[0][0]}").qvel))')
     lines.append('components["effort"] = -0.001 * float(np.sum(np.square(action)))')

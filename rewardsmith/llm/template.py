@@ -6,11 +6,16 @@ a name the env lacks, `float()` of a 3-vector, a component it never set). `compo
 lines whose expression is built from the State API with this environment's own names, numpy's elementwise
 functions and arithmetic, and whose value is one number. It reads the code's syntax tree only: generated
 code never runs in the process that holds the model.
+
+An env without a MuJoCo model has no bodies to name, but its description may label single observation
+dimensions (`- obs[2] = hull horizontal velocity ...`): `observation_lines` turns the labels that match the
+task's words into task terms, so the template measures the task there too.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 Shape = tuple[str, int]
@@ -179,3 +184,37 @@ def _numpy_name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Name) and func.id == "np" and parts:
         return ".".join(reversed(parts))
     return None
+
+
+OBS_TERMS: list[tuple[tuple[str, ...], tuple[str, ...], str, str, bool]] = [
+    # (task words, label words (all must appear), component name, expression of `next_state.obs[i]` as {x},
+    #  whether every matching dimension is summed (else the first))
+    (("forward", "walk", "run"), ("velocity", "horizontal"), "forward_speed", "float({x})", False),
+    (("forward", "walk", "run"), ("speed", "forward"), "forward_speed", "float({x})", False),
+    (("upright", "walk", "fall", "land"), ("angle", "hull"), "level", "-abs(float({x}))", False),
+    (("upright", "fall", "land"), ("angle", "body"), "level", "-abs(float({x}))", False),
+    (("land", "pad"), ("x position", "pad"), "over_pad", "-abs(float({x}))", False),
+    (("land", "pad"), ("y position", "pad"), "height_above_pad", "-abs(float({x}))", False),
+    (("land", "legs"), ("leg", "touches"), "leg_contact", "0.1 * float({x})", True),
+    (("flag", "hill", "top"), ("position",), "position", "float({x})", False),
+    (("momentum", "swing"), ("velocity",), "momentum", "10.0 * abs(float({x}))", False),
+]
+"""Task terms from documented observation labels (task words are matched as whole words)."""
+
+
+def observation_dims(text: str) -> dict[int, str]:
+    """The single observation dimensions a description labels (`- obs[i] = label`), lower-cased."""
+    return {int(m.group(1)): m.group(2).strip().lower() for m in re.finditer(r"^- obs\[(\d+)\] = (.+)$", text, re.M)}
+
+
+def observation_lines(dims: dict[int, str], task: str) -> list[str]:
+    """Component lines reading the labelled `next_state.obs[i]` that the task's words call for (see `OBS_TERMS`)."""
+    lines: dict[str, str] = {}
+    for task_words, label_words, name, expression, every in OBS_TERMS:
+        if name in lines or not any(re.search(rf"\b{w}\b", task) for w in task_words):
+            continue
+        found = [i for i, label in sorted(dims.items()) if all(w in label for w in label_words)]
+        if found:
+            terms = [expression.format(x=f"next_state.obs[{i}]") for i in (found if every else found[:1])]
+            lines[name] = f'components["{name}"] = {" + ".join(terms)}'
+    return list(lines.values())

@@ -1,0 +1,56 @@
+"""The offline model's template on envs without a MuJoCo model: its task terms come from the
+description's labelled observation dimensions, pass the template's own check and run on real states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rewardsmith.llm.local import close_function, example_lines, task_names
+from rewardsmith.llm.template import component_line, observation_dims, observation_lines, reads_state
+from rewardsmith.reward.state import Snapshotter
+from rewardsmith.stages.designer import Designer
+from rewardsmith.stages.env_description import describe
+from rewardsmith.task import load_task, make_env
+
+EXPECTED = {  # task -> the observation-reading components its template must offer
+    "bipedalwalker-walk": {"forward_speed": "obs[2]", "level": "obs[0]"},
+    "lunarlander-land": {"over_pad": "obs[0]", "height_above_pad": "obs[1]", "level": "obs[4]", "leg_contact": "obs[7]"},
+    "mountaincar-reach-flag": {"position": "obs[0]", "momentum": "obs[1]"},
+}
+
+
+@pytest.mark.parametrize("task", sorted(EXPECTED))
+def test_obs_only_env_gets_task_terms_from_its_labelled_dimensions(task: str) -> None:
+    spec = load_task(task)
+    names = task_names(Designer(None, spec, describe(spec)).prompt())
+    assert names["bodies"] == [] and names["observation"]  # no MuJoCo model, but labelled dimensions
+    lines = [line for line in example_lines(names) if reads_state(line)]
+    found = {line.split('"')[1]: line for line in lines}
+    assert set(found) == set(EXPECTED[task])
+    for name, index in EXPECTED[task].items():
+        assert index in found[name]
+    assert all(component_line(line, names) for line in example_lines(names))
+    # an empty reply gets these lines, and the note no longer says the reward measures nothing
+    code, note = close_function('effort"] = -0.1 * float(np.sum(np.square(action)))', names)
+    assert "does not measure the task" not in note and "example's task lines were put in" in note
+    scope: dict = {}
+    exec(compile(code, f"<{task}>", "exec"), scope)  # our own template's code, run here on purpose
+    env = make_env(spec)
+    snap = Snapshotter(env)
+    obs, _ = env.reset(seed=0)
+    for _ in range(3):
+        action = env.action_space.sample()
+        before = snap(obs)
+        obs, *_ = env.step(action)
+        total, components = scope["compute_reward"](before, action, snap(obs))
+        assert np.isfinite(total) and set(EXPECTED[task]) <= set(components)
+    env.close()
+
+
+def test_labels_match_whole_task_words_only_and_unlabelled_envs_get_nothing() -> None:
+    dims = observation_dims("## Observation layout\n- obs[0] = cart position (m)\n- obs[1:3] = something\n- obs[2] = pole angle\n")
+    assert dims == {0: "cart position (m)", 2: "pole angle"}
+    assert observation_lines(dims, "plant the flags") == []  # "flags" is not the word "flag"
+    assert observation_lines(dims, "reach the flag") == ['components["position"] = float(next_state.obs[0])']
+    assert observation_lines({}, "walk forward") == []
