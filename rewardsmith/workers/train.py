@@ -91,6 +91,8 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     elif job.reward_source == "candidate":
         reward.fn = load_job_reward(job, source)
     _warm_up(train_env)  # checks the reward contract once before training
+    if counts is not None:
+        counts.counts.clear()  # the warm-up's visits are not training's
     reward.watch = progress.watch = True
     model.set_logger(configure(str(out / "tb"), ["tensorboard"]))
 
