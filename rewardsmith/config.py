@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -138,6 +138,12 @@ class RunConfig(BaseModel):
         """The progress strategy's worker options (`{"beta", "bins"}`, see `rewardsmith.reward.progress`), or
         None when it is off."""
         return {"beta": self.progress_bonus, "bins": self.progress_bins} if self.progress_bonus > 0 else None
+
+    def job_options(self) -> dict[str, Any]:
+        """What every critic and training job of this run is told besides its own budget: the progress strategy's
+        options under "progress" when it is on; empty otherwise."""
+        progress = self.progress_options()
+        return {"progress": progress} if progress else {}
 
     def rung_fractions(self) -> list[float]:
         """The rungs in effect: the configured ones, else the strategy's default."""

@@ -249,18 +249,9 @@ def test_progress_time_counts_toward_the_per_call_budget(spec, tmp_path):
     assert stats["time_ms"]["median"] > 0.5
 
 
-def test_a_runs_training_jobs_get_its_progress_option(tmp_path):
-    from rewardsmith.run_folder.folder import RunFolder
-    from rewardsmith.search.training import run_training_options
-
-    spec = load_task(TASK)
-    (tmp_path / "on").mkdir()
-    (tmp_path / "off").mkdir()
-    on = RunFolder.create(tmp_path / "on", RunConfig(task=TASK, progress_bonus=0.25), spec, "scripted:x")
-    off = RunFolder.create(tmp_path / "off", RunConfig(task=TASK), spec, "scripted:x")
-    assert run_training_options(on.path / "task.toml") == {"progress": {"beta": 0.25, "bins": 10}}
-    assert run_training_options(off.path / "task.toml") == {}
-    assert run_training_options(Path(spec.source)) == {}  # a spec outside a run folder
+def test_a_runs_jobs_get_its_progress_option():
+    assert RunConfig(task=TASK, progress_bonus=0.25).job_options() == {"progress": {"beta": 0.25, "bins": 10}}
+    assert RunConfig(task=TASK).job_options() == {}
 
 
 # -- the prompt --------------------------------------------------------------------------------------------------

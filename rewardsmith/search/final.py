@@ -138,6 +138,7 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
             on_eval_progress=lambda d, t: progress.update(label, "evaluating", done=d, total=t),
             continue_from=cand / CHECKPOINT_FILE if resume else None,
             timesteps_done=best.timesteps if resume else 0,
+            options=config.job_options(),
         )
         row = {
             "seed": seed,

@@ -202,6 +202,7 @@ def rung_trainer(
             continue_from=checkpoint if resume else warm,
             timesteps_done=done,
             reward_budget_s=reward_budget(read_json(cand / CRITIC_FILE)),
+            options=config.job_options(),
         )
         record = record_training(folder, record, result, evaluation, timesteps)
         if record.status == "trained" and (cand / WEIGHTS_FILE).is_file():

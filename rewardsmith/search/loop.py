@@ -412,7 +412,7 @@ def design_candidate(
                 model=s.model,
                 semantic=s.config.semantic,
                 executor=s.executor,
-                options={"progress": p} if (p := s.config.progress_options()) else None,
+                options=s.config.job_options() or None,
             )
             (folder / f"attempt_{n}.critic.json").write_bytes((folder / "critic.json").read_bytes())
             record.tokens += report.tokens
@@ -516,6 +516,7 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
         on_eval_progress=lambda done, total: s.progress.update(record.id, "evaluating", done=done, total=total),
         reward_budget_s=reward_budget((read_json(folder / "critic.json") or {}).get("stats")),
         continue_from=warm,
+        options=s.config.job_options(),
     )
     record = record_training(s.folder, record, result, evaluation, s.config.timesteps or s.spec.train.timesteps)
     update_best(s)

@@ -5,10 +5,6 @@ then, after that worker has ended, empties and recreates `eval/` below its folde
 (size-capped, no symlink or FIFO followed), draws fresh evaluation seeds that no training worker could know,
 and runs the evaluation worker, which never loads reward code. The fitness that decides anything is that
 worker's `Evaluation`; whatever the reward did inside its own process cannot change it.
-
-A run's own training options travel with its folder: when the spec file is a run folder's `task.toml` (as it is
-for the loop, successive halving and the final retraining), `run_training_options` adds the run's progress
-strategy (run.json) to every training job, so no caller has to thread it through.
 """
 
 from __future__ import annotations
@@ -26,9 +22,7 @@ from rewardsmith.run_folder.records import (
     EVALUATION_FILE,
     METRICS_FILE,
     MODEL_FILE,
-    RUN_FILE,
     SUMMARY_FILE,
-    TASK_FILE,
     TRAJECTORIES_FILE,
     WEIGHTS_FILE,
     CandidateRecord,
@@ -78,7 +72,7 @@ def train_and_evaluate(
         raise RewardsmithError("the task spec was not read from a file, so no worker can re-read it")
     out_dir = Path(out_dir)
     clear_training_outputs(out_dir)
-    job_options: dict[str, Any] = {**run_training_options(Path(spec_path)), **(options or {})}
+    job_options: dict[str, Any] = dict(options or {})
     if reward_budget_s:
         job_options["reward_budget_s"] = reward_budget_s
     if continue_from is not None:
@@ -111,15 +105,6 @@ def train_and_evaluate(
         return JobResult(evaluated.status, out_dir, error=f"[evaluation] {evaluated.error}", wall_s=wall_s), None
     summary = {**result.summary, "timesteps": trained_steps}
     return JobResult("ok", out_dir, summary=summary, wall_s=wall_s), evaluation
-
-
-def run_training_options(spec_path: Path) -> dict[str, Any]:
-    """The training job options a run's settings imply when `spec_path` is a run folder's `task.toml` (with its
-    run.json beside it): `progress` when the run's progress strategy is on. Empty for any other spec file."""
-    if spec_path.name != TASK_FILE or not (spec_path.parent / RUN_FILE).is_file():
-        return {}
-    progress = RunFolder(spec_path.parent).config().progress_options()
-    return {"progress": progress} if progress else {}
 
 
 def evaluate_policy(
