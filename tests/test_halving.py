@@ -52,7 +52,8 @@ def test_evaluations_are_sized_to_the_rung():
 
 def test_halving_spends_the_budget_as_configured_and_resumes():
     records = designed(8)
-    trainer = Trainer({f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)})
+    # 1.2 and 1.3 lead, too close to tell apart (800 vs 799.998 at 200 steps, standard errors 0.01)
+    trainer = Trainer({f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.99999, 2.0, 0.5, 1.5, 2.5, 0.2), 1)})
     rungs = successive_halving(records, trainer, [100, 200, 400], keep=0.25, parallel=2)
     by_rung = [sorted((c[0], c[1], c[2]) for c in trainer.calls if c[1] == b) for b in (100, 200, 400)]
     assert by_rung[0] == [(f"1.{i}", 100, False) for i in range(1, 9)]
@@ -63,6 +64,14 @@ def test_halving_spends_the_budget_as_configured_and_resumes():
     assert [r.steps for r in rungs] == [800, 200, 400]  # 1,400 env steps in all, vs 3,200 for 8 full trainings
     assert rungs[0].promoted == ["1.2", "1.3"] and set(rungs[0].stopped.values()) == {"halved"}
     assert rungs[-1].trained[0].timesteps == 400
+
+
+def test_the_second_survivor_stops_behind_a_distinguishable_leader():
+    trainer = Trainer({f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)})
+    rungs = successive_halving(designed(8), trainer, [100, 200, 400], keep=0.25)
+    assert rungs[0].promoted == ["1.2", "1.3"]  # keep 1/4 of 8: two go on by the fraction itself
+    assert rungs[1].promoted == ["1.2"] and rungs[1].stopped == {"1.3": "behind a distinguishable leader"}
+    assert [r.steps for r in rungs] == [800, 200, 200]
 
 
 def test_a_flat_curve_stops_unless_it_leads():

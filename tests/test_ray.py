@@ -127,16 +127,29 @@ def test_batch_runs_on_a_two_node_cluster(ray_cluster, tmp_path, tiny_spec):
 
 
 def _sandbox_workers() -> list[tuple[int, int]]:
-    """(pid, parent pid) of training workers running in a Ray task's temp folder."""
+    """(pid, pid of the Ray worker above it) of training workers running in a Ray task's temp folder: a cold
+    worker is the Ray worker's child (`rewardsmith.workers.main` in its command line); a warm one is a child of
+    the Ray worker's fork server and is named `rs-train` (its command line is the server's)."""
     found = []
     for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
-            argv = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
-            stat = (entry / "stat").read_text() if b"rewardsmith.workers.main" in argv else ""
+            argv = (entry / "cmdline").read_bytes()
+            comm = (entry / "comm").read_text().strip()
+            where = os.readlink(entry / "cwd")
+            stat = (entry / "stat").read_text()
         except OSError:
             continue
-        if stat and TEMP_PREFIX.encode() in argv:
-            found.append((int(entry.name), int(stat[stat.rindex(")") + 2:].split()[1])))
+        if (b"rewardsmith.workers.main train" in argv or comm == "rs-train") and TEMP_PREFIX in where:
+            parent = int(stat[stat.rindex(")") + 2:].split()[1])
+            try:
+                if b"rewardsmith.sandbox.forkserver" in Path(f"/proc/{parent}/cmdline").read_bytes():
+                    server = Path(f"/proc/{parent}/stat").read_text()
+                    parent = int(server[server.rindex(")") + 2:].split()[1])
+            except OSError:
+                continue
+            found.append((int(entry.name), parent))
     return found
 
 

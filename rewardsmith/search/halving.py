@@ -25,7 +25,7 @@ from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.progress import Progress
-from rewardsmith.search.selection import ranked, standard_error
+from rewardsmith.search.selection import pick, ranked, standard_error
 from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate, warm_start
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
@@ -51,7 +51,8 @@ def rung_budgets(timesteps: int, fractions: list[float], minimum: int = 1) -> li
 
 def survivors(n: int, keep: float) -> int:
     """How many of `n` candidates go on to the next rung: ceil(n * keep), but at least 2 (where there are 2), so
-    the pick at the next rung still compares two policies instead of trusting a shorter rung's order."""
+    the pick at the next rung still compares two policies instead of trusting a shorter rung's order
+    (`successive_halving` lets the second go only when the leader is distinguishable from it)."""
     return min(n, max(2, math.ceil(n * keep - 1e-9)))
 
 
@@ -151,6 +152,9 @@ def successive_halving(
         going = order[: survivors(len(ok), keep)]
         for r in order[len(going) :]:
             rung.stopped[r.id] = "halved"
+        if len(going) == 2 > math.ceil(len(ok) * keep - 1e-9) and pick(going).distinguishable:
+            rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
+            going = going[:1]
         if stop_flat:
             leader = going[0].id
             for r in going[1:]:
