@@ -11,7 +11,9 @@ file's training overhead in percent. A second table splits the per-step cost: th
 `ApplyReward` adds with the native reward (the State snapshot), and the reward call (its first reads of
 the State's named fields included), of which the reward's own numpy work alone is the same call
 repeated on the already-read states. Native and file runs alternate within each repetition and the best
-of `--reps` is kept. Single-threaded torch, CPU; numbers are noisy on a shared machine.
+of `--reps` is kept. Single-threaded torch, CPU. Rates are per CPU-second of this process
+(`time.process_time`), so that other work on a shared machine disturbs them far less than wall time
+would; `--wall` measures wall time instead (the `--vec` SubprocVecEnv rows always do).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from rewardsmith.sandbox.policy import load_reward
 from rewardsmith.task import ENVS_DIR, load_task, make_env
 
 EXAMPLES = ENVS_DIR / "examples"
+clock = time.process_time  # CPU time of this process: other work on a shared machine barely moves it
 FAMILIES = {  # family -> (representative task, its example reward)
     "locomotion": ("halfcheetah-run", "halfcheetah_run.py"),
     "meta": ("metaworld-reach", "metaworld_reach.py"),
@@ -53,9 +56,9 @@ class TimedReward:
         self.seconds, self.calls, self.recent = 0.0, 0, []
 
     def __call__(self, state, action, next_state):
-        started = time.perf_counter()
+        started = clock()
         result = self.fn(state, action, next_state)
-        self.seconds += time.perf_counter() - started
+        self.seconds += clock() - started
         self.calls += 1
         if len(self.recent) < self.keep:
             self.recent.append((state, action, next_state))
@@ -63,11 +66,11 @@ class TimedReward:
 
     def warm_us(self, repeat: int = 5) -> float:
         """Microseconds per call on states whose fields were already read: the reward's own work alone."""
-        started = time.perf_counter()
+        started = clock()
         for _ in range(repeat):
             for args in self.recent:
                 self.fn(*args)
-        return (time.perf_counter() - started) / (repeat * len(self.recent)) * 1e6
+        return (clock() - started) / (repeat * len(self.recent)) * 1e6
 
 
 def step_rate(spec, reward_fn, source: str | None, steps: int) -> float:
@@ -76,12 +79,12 @@ def step_rate(spec, reward_fn, source: str | None, steps: int) -> float:
     env.reset(seed=0)
     env.action_space.seed(0)
     actions = [env.action_space.sample() for _ in range(steps)]
-    started = time.perf_counter()
+    started = clock()
     for action in actions:
         _, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             env.reset()
-    rate = steps / (time.perf_counter() - started)
+    rate = steps / (clock() - started)
     env.close()
     return rate
 
@@ -101,9 +104,10 @@ def train_rate(spec, reward_fn, source: str, steps: int, n_envs: int = 1, vec: s
     else:
         hyper.update(n_steps=max(64, min(hyper.get("n_steps", 512), steps // n_envs)))
     model = algo("MlpPolicy", env, seed=0, verbose=0, policy_kwargs=spec.train.sb3_policy_kwargs(), **hyper)
-    started = time.perf_counter()
+    timer = time.perf_counter if vec == "subproc" else clock  # subprocesses' CPU time is not this process's
+    started = timer()
     model.learn(steps)
-    rate = model.num_timesteps / (time.perf_counter() - started)
+    rate = model.num_timesteps / (timer() - started)
     env.close()
     return rate
 
@@ -115,7 +119,11 @@ def main() -> None:
     parser.add_argument("--train-steps", type=int, default=2048)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--vec", action="store_true", help="also PPO with 4 envs: DummyVecEnv vs SubprocVecEnv")
+    parser.add_argument("--wall", action="store_true", help="wall-clock time instead of this process's CPU time")
     args = parser.parse_args()
+    if args.wall:
+        global clock
+        clock = time.perf_counter
     torch.set_num_threads(1)
     rates_header = (
         f"{'family':11} {'task':27} {'algo':4} {'raw':>7} {'native':>7} {'file':>7} "
@@ -159,7 +167,10 @@ def main() -> None:
                 rate = train_rate(spec, reward_fn, "candidate", args.train_steps * 2, n_envs=4, vec=vec)
                 print(f"{'':11} {name:27} PPO n_envs=4 {vec:8} {rate:7.0f} steps/s")
     print()
-    print(rates_header + f"   (env steps/s, best of {args.reps}; reward file: the family's example)")
+    print(
+        rates_header
+        + f"   (env steps per {'wall' if args.wall else 'CPU'}-second, best of {args.reps}; reward file: the family's example)"
+    )
     print("\n".join(rates))
     print()
     print(costs_header + "   (us per step; own work: the reward's code alone, its State reads done)")
