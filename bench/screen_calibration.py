@@ -192,7 +192,7 @@ def details(rows: list[dict]) -> str:
     """One line per screened file: its outcome, accuracy and the screen's message."""
     return "\n".join(
         f"{r['task']:34} {r['file']:40} {r['outcome']:10} "
-        f"{'-' if r['accuracy'] is None else format(r['accuracy'], '.2f'):>5}  {r['message'][:150]}"
+        f"{'-' if r['accuracy'] is None else format(r['accuracy'], '.2f'):>5}  {r['message'][:220]}"
         for r in rows
     )
 
