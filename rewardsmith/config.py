@@ -109,6 +109,11 @@ class RunConfig(BaseModel):
         description="Successive halving: drop a survivor whose fitness did not rise since its previous rung "
         "by more than its standard error.",
     )
+    crossover: bool = Field(
+        False,
+        description="REvolve-style crossover: from iteration 2 on, the last sample of each round asks the designer "
+        "to combine the components of the two best candidates so far into one reward.",
+    )
     warm_start: bool = Field(
         False,
         description="stable-eureka's warm start: from iteration 2 on, each candidate's training starts from the "

@@ -15,7 +15,8 @@ from rewardsmith.errors import LLMError, RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.loop import run as run_search
-from rewardsmith.search.selection import best_record
+from rewardsmith.search.loop import strip_header
+from rewardsmith.search.selection import best_record, ranked
 from rewardsmith.testing import serve_scripted
 
 DATA = Path(__file__).parent / "data"
@@ -345,3 +346,27 @@ def test_successive_halving_resumes_and_the_final_reuses_the_full_budget(spec_pa
     final = next(e for e in folder.events() if e["event"] == "final_started")
     assert final["steps"] == 0 and final["plan"] == {"0": "reuse"}
     assert "final retraining of" in output and "0 new env steps" in output
+
+
+@pytest.mark.slow
+def test_crossover_combines_the_two_best_candidates(spec_path, tmp_path):
+    """`--crossover`: iteration 2's last sample is asked to combine the two best candidates of iteration 1; its
+    request carries both parents' code and feedback, and the candidate records both parents."""
+    out = tmp_path / "run"
+    cli(*run_args(spec_path, out, "--crossover", "--final-seeds", "0", "--model",
+                  f"scripted:{DATA / 'loop_e2e.jsonl'}"))
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    crossed = [e for e in events if e["event"] == "crossover_requested"]
+    assert [e["candidate"] for e in crossed] == ["2.3"]  # none in iteration 1: there were no two parents yet
+    first, second = crossed[0]["parents"]
+    folder = RunFolder(out)
+    by_id = {r.id: r for r in folder.candidates()}
+    assert by_id["2.3"].parent == f"{first}+{second}"
+    assert by_id[first].iteration == by_id[second].iteration == 1
+    order = [r.id for r in ranked(folder.candidates(), before=2)]
+    assert order[:2] == [first, second]  # the two best by the run's rule (the lower confidence bound)
+    request = next(c for c in designer_calls(out) if c["sample"] == 2002)["messages"]
+    assert len(request) == 2 and "Combine the two best rewards" in request[1]["content"]
+    for parent in (first, second):
+        code = strip_header((out / f"iter_1/cand_{by_id[parent].index}/reward.py").read_text()).strip()
+        assert code in request[1]["content"]

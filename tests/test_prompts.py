@@ -291,3 +291,22 @@ def test_the_offline_models_example_is_built_from_the_tasks_own_names(task: str,
     example = example_for(Designer(None, spec, describe(spec)).prompt())
     assert expected in example and '"hinge"' not in example and '"slider"' not in example
     assert "for this task, with the names of this environment" in example
+
+
+def test_the_crossover_request_shows_both_parents_and_asks_to_combine_them() -> None:
+    from rewardsmith.stages.designer import Best
+
+    spec = load_task("hopper-hop")
+    designer = Designer(None, spec, describe(spec))
+    first = Best("1.2", "def compute_reward(state, action, next_state):\n    return 1.0, {'alive': 1.0}", 0.31, 0.2,
+                 "alive: mean 1.0 per step")
+    second = Best("1.4", "def compute_reward(state, action, next_state):\n    return 2.0, {'up': 2.0}", 0.27, None,
+                  "up: mean 2.0 per step")
+    messages = designer.crossover(first, second)
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[0] == designer.prompt()[0]
+    text = messages[1]["content"]
+    assert text.startswith(designer.prompt()[1]["content"])  # the task and the environment come first
+    assert "Combine the two best rewards" in text and "Candidate 1.2 (fitness 0.31" in text
+    for parent in (first, second):
+        assert parent.code in text and parent.feedback in text

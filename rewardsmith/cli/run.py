@@ -82,6 +82,12 @@ def run(
         max=1.0,
         help="Fraction of a rung's candidates that go on, at least 2 where there are 2 [default: 0.25].",
     ),
+    crossover: bool = typer.Option(
+        False,
+        "--crossover",
+        help="From iteration 2, the last sample of each round combines the components of the two best candidates "
+        "so far (REvolve-style crossover).",
+    ),
     warm_start: bool = typer.Option(
         False,
         "--warm-start",
@@ -136,6 +142,7 @@ def run(
         strategy=parse_strategy(strategy),
         rungs=parse_rungs(rungs),
         stop_flat=stop_flat,
+        crossover=crossover,
         warm_start=warm_start,
         progress_bonus=progress_bonus,
         progress_bins=progress_bins,

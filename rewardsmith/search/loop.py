@@ -31,7 +31,7 @@ from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.final import retrain_best, write_summary
 from rewardsmith.search.halving import halve_iteration
 from rewardsmith.search.progress import Progress, ReplyClock, ReplyTicker, make_progress
-from rewardsmith.search.selection import best_record, rule_for
+from rewardsmith.search.selection import best_record, ranked, rule_for
 from rewardsmith.search.training import (
     random_policy_archive,
     record_training,
@@ -44,7 +44,7 @@ from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import critique
 from rewardsmith.stages.designer import Design, Designer, Failure, is_duplicate
 from rewardsmith.stages.env_description import describe
-from rewardsmith.stages.history import prompt_inputs
+from rewardsmith.stages.history import best_for_prompt, candidate_code, prompt_inputs
 from rewardsmith.stages.human_feedback import check_option
 from rewardsmith.stages.human_feedback import collect as collect_feedback
 from rewardsmith.stages.screen import RANDOM_LABEL, SCREEN_FILE, ScreenReport, screen, trained_archives
@@ -204,23 +204,34 @@ def run_iteration(s: Search, iteration: int) -> None:
     s.folder.event("iteration_started", iteration=iteration, parent=best.id if best else None)
     s.progress.status(iteration=iteration)
     failures: list[Failure] = []
+    pair = crossover_pair(s.folder, iteration, s.config) if s.config.crossover and k >= 2 else None
     for attempt in range(s.config.iteration_retries + 1):
         indices = list(range(attempt * k + 1, attempt * k + k + 1))
         messages = s.designer.prompt(
             **prompt_inputs(s.folder, iteration, best, best_only=s.config.strategy == "eureka"),  # Eureka: best only
             failures=failures,
         )
+        crossed = indices[-1] if pair else None  # the round's last sample combines the two best so far
+        parents = {j: best.id if best else None for j in indices}
         pending = [j for j in indices if s.folder.candidate(iteration, j) is None]
         for j in pending:
             s.progress.update(f"{iteration}.{j}", "designing")
-        designs = dict(zip(pending, ask_designer(s, iteration, messages, pending), strict=True))
+        regular = [j for j in pending if j != crossed]
+        designs = dict(zip(regular, ask_designer(s, iteration, messages, regular), strict=True))
+        if pair and crossed is not None:
+            parents[crossed] = "+".join(r.id for r in pair)
+            if crossed in pending:
+                s.folder.event("crossover_requested", candidate=f"{iteration}.{crossed}", parents=[r.id for r in pair])
+                first, second = (best_for_prompt(s.folder, r) for r in pair)
+                assert first is not None and second is not None
+                designs[crossed] = ask_designer(s, iteration, s.designer.crossover(first, second), [crossed])[0]
         duplicates = find_duplicates(s.folder, iteration, designs)
-        design_then_halve(s, iteration, indices, designs, duplicates, best.id if best else None)
+        design_then_halve(s, iteration, indices, designs, duplicates, parents)
         with ThreadPoolExecutor(max_workers=k, thread_name_prefix="candidate") as pool:
             records = list(
                 pool.map(
-                    lambda j, designs=designs, duplicates=duplicates: candidate_pipeline(
-                        s, iteration, j, designs.get(j), duplicates.get(j), best.id if best else None
+                    lambda j, designs=designs, duplicates=duplicates, parents=parents: candidate_pipeline(
+                        s, iteration, j, designs.get(j), duplicates.get(j), parents[j]
                     ),
                     indices,
                 )
@@ -264,7 +275,7 @@ def design_then_halve(
     indices: list[int],
     designs: dict[int, Design],
     duplicates: dict[int, str],
-    parent: str | None,
+    parents: dict[int, str | None],
 ) -> None:
     """Design (and check) every candidate of the round in parallel, then train the accepted ones by successive
     halving (`rewardsmith.search.halving`; with a single rung, as under `--strategy eureka` or a budget too small
@@ -272,12 +283,26 @@ def design_then_halve(
 
     def design(j: int) -> CandidateRecord:
         record = s.folder.candidate(iteration, j)
-        return record or design_candidate(s, iteration, j, designs[j], duplicates.get(j), parent)
+        return record or design_candidate(s, iteration, j, designs[j], duplicates.get(j), parents[j])
 
     with ThreadPoolExecutor(max_workers=len(indices), thread_name_prefix="candidate") as pool:
         records = list(pool.map(design, indices))
     halve_iteration(s.folder, s.config, s.spec, s.executor, s.progress, iteration, records)
     update_best(s)
+
+
+def crossover_pair(
+    folder: RunFolder, iteration: int, config: RunConfig
+) -> tuple[CandidateRecord, CandidateRecord] | None:
+    """`--crossover`: the two best trained candidates before `iteration` by the run's selection rule, with
+    different code (REvolve's parents), or None when there are not two."""
+    order = ranked(folder.candidates(), before=iteration, rule=rule_for(config))
+    if not order:
+        return None
+    first = order[0]
+    code = candidate_code(folder, first)
+    second = next((r for r in order[1:] if not is_duplicate(candidate_code(folder, r), [code])), None)
+    return (first, second) if second is not None else None
 
 
 def update_best(s: Search) -> None:

@@ -172,6 +172,14 @@ class Designer:
         )
         return [*messages, {"role": "assistant", "content": reply.strip()}, {"role": "user", "content": feedback}]
 
+    def crossover(self, first: Best, second: Best) -> Messages:
+        """REvolve-style crossover: the system prompt, then one user turn with the task and environment (the first
+        request) followed by both parents (code, fitness, what their training showed) and the request to combine
+        their components into one reward."""
+        system, opening = self.prompt()
+        request = render("crossover.j2", first=first, second=second)
+        return [system, {"role": "user", "content": f"{opening['content']}\n\n{request}"}]
+
     def sample(
         self, messages: Messages, samples: list[int], on_done: Callable[[int, Design], None] | None = None
     ) -> list[Design]:

@@ -3,7 +3,7 @@
 Templates: `system.j2` (the designer's role, the contract and shaping guidance), `designer.j2` (the
 environment, the task with its success condition and fitness unit), `feedback.j2` (what the last iteration
 taught: the best's analysis, other candidates as diffs, the history), `reflection.j2` (what each signal
-means and what to do about it), `repair.j2` (a rejected attempt's findings), `critic.j2` (the semantic
+means and what to do about it), `repair.j2` (a rejected attempt's findings), `crossover.j2` (`--crossover`: the two best candidates, to combine), `critic.j2` (the semantic
 review, with the smoke run's values), `analyzer.j2` (the optional LLM summary of a training run, with the
 code and the environment).
 """
