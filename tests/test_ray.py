@@ -141,7 +141,7 @@ def _sandbox_workers() -> list[tuple[int, int]]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        if (b"rewardsmith.workers.main train" in argv or comm == "rs-train") and TEMP_PREFIX in where:
+        if (b"rewardsmith.workers.main\0train" in argv or comm == "rs-train") and TEMP_PREFIX in where:
             parent = int(stat[stat.rindex(")") + 2:].split()[1])
             try:
                 if b"rewardsmith.sandbox.forkserver" in Path(f"/proc/{parent}/cmdline").read_bytes():

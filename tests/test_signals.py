@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.sandbox.launch import WORKER_MODULE, pid_alive
+from rewardsmith.sandbox.launch import worker_pids
 
 DATA = Path(__file__).parent / "data"
 TASK = "inverted-double-pendulum-balance"
@@ -22,19 +22,8 @@ CLI = [sys.executable, "-c", "from rewardsmith.cli import main; main()"]
 
 
 def _workers(folder: Path, mode: str | None = None) -> list[int]:
-    """Live worker processes whose job lies under `folder` (optionally only of one mode)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if (WORKER_MODULE.encode() in argv and any(str(folder).encode() in a for a in argv)
-                and (mode is None or mode.encode() in argv) and pid_alive(int(entry.name))):
-            found.append(int(entry.name))
-    return found
+    """Live worker processes (cold or forked) whose job lies under `folder` (optionally only of one mode)."""
+    return worker_pids(folder, mode)
 
 
 def _start(args: list[str], cwd: Path) -> subprocess.Popen:

@@ -44,6 +44,8 @@ EXIT_CHILD_SETUP = 71
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_NAME = 15
+NAME_PREFIX = "rs-"
+"""A forked worker's process name (`/proc/PID/comm`) is this plus its mode: its command line is the server's."""
 
 
 def enabled() -> bool:
@@ -256,7 +258,8 @@ def _fork_worker(request: dict[str, Any], output_fd: int, sock: socket.socket, w
             libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
             if os.getppid() != server:
                 os._exit(70)
-            libc.prctl(_PR_SET_NAME, f"rs-{argv[0]}".encode()[:15], 0, 0, 0)  # `ps -o comm` tells workers apart
+            libc.prctl(_PR_SET_NAME, f"{NAME_PREFIX}{argv[0]}".encode()[:15], 0, 0, 0)  # `ps -o comm` tells them apart
+            libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)  # as a freshly started worker: its parent may read its /proc
             os.dup2(output_fd, 1)
             os.dup2(output_fd, 2)
             null = os.open(os.devnull, os.O_RDONLY)

@@ -111,6 +111,32 @@ def worker_env(cwd: Path, extra_env: dict[str, str] | None = None) -> dict[str, 
     return env
 
 
+def worker_pids(root: Path, mode: str | None = None) -> list[int]:
+    """Live sandboxed workers (of `mode`, or any) whose job lies under `root`: a cold worker names its job file in
+    its command line; a forked one is named `rs-<mode>` and runs in its job folder."""
+    prefix = str(Path(root).resolve()) + "/"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            if WORKER_MODULE.encode() in argv:
+                ours = any(a.decode(errors="replace").startswith(prefix) for a in argv)
+                ours = ours and (mode is None or mode.encode() in argv)
+            else:
+                name = (entry / "comm").read_text().strip()
+                ours = (
+                    name == f"{forkserver.NAME_PREFIX}{mode}"[:15] if mode else name.startswith(forkserver.NAME_PREFIX)
+                )
+                ours = ours and (os.readlink(entry / "cwd") + "/").startswith(prefix)
+        except OSError:
+            continue
+        if ours and pid_alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
 def protect_parent() -> None:
     """Make this process non-dumpable: processes without CAP_SYS_PTRACE (every locked-down
     worker, even one that kept uid 0) can then not read its /proc/<pid>/environ or memory."""

@@ -189,23 +189,13 @@ def sanitize(summary: dict[str, Any]) -> dict[str, Any]:
 def stop_workers_under(root: Path) -> list[int]:
     """SIGKILL worker processes whose job files lie under `root` (left running by a killed parent); returns
     their pids. Workers run in their own session, so a parent killed with SIGKILL does not take them along."""
-    from rewardsmith.sandbox.launch import WORKER_MODULE, kill_leftovers
+    from rewardsmith.sandbox.launch import kill_leftovers, worker_pids
 
-    prefix = str(Path(root).resolve()) + "/"
-    stopped = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
+    stopped = worker_pids(root)
+    for pid in stopped:
         try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if WORKER_MODULE.encode() in argv and any(a.decode(errors="replace").startswith(prefix) for a in argv):
-            pid = int(entry.name)
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            kill_leftovers(pid)
-            stopped.append(pid)
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        kill_leftovers(pid)
     return stopped
