@@ -68,10 +68,11 @@ class RunConfig(BaseModel):
         description="LLM answer cache: None, the run's own cache only (resume replays it); True, also the "
         "user-level cache shared between runs; False, none (every call goes to the model).",
     )
-    screen: bool = Field(
-        False,
+    screen: bool | None = Field(
+        None,
         description="From iteration 2 on, screen critic-accepted candidates on the archived "
-        "trajectories of earlier candidates (CARD's preference check) before training.",
+        "trajectories of earlier candidates (CARD's preference check) before training. None: on for the default "
+        "strategy (bench/screen_calibration.py: no good reward rejected on the labelled pools), off for eureka.",
     )
     videos: bool = Field(
         False,
@@ -167,5 +168,6 @@ class RunConfig(BaseModel):
             "final_timesteps": spec.train.final_timesteps,
             "final_seeds": spec.search.final_seeds,
             "repair_rounds": spec.search.repair_rounds,
+            "screen": not eureka,
         }
         return self.model_copy(update={k: v for k, v in defaults.items() if getattr(self, k) is None})

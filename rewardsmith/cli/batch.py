@@ -49,11 +49,12 @@ def batch(
     seed: int = typer.Option(0, help="Random seed of training."),
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
     videos: bool = typer.Option(False, "--videos", help="Record a policy video of every iteration's best in each run."),
-    screen: bool = typer.Option(
-        False,
-        "--screen",
-        help="Screen candidates on earlier policies' recorded episodes "
-        "before training (from iteration 2; see `rewardsmith run --help`).",
+    screen: bool | None = typer.Option(
+        None,
+        "--screen/--no-screen",
+        help="Screen candidates on earlier policies' recorded episodes before training (from iteration 2; default: "
+        "on for the default strategy, off for eureka; see `rewardsmith run --help`).",
+        show_default=False,
     ),
     feedback: Path | None = typer.Option(
         None, help="A text file of feedback after each iteration, for every task (see `rewardsmith run --help`)."
@@ -78,7 +79,7 @@ def batch(
         seed=seed,
         device=device,
         videos=videos or None,
-        screen=screen or None,
+        screen=screen,
         feedback=str(feedback.resolve()) if feedback else None,
         sandbox_minimum=minimum,
         strategy=None if strategy == "default" else parse_strategy(strategy),

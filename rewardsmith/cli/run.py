@@ -48,11 +48,12 @@ def run(
     videos: bool = typer.Option(
         False, "--videos", help="Record a policy video of every iteration's best (the best always gets one)."
     ),
-    screen: bool = typer.Option(
-        False,
-        "--screen",
-        help="From iteration 2, screen candidates on earlier policies' "
-        "recorded episodes: a reward that ranks them against fitness goes back for repair.",
+    screen: bool | None = typer.Option(
+        None,
+        "--screen/--no-screen",
+        help="From iteration 2, screen candidates on earlier policies' recorded episodes: a reward that ranks them "
+        "against fitness goes back for repair. Default: on for the default strategy, off for eureka.",
+        show_default=False,
     ),
     feedback: str | None = typer.Option(
         None,

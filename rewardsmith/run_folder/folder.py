@@ -13,7 +13,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                         rung_done (successive halving), iteration_done, final_started (with its announced
                         cost: steps, estimate_s, plan), final_skipped (--final-seeds 0), final_seed_done,
                         final_done, run_finished, run_failed;
-                        with --screen also screen_done
+                        with the screen (default strategy) also screen_done
     run.lock            pid of the process running it (present only while it runs)
     .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
@@ -23,7 +23,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
         attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
         attempt_<n>.reply.md    the raw reply when it held no usable code
         attempt_<n>.critic.json the critic's report on attempt n
-        attempt_<n>.screen.json with --screen, from iteration 2: the trajectory screen's verdict on attempt n
+        attempt_<n>.screen.json with the screen (default strategy), from iteration 2: its verdict on attempt n
         attempts.json           [{attempt, file, accepted, findings, tokens, cost_usd}]
         reward.py               the accepted code, with a header comment (id, iteration, parent, model)
         candidate.json          id "i.j", iteration, index, parent "i.j" | null,
@@ -32,7 +32,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                                 timesteps (env steps behind fitness: the last rung reached)
                                 (fitness, fitness_se, episodes, success_rate: from eval/evaluation.json)
         critic.json, critic/    the last critic report and its smoke worker's files
-        screen.json, screen/    the last screen verdict and its worker's files (with --screen)
+        screen.json, screen/    the last screen verdict and its worker's files (with the screen)
         job.json, metrics.jsonl, tb/, model.zip, policy.safetensors, summary.json, worker.log
                                 the training worker's folder; it ran the reward, so only its weights
                                 (policy.safetensors: tensors only) are used, and its metrics.jsonl is
@@ -50,7 +50,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
     final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
                                           (laid out as a candidate's training folder, with its eval/); a
                                           seed counts as done only through its final_seed_done event
-    random_policy/eval/                   with --screen: random-action episodes, evaluated once, in every screen
+    random_policy/eval/                   with the screen: random-action episodes, evaluated once, in every screen
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
