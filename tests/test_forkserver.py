@@ -103,3 +103,14 @@ def test_a_dead_server_is_replaced_and_the_switch_turns_it_off(tmp_path: Path, m
     run_job(critic_job(tmp_path / "cold"))
     cold = json.loads((tmp_path / "cold" / "snoop.json").read_text())
     assert cold["ppid"] == os.getpid()  # started cold, by this process
+
+
+def test_doctor_says_whether_workers_start_warm(monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from rewardsmith.cli import app
+
+    for switch, said in (("1", "workers: warm"), ("0", "workers: cold")):
+        monkeypatch.setenv(forkserver.ENV_SWITCH, switch)
+        result = CliRunner().invoke(app, ["doctor"], env={"COLUMNS": "300"})
+        assert result.exit_code == 0 and said in result.output, result.output

@@ -273,3 +273,11 @@ def doctor() -> None:
         table.add_row(layer, "[green]yes[/]" if ok else "[red]no[/]", inert(detail))
     console.print(table)
     console.print(f"default minimum (sandbox.minimum): {', '.join(DEFAULT_MINIMUM)}")
+    from rewardsmith.sandbox import forkserver
+
+    console.print(
+        "workers: warm, forked one per job from a pre-imported server that never runs candidate code "
+        f"({forkserver.ENV_SWITCH}=0 starts each one cold)"
+        if forkserver.enabled()
+        else f"workers: cold, a fresh interpreter per job ({forkserver.ENV_SWITCH}=0)"
+    )
