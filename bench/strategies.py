@@ -2,9 +2,11 @@
 
 Each task's pool (bench/pools/<task>/) is hand-written and labelled in its file names: `s<k>_<label>_*.py` are
 the designer's samples in order, `r<k>_<label>_*.py` the replies to repair requests (a buggy and a too-slow
-entry are rejected by the critic and ask for one). Every run is served the same replies in the same order
-through `--model scripted:`, so both strategies see exactly the same candidates; only the search seed (the
-training seed) changes between repetitions.
+entry are rejected by the critic and ask for one). Every run is served the same replies through `--model
+scripted:`, so both strategies train exactly the same set of reward programs (the samples are requested in
+parallel, so which candidate id gets which file can differ between runs, and so can which rejected sample gets
+which repair reply; labels follow the code, not the id); only the search seed (the training seed) changes
+between repetitions.
 
 Per task and strategy the table shows how often the returned reward is good-labelled, the env steps spent
 (search rungs plus final retraining; resumed rungs count only their new steps), wall time, the returned
