@@ -52,7 +52,9 @@ def test_resume_after_kill_9(tiny_spec, tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(Path(__file__).parents[1])}
     with open(tmp_path / "first.log", "w") as log:
         proc = subprocess.Popen([sys.executable, "-m", "rewardsmith", "run", str(spec), "--model", f"scripted:{SCRIPT}",
-                                 "--iterations", "2", "--samples", "3", "--workers", "2", "--out", str(out)],
+                                 "--iterations", "2", "--samples", "3", "--workers", "2", "--rungs", "1",
+                                 "--out", str(out)],  # one rung: a trained candidate is finished (halving resumes
+                                 # a promoted one on purpose; test_loop covers that)
                                 cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             done = wait_for_mid_training(out, proc)
