@@ -122,3 +122,35 @@ def children_of(pid: int) -> list[int]:
         if entry.name.isdigit() and int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
             found.append(int(entry.name))
     return found
+
+
+ALIVE_SCORER = '''
+from rewardsmith.reward.fitness import EpisodeScorer
+
+class Alive(EpisodeScorer):
+    def reset(self, state):
+        self.steps = 0
+
+    def step(self, state, action, next_state):
+        self.steps += 1
+
+    def result(self):
+        return float(self.steps), self.steps >= 10
+
+    def sparse_reward(self, state, action, next_state):
+        return 1.0
+'''
+IDP_TINY_TASK = '''
+name = "idp-tiny"
+env = "InvertedDoublePendulum-v5"
+description = "Balance the double pendulum upright for as long as possible."
+[fitness]
+scorer = "scorer:Alive"
+'''
+
+
+def write_idp_tiny_task(folder: Path) -> Path:
+    """A minimal pendulum task (its scorer counts steps alive) written into `folder`; returns its task.toml."""
+    (folder / "scorer.py").write_text(ALIVE_SCORER)
+    (folder / "task.toml").write_text(IDP_TINY_TASK)
+    return folder / "task.toml"

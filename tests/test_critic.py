@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import write_idp_tiny_task
 from typer.testing import CliRunner
 
 from rewardsmith.cli import app
@@ -17,36 +18,10 @@ from rewardsmith.stages.critic import CRITIC_FILE, critic_messages, critique, pa
 from rewardsmith.task import read_task
 
 DATA = Path(__file__).parent / "data"
-SCORER = '''
-from rewardsmith.reward.fitness import EpisodeScorer
-
-class Alive(EpisodeScorer):
-    def reset(self, state):
-        self.steps = 0
-
-    def step(self, state, action, next_state):
-        self.steps += 1
-
-    def result(self):
-        return float(self.steps), self.steps >= 10
-
-    def sparse_reward(self, state, action, next_state):
-        return 1.0
-'''
-TASK = '''
-name = "idp-tiny"
-env = "InvertedDoublePendulum-v5"
-description = "Balance the double pendulum upright for as long as possible."
-[fitness]
-scorer = "scorer:Alive"
-'''
-
-
 @pytest.fixture(scope="module")
 def task_file(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("task")
-    (folder / "scorer.py").write_text(SCORER)
-    (folder / "task.toml").write_text(TASK)
+    write_idp_tiny_task(folder)
     return folder / "task.toml"
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import write_idp_tiny_task
 
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardFileError
@@ -28,29 +29,6 @@ from rewardsmith.stages.designer import Designer
 from rewardsmith.task import load_task, make_env, read_task
 
 TASK = "inverted-double-pendulum-balance"
-SCORER = '''
-from rewardsmith.reward.fitness import EpisodeScorer
-
-class Alive(EpisodeScorer):
-    def reset(self, state):
-        self.steps = 0
-
-    def step(self, state, action, next_state):
-        self.steps += 1
-
-    def result(self):
-        return float(self.steps), self.steps >= 10
-
-    def sparse_reward(self, state, action, next_state):
-        return 1.0
-'''
-TINY_TASK = '''
-name = "idp-tiny"
-env = "InvertedDoublePendulum-v5"
-description = "Balance the double pendulum upright for as long as possible."
-[fitness]
-scorer = "scorer:Alive"
-'''
 REWARD = """import numpy as np
 
 
@@ -71,8 +49,7 @@ ON = {"progress": {"beta": 0.5, "bins": 10}}
 @pytest.fixture(scope="module")
 def spec(tmp_path_factory):
     folder = tmp_path_factory.mktemp("task")
-    (folder / "scorer.py").write_text(SCORER)
-    (folder / "task.toml").write_text(TINY_TASK)
+    write_idp_tiny_task(folder)
     return read_task(folder / "task.toml")
 
 
