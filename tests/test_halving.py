@@ -74,6 +74,21 @@ def test_the_second_survivor_stops_behind_a_distinguishable_leader():
     assert [r.steps for r in rungs] == [800, 200, 200]
 
 
+def test_a_flat_runner_up_goes_on_when_the_leader_is_not_distinguishable_from_it():
+    # at rung 2 of 8 candidates (keep 1/4) two go on; 1.3 stopped improving after 100 steps but is within noise
+    # of the leader 1.2, so the flat-curve rule does not leave 1.2 alone at the full budget
+    rates = dict(zip([f"1.{i}" for i in range(1, 9)], (1.0, 4.0, 3.99, 2.0, 0.5, 1.5, 2.5, 0.2)))
+    noisy = Trainer(rates, plateau={"1.3": 100})
+
+    def train(record, timesteps, resume):  # a standard error of 500 hides the plateau (399 vs 800)
+        return noisy(record, timesteps, resume).model_copy(update={"fitness_se": 500.0})
+
+    rungs = successive_halving(designed(8), train, [100, 200, 400], keep=0.25)
+    assert rungs[1].promoted == ["1.2", "1.3"] and "1.3" not in rungs[1].stopped
+    precise = successive_halving(designed(8), Trainer(rates, plateau={"1.3": 100}), [100, 200, 400], keep=0.25)
+    assert precise[1].promoted == ["1.2"] and precise[1].stopped["1.3"] in ("flat curve", "behind a distinguishable leader")
+
+
 def test_a_flat_curve_stops_unless_it_leads():
     records = designed(4)
     # 1.3 stops improving after 100 steps; 1.2 leads and keeps going even if it had flattened

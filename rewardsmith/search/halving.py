@@ -156,11 +156,13 @@ def successive_halving(
             rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
             going = going[:1]
         if stop_flat:
-            leader = going[0].id
-            for r in going[1:]:
-                if is_flat(previous.get(r.id), r):
-                    rung.stopped[r.id] = "flat curve"
-            going = [r for r in going if r.id == leader or r.id not in rung.stopped]
+            flat = [r for r in going[1:] if is_flat(previous.get(r.id), r)]
+            kept = [r for r in going if r not in flat]
+            if len(kept) < 2 <= len(going) and not pick([going[0], flat[0]]).distinguishable:
+                kept.append(flat.pop(0))  # a close call keeps two, however noisy the runner-up's curve
+            for r in flat:
+                rung.stopped[r.id] = "flat curve"
+            going = [r for r in going if r in kept]
         rung.promoted = [r.id for r in going]
         rungs.append(rung)
         if on_rung:
