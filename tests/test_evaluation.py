@@ -328,7 +328,7 @@ def test_scripted_run_selects_the_honest_candidate(tiny_spec, tmp_path, monkeypa
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     spec = tiny_spec(TASK, timesteps=STEPS, eval_episodes=3)
     if gate == "off":  # the critic's static stage and every worker's gate bypassed: the OS layers alone
-        monkeypatch.setattr("rewardsmith.stages.critic.static_findings", lambda source: [])
+        monkeypatch.setattr("rewardsmith.stages.critic.static_findings", lambda source, **options: [])
     config = RunConfig(task=str(spec), model=f"scripted:{script(tmp_path, forger)}", iterations=1, samples=2,
                        timesteps=STEPS, final_timesteps=STEPS, final_seeds=1, repair_rounds=0, workers=2,
                        semantic=False, rungs=[1.0], out=tmp_path / "run")
