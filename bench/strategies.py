@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import time
@@ -121,6 +122,7 @@ def job_costs(folder: RunFolder) -> list[tuple[int, float]]:
 def one_run(task: str, strategy: str, seed: int, args: argparse.Namespace, root: Path) -> dict:
     """Run one search and return its row."""
     out = root / task / f"{strategy}_seed{seed}"
+    shutil.rmtree(out, ignore_errors=True)  # a run without a row in rows.jsonl was cut short: start it again
     script = write_script(task, root / task / f"{strategy}_seed{seed}.jsonl", repair_rounds=1)
     samples, _ = pool(task)
     config = RunConfig(
