@@ -143,14 +143,6 @@ class WarmProcess:
         self.server, self.pid, self.stdout = server, pid, stdout
         self.returncode: int | None = None
 
-    def exited(self) -> bool:
-        """True once the worker has exited (a zombie until `wait`), read from /proc without reaping it."""
-        try:
-            stat = Path(f"/proc/{self.pid}/stat").read_text()
-        except OSError:
-            return True
-        return stat[stat.rindex(")") + 2 :].startswith(("Z", "X"))
-
     def wait(self) -> int:
         """Have the server reap the worker (call after its session was killed); its exit code."""
         if self.returncode is None:

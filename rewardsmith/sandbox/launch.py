@@ -245,8 +245,9 @@ def _start(
 
 
 def _exited(proc: subprocess.Popen | WarmProcess) -> bool:
-    """True once the worker has exited, without reaping it."""
-    return proc.exited() if isinstance(proc, WarmProcess) else _has_exited(proc.pid)
+    """True once the worker has exited, without reaping it (a forked worker is the server's child: a zombie until
+    the server reaps it, so not alive)."""
+    return not pid_alive(proc.pid) if isinstance(proc, WarmProcess) else _has_exited(proc.pid)
 
 
 def _over_quota(folder: Path, quota_bytes: int | None) -> str:

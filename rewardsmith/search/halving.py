@@ -49,11 +49,16 @@ def rung_budgets(timesteps: int, fractions: list[float], minimum: int = 1) -> li
     return budgets
 
 
+def by_fraction(n: int, keep: float) -> int:
+    """ceil(n * keep), robust to float error (25 * 0.28 is 7, not 8)."""
+    return math.ceil(n * keep - 1e-9)
+
+
 def survivors(n: int, keep: float) -> int:
     """How many of `n` candidates go on to the next rung: ceil(n * keep), but at least 2 (where there are 2), so
     the pick at the next rung still compares two policies instead of trusting a shorter rung's order
     (`successive_halving` lets the second go only when the leader is distinguishable from it)."""
-    return min(n, max(2, math.ceil(n * keep - 1e-9)))
+    return min(n, max(2, by_fraction(n, keep)))
 
 
 MIN_RUNG_EPISODES = 5
@@ -152,7 +157,7 @@ def successive_halving(
         going = order[: survivors(len(ok), keep)]
         for r in order[len(going) :]:
             rung.stopped[r.id] = "halved"
-        if len(going) == 2 > math.ceil(len(ok) * keep - 1e-9) and pick(going).distinguishable:
+        if len(going) == 2 > by_fraction(len(ok), keep) and pick(going).distinguishable:
             rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
             going = going[:1]
         if stop_flat:
