@@ -91,6 +91,10 @@ def check_layout(out: Path) -> dict:
                          "analysis.json"):
                 assert (cand / name).is_file(), cand / name
             assert (cand / "reward.py").read_text().startswith(f"# rewardsmith candidate {i}.{j} (iteration {i}")
+            if i == 2:  # screened against iteration 1's archives; its worker ran only if they could judge
+                verdict = json.loads((cand / "screen.json").read_text())
+                judged = not verdict["message"].startswith("passed without a verdict")
+                assert (cand / "screen" / "screen.json").is_file() == judged, verdict
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary) >= SUMMARY_KEYS and summary["status"] == "finished"
     assert summary["iterations"] == 2 and summary["candidates"] == 6
