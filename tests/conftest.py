@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from rewardsmith.task import ENVS_DIR
 # Workers cannot drop uid 0 where the tests run as root with Python under a private home (CI: /root/.pyenv,
 # mode 700); the default sandbox minimum then refuses to run. The tests opt in explicitly, and say so.
 UID0_OPT_IN = os.geteuid() == 0 and os.environ.setdefault("REWARDSMITH_ALLOW_UID0", "1") == "1"
+# Tests that train a bare SB3 model without a logger of their own would each leave an empty /tmp/SB3-<time> folder.
+os.environ.setdefault("SB3_LOGDIR", os.path.join(tempfile.gettempdir(), "rewardsmith-tests-sb3"))
 
 
 def pytest_report_header() -> str:
