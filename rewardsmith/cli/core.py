@@ -105,10 +105,8 @@ def tasks(folder: Path | None = typer.Option(None, help="Folder of task specs (d
         return
     console.print(title, highlight=False)  # narrow: the name on its own line, the text wrapped under it
     for spec in specs:
-        console.print(
-            Text(spec.name, style="bold").append(f"  ({spec.env}; default run {cost[spec.name]})", style="dim"),
-            no_wrap=True,
-            crop=False,
+        console.print(  # the name comes first and is never cut; the rest wraps
+            Text(spec.name, style="bold").append(f"  ({spec.env}; default run {cost[spec.name]})", style="dim")
         )
         console.print(Padding(Text(spec.summary), (0, 0, 0, 4), expand=False))
 
