@@ -350,6 +350,13 @@ def test_successive_halving_resumes_and_the_final_reuses_the_full_budget(spec_pa
     final = next(e for e in folder.events() if e["event"] == "final_started")
     assert final["steps"] == 0 and final["plan"] == {"0": "reuse"}
     assert "final retraining of" in output and "0 new env steps" in output
+    # the reused training is measured again on fresh episodes: the number that selected it is not the result
+    done = next(e for e in folder.events() if e["event"] == "final_seed_done")
+    again = json.loads((out / "final" / "seed_0" / "eval" / "evaluation.json").read_text())
+    best = by_id[summary["best_candidate"]]
+    searched = json.loads((folder.cand_dir(best.iteration, best.index) / "eval" / "evaluation.json").read_text())
+    assert done["reused"] is True and done["fitness"] == again["fitness_mean"] == summary["final"]["fitness_mean"]
+    assert not set(again["seeds"]) & set(searched["seeds"]) and again["timesteps"] == 4096
 
 
 @pytest.mark.slow

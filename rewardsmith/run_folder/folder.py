@@ -48,8 +48,10 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
         analysis.json           the analyzer's statistics, flags and feedback text
     best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
     final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
-                                          (laid out as a candidate's training folder, with its eval/); a
-                                          seed counts as done only through its final_seed_done event
+                                          (laid out as a candidate's training folder, with its eval/; a seed
+                                          that reuses the search's own full-budget training holds only its
+                                          weights and eval/, measured again); a seed counts as done only
+                                          through its final_seed_done event
     random_policy/eval/                   with the screen: random-action episodes, evaluated once, in every screen
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,

@@ -1,7 +1,7 @@
 """The end of a run: the best candidate's retraining with the full budget on several seeds in parallel (announced
 with its cost before it starts; `final_seeds` 0 skips it; the search's own full-budget training of the winner
-counts as its seed, and a winner left at a shorter rung resumes from its checkpoint), and `summary.json`.
-The selection rule itself lives in `rewardsmith.search.selection`."""
+counts as its seed, measured again on fresh episodes, and a winner left at a shorter rung resumes from its
+checkpoint), and `summary.json`. The selection rule itself lives in `rewardsmith.search.selection`."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ import numpy as np
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import TASK_FILE, CandidateRecord
+from rewardsmith.run_folder.records import TASK_FILE, WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.baselines import load_cached, normalized_score
 from rewardsmith.search.halving import CHECKPOINT_FILE
 from rewardsmith.search.progress import Progress
 from rewardsmith.search.selection import best_record, pick, rule_for
-from rewardsmith.search.training import clear_training_outputs, train_and_evaluate
+from rewardsmith.search.training import clear_training_outputs, remeasure, train_and_evaluate
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -109,37 +109,37 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
     def retrain(seed: int) -> dict[str, Any]:
         if seed in done:
             return done[seed]
-        if plan[seed] == "reuse":  # the search's own full-budget training, measured by the evaluation worker
-            row = {
-                "seed": seed,
-                "status": "ok",
-                "fitness": best.fitness,
-                "fitness_se": best.fitness_se,
-                "success_rate": best.success_rate,
-                "episodes": best.episodes,
-                "error": None,
-                "wall_s": round(best.wall_s, 3),
-            }
-            folder.event("final_seed_done", candidate=best.id, reused=True, **row)
-            return row
         label = f"final s{seed}"
-        resume = plan[seed] == "resume"
-        progress.update(label, "training", done=0, total=config.final_timesteps)
-        result, evaluation = train_and_evaluate(
-            folder.path / TASK_FILE,
-            reward,
-            final_dir / f"seed_{seed}",
-            timesteps=(config.final_timesteps or 0) - (best.timesteps if resume else 0),
-            seed=seed,
-            eval_episodes=eval_episodes,
-            executor=executor,
-            device=config.device,
-            on_progress=lambda d, t: progress.update(label, "training", done=d, total=t),
-            on_eval_progress=lambda d, t: progress.update(label, "evaluating", done=d, total=t),
-            continue_from=cand / CHECKPOINT_FILE if resume else None,
-            timesteps_done=best.timesteps if resume else 0,
-            options=config.job_options(),
-        )
+        if plan[seed] == "reuse":
+            # The search's own full-budget training of the winner, measured again on fresh episodes: the number
+            # that selected it is the best of several noisy ones, so reporting it would overstate the result.
+            result, evaluation = remeasure(
+                folder.path / TASK_FILE,
+                cand / WEIGHTS_FILE,
+                final_dir / f"seed_{seed}",
+                episodes=eval_episodes,
+                executor=executor,
+                trained_timesteps=best.timesteps,
+                on_progress=lambda d, t: progress.update(label, "evaluating", done=d, total=t),
+            )
+        else:
+            resume = plan[seed] == "resume"
+            progress.update(label, "training", done=0, total=config.final_timesteps)
+            result, evaluation = train_and_evaluate(
+                folder.path / TASK_FILE,
+                reward,
+                final_dir / f"seed_{seed}",
+                timesteps=(config.final_timesteps or 0) - (best.timesteps if resume else 0),
+                seed=seed,
+                eval_episodes=eval_episodes,
+                executor=executor,
+                device=config.device,
+                on_progress=lambda d, t: progress.update(label, "training", done=d, total=t),
+                on_eval_progress=lambda d, t: progress.update(label, "evaluating", done=d, total=t),
+                continue_from=cand / CHECKPOINT_FILE if resume else None,
+                timesteps_done=best.timesteps if resume else 0,
+                options=config.job_options(),
+            )
         row = {
             "seed": seed,
             "status": result.status,
@@ -150,7 +150,7 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
             "error": result.error or None,
             "wall_s": round(result.wall_s, 3),
         }
-        folder.event("final_seed_done", candidate=best.id, **row)
+        folder.event("final_seed_done", candidate=best.id, reused=plan[seed] == "reuse", **row)
         progress.update(label, "trained" if result.ok else "failed", fitness=row["fitness"], reason=result.error[:100])
         return row
 

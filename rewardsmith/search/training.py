@@ -155,6 +155,35 @@ def evaluate_policy(
     return result, evaluation
 
 
+def remeasure(
+    spec_path: Path,
+    weights: Path,
+    out_dir: Path,
+    *,
+    episodes: int,
+    executor: Executor,
+    trained_timesteps: int = 0,
+    on_progress: ProgressFn | None = None,
+) -> tuple[JobResult, Evaluation | None]:
+    """Measure an already trained policy again on fresh episodes: its `weights` (size-capped, a regular file) are
+    copied into an emptied `out_dir`, then `evaluate_policy` runs there; nothing is trained. A policy picked as the
+    best of several noisy measurements is reported from this new one, not from the one that picked it."""
+    clear_training_outputs(out_dir)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    data = read_capped(weights, MAX_WEIGHTS_BYTES)
+    if data is None:
+        return JobResult("rejected", out_dir, error=f"{weights} is missing, not a regular file, or too large"), None
+    write_bytes_atomic(Path(out_dir) / WEIGHTS_FILE, data)
+    return evaluate_policy(
+        spec_path,
+        out_dir,
+        episodes=episodes,
+        executor=executor,
+        trained_timesteps=trained_timesteps,
+        on_progress=on_progress,
+    )
+
+
 RANDOM_POLICY_DIR = "random_policy"
 
 
