@@ -43,6 +43,7 @@ from rewardsmith.search.loop import run as run_search
 from rewardsmith.search.loop import strip_header
 from rewardsmith.search.progress import PlainProgress
 from rewardsmith.stages.designer import is_duplicate
+from rewardsmith.stages.screen import spearman
 
 POOLS = Path(__file__).parent / "pools"
 TASKS = ("inverted-double-pendulum-balance", "reacher-reach", "halfcheetah-run-backward")
@@ -86,13 +87,18 @@ def write_script(task: str, out: Path, repair_rounds: int = 1) -> Path:
     return out
 
 
-def label_of(code: str, task: str) -> str:
-    """The pool label of a candidate's code (matched up to whitespace and comments)."""
+def pool_entry(code: str, task: str) -> Path | None:
+    """The pool file a candidate's code came from (matched up to whitespace and comments), or None."""
     samples, repairs = pool(task)
-    for p in samples + repairs:
-        if is_duplicate(strip_header(code), [p.read_text(encoding="utf-8")]):
-            return label(p)
-    return "?"
+    return next(
+        (p for p in samples + repairs if is_duplicate(strip_header(code), [p.read_text(encoding="utf-8")])), None
+    )
+
+
+def label_of(code: str, task: str) -> str:
+    """The pool label of a candidate's code, "?" for code that is not in the pool."""
+    entry = pool_entry(code, task)
+    return label(entry) if entry else "?"
 
 
 def env_steps(folder: RunFolder) -> tuple[int, int]:
@@ -219,6 +225,44 @@ def label_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def fitness_by_entry(run: Path, task: str, candidates: list[dict]) -> dict[str, float]:
+    """{pool file name: trusted fitness} of a run's candidates (`id`, `fitness` dicts, as halving.json lists them)."""
+    found = {}
+    for c in candidates:
+        reward = run / "iter_1" / f"cand_{c['id'].split('.')[1]}" / "reward.py"
+        entry = pool_entry(reward.read_text(encoding="utf-8"), task) if reward.is_file() else None
+        if entry is not None and c.get("fitness") is not None:
+            found[entry.name] = c["fitness"]
+    return found
+
+
+def rung_signal(rows: list[dict], out: Path) -> str:
+    """How well each rung of the default strategy predicts the full budget: Spearman's rho between a rung's trusted
+    fitness and the same reward's trusted fitness after Eureka's full training on the same seed (so the rung's
+    training is the first part of that one), averaged over the seeds with both run folders. Near 0, the rung's
+    cut is a coin toss whatever its noise; a task needs a longer first rung before halving can pay off."""
+    lines = [f"{'task':34} {'rung':>4} {'steps':>7} {'seeds':>5} {'rho vs full budget (mean, each)':>34}"]
+    for task in dict.fromkeys(r["task"] for r in rows):
+        per_rung: dict[tuple[int, int], list[float]] = defaultdict(list)
+        for r in rows:
+            default, eureka = out / task / f"default_seed{r['seed']}", out / task / f"eureka_seed{r['seed']}"
+            if r["task"] != task or r["strategy"] != "default" or not (eureka / "iter_1").is_dir():
+                continue
+            halving = json.loads((default / "iter_1" / "halving.json").read_text())
+            trained = [json.loads(p.read_text()) for p in (eureka / "iter_1").glob("cand_*/candidate.json")]
+            full = fitness_by_entry(eureka, task, [c for c in trained if c.get("status") == "trained"])
+            for number, rung in enumerate(halving["rungs"], 1):
+                at_rung = fitness_by_entry(default, task, rung["candidates"])
+                common = [name for name in at_rung if name in full]
+                rho = spearman(np.array([at_rung[n] for n in common]), np.array([full[n] for n in common]))
+                if len(common) >= 4 and rho is not None:
+                    per_rung[(number, rung["timesteps"])].append(rho)
+        for (number, steps), values in sorted(per_rung.items()):
+            each = " ".join(f"{v:+.2f}" for v in values)
+            lines.append(f"{task:34} {number:>4} {steps:>7,} {len(values):>5} {np.mean(values):>+8.2f} ({each})")
+    return "\n".join(lines)
+
+
 def fixed_cost(rows: list[dict]) -> str:
     """Fit wall = fixed + steps / speed over every trained job of every run."""
     jobs = [j for r in rows for j in r["jobs"]]
@@ -278,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows))
     print()
     print(label_table(rows))
+    print()
+    print(rung_signal(rows, args.out))
     print()
     print(fixed_cost(rows))
     return 0
