@@ -173,3 +173,29 @@ def test_a_warm_started_run_trains_iteration_2_from_the_best_policy(tmp_path, ti
         job = json.loads((folder.cand_dir(iteration, index) / "job.json").read_text())
         assert job["options"]["continue_from"].endswith("warm_start.safetensors")
         assert job["options"].get("resume_timesteps") == 0
+
+
+@pytest.mark.parametrize(
+    ("search", "final", "trained", "checkpoint", "seed_0"),
+    [
+        (20000, 20000, 20480, False, "reuse"),  # PPO rounded the budget up to whole rollouts: still the full budget
+        (20000, 20000, 20000, False, "reuse"),
+        (20000, 20000, 5120, True, "resume"),  # stopped at a rung: go on from its own weights
+        (20000, 40000, 20480, True, "resume"),
+        (40000, 20000, 40960, True, "train"),  # trained past the final budget: not that policy
+        (20000, 20000, 5120, False, "train"),
+    ],
+)
+def test_the_final_plan_reuses_only_a_training_of_the_final_budget(tmp_path, search, final, trained, checkpoint, seed_0):
+    from types import SimpleNamespace
+
+    from rewardsmith.config import RunConfig
+    from rewardsmith.search.final import final_plan
+    from rewardsmith.search.halving import CHECKPOINT_FILE
+
+    if checkpoint:
+        (tmp_path / CHECKPOINT_FILE).write_bytes(b"weights")
+    folder = SimpleNamespace(cand_dir=lambda iteration, index: tmp_path)
+    config = RunConfig(task="t", timesteps=search, final_timesteps=final, final_seeds=2, seed=0)
+    best = CandidateRecord(id="1.1", iteration=1, index=1, status="trained", timesteps=trained)
+    assert final_plan(folder, config, best) == {0: seed_0, 1: "train"}

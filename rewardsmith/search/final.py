@@ -50,11 +50,14 @@ def final_plan(folder: RunFolder, config: RunConfig, best: CandidateRecord) -> d
     budget already), "resume" (continue the winner's own rung checkpoint on this seed) or "train" (from scratch)."""
     plan = {}
     checkpoint = folder.cand_dir(best.iteration, best.index) / CHECKPOINT_FILE
+    total = config.final_timesteps or 0
     for seed in [config.seed + k for k in range(config.final_seeds or 0)]:
         same = seed == config.seed and best.timesteps > 0
-        if same and best.timesteps == config.final_timesteps:
+        # the search's budget is the final one and the winner reached it (PPO rounds a budget up to whole
+        # rollouts: a 20,000-step budget trains 20,480)
+        if same and config.timesteps == total and best.timesteps >= total:
             plan[seed] = "reuse"
-        elif same and best.timesteps < (config.final_timesteps or 0) and checkpoint.is_file():
+        elif same and best.timesteps < total and checkpoint.is_file():
             plan[seed] = "resume"
         else:
             plan[seed] = "train"
