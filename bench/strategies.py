@@ -12,7 +12,9 @@ Per task and strategy the table shows how often the returned reward is good-labe
 (search rungs plus final retraining; resumed rungs count only their new steps), wall time, the returned
 reward's final fitness, and how often the winner was distinguishable from the runner-up. A second table
 proves the labels: every candidate's trusted fitness at the full budget, from the eureka runs, which train
-every candidate fully. A last line gives the fixed cost per job (training plus evaluation worker), fitted
+every candidate fully. A third says how well each of the default's rungs predicts the full budget (Spearman's
+rho against the same reward's fitness after Eureka's full training on the same seed). A last line gives the
+fixed cost per job (training plus evaluation worker), fitted
 from all jobs' wall times against their steps.
 
     REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/strategies.py --seeds 5 --timesteps 16384 --workers 2
