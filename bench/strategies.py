@@ -14,8 +14,7 @@ reward's final fitness, and how often the winner was distinguishable from the ru
 proves the labels: every candidate's trusted fitness at the full budget, from the eureka runs, which train
 every candidate fully. A third says how well each of the default's rungs predicts the full budget (Spearman's
 rho against the same reward's fitness after Eureka's full training on the same seed). A last line gives the
-fixed cost per job (training plus evaluation worker), fitted
-from all jobs' wall times against their steps.
+fixed cost per job (training plus evaluation worker), fitted from all jobs' wall times against their steps.
 
     REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/strategies.py --seeds 5 --timesteps 16384 --workers 2
 
@@ -241,7 +240,7 @@ def fitness_by_entry(run: Path, task: str, candidates: list[dict]) -> dict[str, 
 def rung_signal(rows: list[dict], out: Path) -> str:
     """How well each rung of the default strategy predicts the full budget: Spearman's rho between a rung's trusted
     fitness and the same reward's trusted fitness after Eureka's full training on the same seed (so the rung's
-    training is the first part of that one), averaged over the seeds with both run folders. Near 0, the rung's
+    training is, up to floating-point nondeterminism, the first part of that one), averaged over the seeds with both run folders. Near 0, the rung's
     cut is a coin toss whatever its noise; a task needs a longer first rung before halving can pay off."""
     lines = [f"{'task':34} {'rung':>4} {'steps':>7} {'seeds':>5} {'rho vs full budget (mean, each)':>34}"]
     for task in dict.fromkeys(r["task"] for r in rows):
