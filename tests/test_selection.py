@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.selection import best_record, lower_bound, pick, ranked
+from rewardsmith.search.selection import Pick, best_record, lower_bound, pick, ranked
 
 
 def rec(cid: str, fitness: float | None, se: float | None = None, timesteps: int = 1000, status: str = "trained"):
@@ -51,3 +51,10 @@ def test_pick_says_whether_the_winner_is_distinguishable():
     assert alone.runner_up is None and alone.distinguishable is None
     # without error bars the verdict is unknown, not a false "distinguishable"
     assert pick([rec("1.1", 1.0), rec("1.2", 0.5)]).distinguishable is None
+
+
+def test_a_lead_just_over_the_noise_prints_two_different_numbers():
+    # the README's own run printed "margin 0.00467 vs noise 0.00467 (distinguishable)": true, but unreadable
+    line = Pick("1.2", "1.1", 0.0046721, 0.0046684, True).describe()
+    assert "margin 0.004672 vs noise 0.004668 (distinguishable" in line
+    assert "margin 0.5 vs noise 0.1" in Pick("1.2", "1.1", 0.5, 0.1, True).describe()

@@ -116,10 +116,17 @@ class Pick:
         verdict = {True: "distinguishable", False: "NOT distinguishable", None: "no error bars to compare"}[
             self.distinguishable
         ]
-        return (
-            f"{self.winner} over {self.runner_up}: margin {self.margin:.3g} vs noise {self.noise:.3g} "
-            f"({verdict}; rule {self.rule})"
-        )
+        margin, noise = apart(self.margin, self.noise)
+        return f"{self.winner} over {self.runner_up}: margin {margin} vs noise {noise} ({verdict}; rule {self.rule})"
+
+
+def apart(a: float | None, b: float | None) -> tuple[str, str]:
+    """`a` and `b` to 3 significant digits, or more where 3 would print two different numbers alike (a lead of
+    0.004672 over noise of 0.004668 must not read "0.00467 vs 0.00467 (distinguishable)")."""
+    digits = 3
+    while digits < 12 and a != b and a is not None and b is not None and f"{a:.{digits}g}" == f"{b:.{digits}g}":
+        digits += 1
+    return f"{a:.{digits}g}", f"{b:.{digits}g}"
 
 
 def describe_selection(verdict: dict | None) -> str:
