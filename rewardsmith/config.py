@@ -70,9 +70,11 @@ class RunConfig(BaseModel):
     )
     screen: bool | None = Field(
         None,
-        description="From iteration 2 on, screen critic-accepted candidates on the archived "
-        "trajectories of earlier candidates (CARD's preference check) before training. None: on for the default "
-        "strategy (bench/screen_calibration.py: no good reward rejected on the labelled pools), off for eureka.",
+        description="CARD's preference check on archived trajectories: from iteration 2 on, critic-accepted "
+        "candidates are screened on earlier candidates' episodes before training, and at the first cut of "
+        "successive halving every candidate is screened on its rung's episodes (rejected ones go behind passed "
+        "ones). None: on for the default strategy, off for eureka (calibrated on the labelled pools: "
+        "bench/screen_calibration.py and bench/strategies.py).",
     )
     videos: bool = Field(
         False,

@@ -35,8 +35,8 @@ def snapshot(run: Path) -> dict:
 
 
 def _normalise(rel: str) -> str:
-    if "__pycache__" in rel or rel.startswith("screen/"):
-        return ""  # the screen's worker folder exists only when the archive had the spread to judge (noise)
+    if "__pycache__" in rel or re.match(r"(rung_screen/)?screen/", rel):
+        return ""  # a screen's worker folder exists only when the archive had the episodes to judge (noise)
     rel = re.sub(r"(^|/)tb/.*", r"\1tb/*", rel)
     return re.sub(r"^llm/cache/.*", "llm/cache/*", rel)
 

@@ -101,6 +101,33 @@ def test_a_flat_curve_stops_unless_it_leads():
     assert "1.3" in no_stop[1].promoted
 
 
+def test_the_first_cut_puts_what_the_screen_rejects_behind_what_it_passes():
+    """A reward that leads the first rung but orders the archived episodes against the trusted fitness (the
+    screen rejects it) goes behind the candidates the screen passed; the screen judges once, at the first cut,
+    and a screen that rejects everybody says more about its archive than about the rewards: order unchanged."""
+    from rewardsmith.stages.screen import ScreenReport
+
+    rates = {f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)}
+    calls: list[list[str]] = []
+
+    def screen(rejected: set[str]):
+        def judge(records):
+            calls.append([r.id for r in records])
+            return {r.id: ScreenReport(r.id not in rejected, 0.3 if r.id in rejected else 0.9, None, 40, "acc") for r in records}
+
+        return judge
+
+    rungs = successive_halving(designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen({"1.2", "1.7"}))
+    assert len(calls) == 1 and sorted(calls[0]) == sorted(rates)  # every trained candidate, once
+    assert rungs[0].promoted == ["1.3", "1.4"]  # the best two the screen passed, though 1.2 and 1.7 led
+    assert rungs[0].stopped["1.2"].startswith("screened out") and rungs[0].stopped["1.1"] == "halved"
+    assert rungs[0].as_dict()["candidates"][1]["screen"] == {"passed": False, "accuracy": 0.3, "spearman": None}
+    everybody = successive_halving(designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen(set(rates)))
+    assert everybody[0].promoted == ["1.2", "1.3"]
+    few = successive_halving(designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen(set(rates) - {"1.8"}))
+    assert few[0].promoted == ["1.8", "1.2"]  # the one that passed, then the best of the rest: two still go on
+
+
 def test_is_flat_uses_the_standard_error():
     before = CandidateRecord(id="1.1", iteration=1, index=1, status="trained", fitness=1.0, fitness_se=0.1)
     up_by_noise = before.model_copy(update={"fitness": 1.05})

@@ -91,10 +91,14 @@ def check_layout(out: Path) -> dict:
                          "analysis.json"):
                 assert (cand / name).is_file(), cand / name
             assert (cand / "reward.py").read_text().startswith(f"# rewardsmith candidate {i}.{j} (iteration {i}")
+            rung_verdict = json.loads((cand / "rung_screen" / "screen.json").read_text())  # the first cut's screen
+            assert rung_verdict["passed"] in (True, False) and not rung_verdict["message"].startswith("passed without")
             if i == 2:  # screened against iteration 1's archives; its worker ran only if they could judge
                 verdict = json.loads((cand / "screen.json").read_text())
                 judged = not verdict["message"].startswith("passed without a verdict")
                 assert (cand / "screen" / "screen.json").is_file() == judged, verdict
+        first_cut = json.loads((out / f"iter_{i}" / "halving.json").read_text())["rungs"][0]["candidates"]
+        assert all(c["screen"] is not None for c in first_cut), first_cut
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary) >= SUMMARY_KEYS and summary["status"] == "finished"
     assert summary["iterations"] == 2 and summary["candidates"] == 6

@@ -13,12 +13,14 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                         rung_done (successive halving), iteration_done, final_started (with its announced
                         cost: steps, estimate_s, plan), final_skipped (--final-seeds 0), final_seed_done,
                         final_done, run_finished, run_failed;
-                        with the screen (default strategy) also screen_done
+                        with the screen (default strategy) also screen_done (with `attempt` before training,
+                        with `rung: 1` at halving's first cut)
     run.lock            pid of the process running it (present only while it runs)
     .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
     iter_<i>/halving.json  budgets, keep, stop_flat and per rung: steps spent, each candidate's fitness, fitness_se,
-                        timesteps and whether it was promoted, halved, stopped on a flat curve or failed
+                        timesteps, the first cut's screen verdict {passed, accuracy, spearman} and whether it
+                        was promoted, halved, screened out, stopped on a flat curve or failed
     iter_<i>/cand_<j>/  i, j from 1:
         attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
         attempt_<n>.reply.md    the raw reply when it held no usable code
@@ -33,6 +35,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                                 (fitness, fitness_se, episodes, success_rate: from eval/evaluation.json)
         critic.json, critic/    the last critic report and its smoke worker's files
         screen.json, screen/    the last screen verdict and its worker's files (with the screen)
+        rung_screen/            the same for the screen at halving's first cut (screen.json, screen/)
         job.json, metrics.jsonl, tb/, model.zip, policy.safetensors, summary.json, worker.log
                                 the training worker's folder; it ran the reward, so only its weights
                                 (policy.safetensors: tensors only) are used, and its metrics.jsonl is

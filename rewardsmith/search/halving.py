@@ -6,6 +6,13 @@ resumed from its own checkpoint rather than restarted, so a candidate that reach
 cost T steps, not the sum of all its rungs. A survivor whose fitness did not rise since its previous rung
 by more than its standard error stops there (a flat or falling curve), unless it leads the rung.
 
+Before the first cut, the trajectory screen (CARD's idea, `rewardsmith.stages.screen`) judges every candidate's
+reward on the first rung's archive: the evaluation episodes of all the iteration's policies (and earlier ones),
+plus random-action episodes. Early policies rank rewards by how fast they start to look right, and a reward that
+is exploited only later (a whirling arm whose random end lands near a target) can lead there; its returns, summed
+over everyone's recorded episodes, disagree with the trusted fitness. Candidates the screen rejects go behind the
+ones it passes at that cut; they are not deleted, and a screen that passes nobody changes nothing.
+
 This module is the schedule only; how one rung is trained is the `TrainRung` the loop hands in (a sandboxed
 worker job that resumes the candidate's checkpoint), so the arithmetic is testable on its own. What each
 rung did is written to `iter_<i>/halving.json` by the loop (`Rung.as_dict`).
@@ -21,19 +28,33 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from rewardsmith.config import RunConfig
+from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.progress import Progress
 from rewardsmith.search.selection import pick, ranked, standard_error
-from rewardsmith.search.training import record_training, reward_budget, train_and_evaluate, warm_start
+from rewardsmith.search.training import (
+    random_policy_archive,
+    record_training,
+    reward_budget,
+    train_and_evaluate,
+    warm_start,
+)
+from rewardsmith.stages.screen import RANDOM_LABEL, ScreenReport, screen, trained_archives
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
 TrainRung = Callable[[CandidateRecord, int, bool], CandidateRecord]
 """(record, total timesteps to reach, resume from the record's own checkpoint) -> the updated record."""
 
+ScreenRung = Callable[[list[CandidateRecord]], dict[str, ScreenReport]]
+"""(the first rung's trained candidates) -> {candidate id: the trajectory screen's verdict}; a candidate without
+a verdict (the screen could not run) counts as passed."""
+
 HALVING_FILE = "halving.json"
+RUNG_SCREEN_DIR = "rung_screen"
+"""Where a candidate's first-cut screen writes its verdict (`screen.json`) and its worker folder."""
 CHECKPOINT_FILE = "checkpoint.safetensors"
 """A candidate's policy at the end of its last rung, kept by the parent for the next rung to resume."""
 
@@ -90,7 +111,9 @@ class Rung:
     trained: list[CandidateRecord] = field(default_factory=list)
     promoted: list[str] = field(default_factory=list)
     stopped: dict[str, str] = field(default_factory=dict)
-    """Candidate id -> why it did not go on ("halved", "flat curve", "training failed: ...")."""
+    """Candidate id -> why it did not go on ("halved", "screened out: ...", "flat curve", "training failed: ...")."""
+    screen: dict[str, ScreenReport] = field(default_factory=dict)
+    """Candidate id -> the screen's verdict at this cut (the first rung only)."""
     steps: int = 0
     """Env steps this rung spent (resumed candidates count only their new steps)."""
 
@@ -107,11 +130,25 @@ class Rung:
                     "fitness": r.fitness,
                     "fitness_se": getattr(r, "fitness_se", None),
                     "timesteps": r.timesteps,
+                    "screen": (
+                        {"passed": v.passed, "accuracy": v.accuracy, "spearman": v.spearman}
+                        if (v := self.screen.get(r.id))
+                        else None
+                    ),
                     "next": "promoted" if r.id in self.promoted else self.stopped.get(r.id, "final rung"),
                 }
                 for r in self.trained
             ],
         }
+
+
+def screened_order(order: list[CandidateRecord], verdicts: dict[str, ScreenReport]) -> list[CandidateRecord]:
+    """`order` with the candidates the screen rejected moved behind the ones it passed (each group keeps its
+    order); unchanged when the screen passed nobody, which says more about the archive than about the rewards."""
+    passed = [r for r in order if (v := verdicts.get(r.id)) is None or v.passed]
+    if not passed:
+        return order
+    return passed + [r for r in order if r not in passed]
 
 
 def successive_halving(
@@ -122,10 +159,12 @@ def successive_halving(
     keep: float = 0.5,
     stop_flat: bool = True,
     parallel: int = 1,
+    screen: ScreenRung | None = None,
     on_rung: Callable[[Rung], None] | None = None,
 ) -> list[Rung]:
     """Train `records` through the rungs of `budgets`; returns what every rung did. Rungs already reached by a
-    candidate (a resumed run: `record.timesteps >= budget`) are not trained again."""
+    candidate (a resumed run: `record.timesteps >= budget`) are not trained again. `screen`, if given, reorders
+    the first cut (`screened_order`)."""
     alive = list(records)
     previous: dict[str, CandidateRecord] = {}
     rungs: list[Rung] = []
@@ -154,9 +193,13 @@ def successive_halving(
                 on_rung(rung)
             break
         order = ranked(ok)
+        if screen is not None and index == 0:
+            rung.screen = screen(ok)
+            order = screened_order(order, rung.screen)
         going = order[: survivors(len(ok), keep)]
         for r in order[len(going) :]:
-            rung.stopped[r.id] = "halved"
+            verdict = rung.screen.get(r.id)
+            rung.stopped[r.id] = "halved" if verdict is None or verdict.passed else f"screened out: {verdict.message}"
         if len(going) == 2 > by_fraction(len(ok), keep) and pick(going).distinguishable:
             rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
             going = going[:1]
@@ -226,6 +269,51 @@ def rung_trainer(
     return train
 
 
+def rung_screener(
+    folder: RunFolder, spec: TaskSpec, executor: Executor, progress: Progress, iteration: int
+) -> ScreenRung:
+    """The `ScreenRung` of a run: every candidate's reward replayed in the sandboxed screen worker over the archive
+    of all trained candidates so far (their last evaluations: here, the first rung's) and the run's random-action
+    episodes, verdicts in `cand_<j>/rung_screen/screen.json`. The archive needs no between-policy spread here
+    (`min_signal=0`): early policies barely differ, but each episode's trusted fitness is exact, so a reward that
+    orders them against it is wrong on real states; the cut only reorders, and only when someone passed."""
+
+    def screen_all(records: list[CandidateRecord]) -> dict[str, ScreenReport]:
+        reference = random_policy_archive(folder, spec.source, executor, max(3, spec.train.eval_episodes))
+        archives = {**trained_archives(folder), **({RANDOM_LABEL: reference} if reference else {})}
+
+        def one(record: CandidateRecord) -> ScreenReport | None:
+            cand = folder.cand_dir(record.iteration, record.index)
+            progress.update(record.id, "screen")
+            try:
+                verdict = screen(
+                    spec, cand / "reward.py", cand / RUNG_SCREEN_DIR, archives, executor=executor, min_signal=0.0
+                )
+            except RewardsmithError as e:
+                progress.log(f"{record.id}: the first-cut screen could not run, no verdict ({e})")
+                return None
+            folder.event(
+                "screen_done",
+                candidate=record.id,
+                iteration=iteration,
+                rung=1,
+                passed=verdict.passed,
+                accuracy=verdict.accuracy,
+                spearman=verdict.spearman,
+                episodes=verdict.episodes,
+                message=verdict.message,
+            )
+            return verdict
+
+        with ThreadPoolExecutor(
+            max_workers=max(1, min(executor.workers, len(records))), thread_name_prefix="screen"
+        ) as pool:
+            verdicts = list(pool.map(one, records))
+        return {r.id: v for r, v in zip(records, verdicts) if v is not None}
+
+    return screen_all
+
+
 MIN_RUNG_STEPS = 1024
 """Under the default rungs, rungs shorter than this (or than one PPO rollout) are merged into the next. A rung job
 pays a fixed cost for its training and evaluation workers; warm workers (`rewardsmith.sandbox.forkserver`) cut
@@ -250,7 +338,7 @@ def halve_iteration(
     records: list[CandidateRecord],
 ) -> list[Rung]:
     """Run successive halving over an iteration's designed (or, on resume, partly trained) candidates and write
-    `iter_<i>/halving.json`; returns the rungs."""
+    `iter_<i>/halving.json`; returns the rungs (none, and no file, when no candidate is left to train)."""
     budgets = rung_budgets(
         config.timesteps or spec.train.timesteps,
         config.rung_fractions(),
@@ -278,6 +366,8 @@ def halve_iteration(
         )
 
     todo = [r for r in records if r.status == "designed" or (r.status == "trained" and r.iteration == iteration)]
+    if not todo:
+        return []  # every candidate was rejected: no rung to run, and none to report as done
     return successive_halving(
         todo,
         rung_trainer(folder, config, spec, executor, progress),
@@ -285,5 +375,6 @@ def halve_iteration(
         keep=config.keep,
         stop_flat=config.stop_flat,
         parallel=executor.workers,
+        screen=rung_screener(folder, spec, executor, progress, iteration) if config.screen else None,
         on_rung=record_rung,
     )

@@ -129,29 +129,36 @@ def signal_share(details: list[dict[str, Any]]) -> float:
     return float(between / total)
 
 
-def not_enough(details: list[dict[str, Any]], margin: float = MARGIN) -> ScreenReport | None:
+def not_enough(
+    details: list[dict[str, Any]], margin: float = MARGIN, min_signal: float = MIN_SIGNAL
+) -> ScreenReport | None:
     """A passing report, with the reason, when the archive cannot judge: too few episodes or comparable pairs,
-    or too little spread (one policy only, or fitness differences between policies within their episode noise);
-    else None."""
+    or too little spread (one policy only, or fitness differences between policies within their episode noise:
+    a between-policy share under `min_signal`); else None."""
     pairs = len(comparable_pairs(np.array([d["fitness"] for d in details], dtype=float), margin)[0])
     policies = len({str(d["label"]) for d in details})
     if len(details) < MIN_EPISODES or pairs < MIN_PAIRS:
         reason = f"not enough trajectories to judge ({len(details)} episodes, {pairs} pairs with distinct fitness)"
     elif policies < 2:
         reason = f"too little spread to judge: all {len(details)} episodes come from one policy"
-    elif (share := signal_share(details)) < MIN_SIGNAL:
+    elif (share := signal_share(details)) < min_signal:
         reason = (
             f"too little spread to judge: the fitness differences between the {policies} archived policies are "
-            f"within their episodes' noise (between-policy share of the variance {share:.2f}, needs {MIN_SIGNAL})"
+            f"within their episodes' noise (between-policy share of the variance {share:.2f}, needs {min_signal})"
         )
     else:
         return None
     return ScreenReport(True, None, None, len(details), f"passed without a verdict: {reason}", pairs, details)
 
 
-def judge(details: list[dict[str, Any]], margin: float = MARGIN, min_accuracy: float = MIN_ACCURACY) -> ScreenReport:
+def judge(
+    details: list[dict[str, Any]],
+    margin: float = MARGIN,
+    min_accuracy: float = MIN_ACCURACY,
+    min_signal: float = MIN_SIGNAL,
+) -> ScreenReport:
     """The verdict from per-episode `label`, `episode`, `fitness` and `return`."""
-    early = not_enough(details, margin)
+    early = not_enough(details, margin, min_signal)
     if early is not None:
         return early
     fitness = np.array([d["fitness"] for d in details], dtype=float)
@@ -207,6 +214,7 @@ def screen(
     executor=None,
     ast_gate: bool = True,
     timeout_s: float = 300,
+    min_signal: float = MIN_SIGNAL,
 ) -> ScreenReport:
     """Screen a reward file on archived trajectories (label, e.g. a candidate id -> `trajectories.npz`) in a
     sandboxed worker under `out_dir/screen/`; writes the verdict to `out_dir/screen.json`. An unreadable
@@ -223,7 +231,7 @@ def screen(
             continue
         files[label] = str(Path(path).resolve())
         labels += [{"label": label, "episode": i, "fitness": e.fitness} for i, e in enumerate(episodes)]
-    report = not_enough(labels)
+    report = not_enough(labels, min_signal=min_signal)
     if report is None:
         job = WorkerJob(
             mode="screen",
@@ -246,7 +254,7 @@ def screen(
                 False, None, None, len(labels), f"the reward failed on the archived trajectories: {failure}", 0, labels
             )
         else:
-            report = judge([{**d, "return": r} for d, r in zip(labels, returns)])
+            report = judge([{**d, "return": r} for d, r in zip(labels, returns)], min_signal=min_signal)
     if skipped:
         report.message += f" (skipped unreadable archives: {'; '.join(skipped)[:500]})"
     write_json_atomic(out_dir / SCREEN_FILE, report.to_dict())
