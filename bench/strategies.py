@@ -13,8 +13,10 @@ Per task and strategy the table shows how often the returned reward is good-labe
 reward's final fitness, and how often the winner was distinguishable from the runner-up. A second table
 proves the labels: every candidate's trusted fitness at the full budget, from the eureka runs, which train
 every candidate fully. A third says how well each of the default's rungs predicts the full budget (Spearman's
-rho against the same reward's fitness after Eureka's full training on the same seed). A last line gives the
-fixed cost per job (training plus evaluation worker), fitted from all jobs' wall times against their steps.
+rho against the same reward's fitness after Eureka's full training on the same seed). A fourth shows the screen
+at the default's first cut per label (judged, passed, rejected: its false-reject and false-pass rates). A last
+line gives the fixed cost per job (training plus evaluation worker), fitted from all jobs' wall times against
+their steps.
 
     REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/strategies.py --seeds 5 --timesteps 16384 --workers 2
 
@@ -264,6 +266,35 @@ def rung_signal(rows: list[dict], out: Path) -> str:
     return "\n".join(lines)
 
 
+def screen_table(rows: list[dict], out: Path) -> str:
+    """The screen at the default strategy's first cut, per task and label: candidates judged, passed and rejected
+    (a rejected reward goes behind the passed ones at that cut). A good reward rejected is a false reject; a
+    reward-hacking or weak one passed, a false pass."""
+    lines = [f"{'task':34} {'label':16} {'judged':>6} {'passed':>6} {'rejected':>8}  accuracy (mean; min-max)"]
+    for task in dict.fromkeys(r["task"] for r in rows):
+        per: dict[str, list[tuple[bool, float]]] = defaultdict(list)
+        for r in rows:
+            path = out / task / f"default_seed{r['seed']}" / "iter_1" / "halving.json"
+            if r["task"] != task or r["strategy"] != "default" or not path.is_file():
+                continue
+            first = json.loads(path.read_text())["rungs"][0]
+            for c in first["candidates"]:
+                reward = path.parent / f"cand_{c['id'].split('.')[1]}" / "reward.py"
+                if c.get("screen") and c["screen"].get("accuracy") is not None and reward.is_file():
+                    per[label_of(reward.read_text(encoding="utf-8"), task)].append(
+                        (c["screen"]["passed"], c["screen"]["accuracy"])
+                    )
+        for lab in LABELS:
+            if per.get(lab):
+                passed = sum(p for p, _ in per[lab])
+                acc = [a for _, a in per[lab]]
+                lines.append(
+                    f"{task:34} {lab:16} {len(acc):>6} {passed:>6} {len(acc) - passed:>8}  "
+                    f"{np.mean(acc):.2f} ({min(acc):.2f}-{max(acc):.2f})"
+                )
+    return "\n".join(lines)
+
+
 def fixed_cost(rows: list[dict]) -> str:
     """Fit wall = fixed + steps / speed over every trained job of every run."""
     jobs = [j for r in rows for j in r["jobs"]]
@@ -325,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     print(label_table(rows))
     print()
     print(rung_signal(rows, args.out))
+    print()
+    print(screen_table(rows, args.out))
     print()
     print(fixed_cost(rows))
     return 0
