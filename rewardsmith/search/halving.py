@@ -297,11 +297,7 @@ def rung_screener(
                 candidate=record.id,
                 iteration=iteration,
                 rung=1,
-                passed=verdict.passed,
-                accuracy=verdict.accuracy,
-                spearman=verdict.spearman,
-                episodes=verdict.episodes,
-                message=verdict.message,
+                **verdict.verdict(),
             )
             return verdict
 

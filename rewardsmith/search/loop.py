@@ -506,11 +506,7 @@ def screen_candidate(s: Search, iteration: int, folder: Path, attempt: int, cid:
         "screen_done",
         candidate=cid,
         attempt=attempt,
-        passed=verdict.passed,
-        accuracy=verdict.accuracy,
-        spearman=verdict.spearman,
-        episodes=verdict.episodes,
-        message=verdict.message,
+        **verdict.verdict(),
     )
     return verdict
 

@@ -59,6 +59,16 @@ class ScreenReport:
     pairs: int = 0
     details: list[dict[str, Any]] = field(default_factory=list)
 
+    def verdict(self) -> dict[str, Any]:
+        """The verdict's fields for a `screen_done` event."""
+        return {
+            "passed": self.passed,
+            "accuracy": self.accuracy,
+            "spearman": self.spearman,
+            "episodes": self.episodes,
+            "message": self.message,
+        }
+
     def finding(self) -> str:
         """One line for attempts.json and the events."""
         return f"[screen] preference: {self.message}"
