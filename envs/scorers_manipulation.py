@@ -2,7 +2,8 @@
 
 Every scorer reads only `State` snapshots (observation, goal parts, named sites, joints): never the env's
 reward or `info`. The success rules restate each benchmark's own (cited per class), so that a success here
-is a success there; `tests/test_families.py` checks that against Meta-World's flag on recorded episodes.
+is a success there; `tests/test_families.py` checks that against Meta-World's flag on recorded episodes, and
+against Gymnasium-Robotics' own flags (Fetch, Adroit, Shadow Hand) on a solved and a random episode.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The families beyond locomotion: Meta-World, Gymnasium-Robotics (Fetch, Adroit, Shadow Hand) and
 stable-eureka's Box2D/classic envs. Descriptions, dict observations, contacts, control periods, the
-scorer-only env accessor, and the Meta-World scorers against Meta-World's own success flag."""
+scorer-only env accessor, and the manipulation scorers against each benchmark's own success flag."""
 
 from __future__ import annotations
 
@@ -121,6 +121,90 @@ def test_metaworld_scorer_agrees_with_metaworld_success_flag(name: str) -> None:
             assert scorer.result() == (1.0, True), "the expert policy succeeds, so the scorer must say so"
     assert successes > 0, "the scripted policy should reach the goal, or this test checks nothing"
     assert disagreements == 0, f"{disagreements} of {steps} steps disagree with Meta-World's success flag"
+
+
+def set_joint_qpos(env, joint: str, value) -> None:
+    """Teleport a joint (a free joint takes position and quaternion) and recompute the simulation's derived state."""
+    import mujoco
+
+    model, data = env.model, env.data
+    adr = model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)]
+    value = np.atleast_1d(np.asarray(value, dtype=float))
+    data.qpos[adr : adr + len(value)] = value
+    mujoco.mj_forward(model, data)
+
+
+def block_at_goal(env) -> None:
+    set_joint_qpos(env, "object0:joint", np.r_[env.goal[:3], 1.0, 0.0, 0.0, 0.0])
+
+
+def door_open(env) -> None:
+    set_joint_qpos(env, "latch", 1.5)
+    set_joint_qpos(env, "door_hinge", 1.5)
+
+
+def nail_driven(env) -> None:
+    set_joint_qpos(env, "nail_dir", 0.09)  # the slide's far end
+
+
+def block_turned_to_goal(env) -> None:
+    position = env._utils.get_joint_qpos(env.model, env.data, "object:joint")[:3]
+    set_joint_qpos(env, "object:joint", np.r_[position, env.goal[3:7]])
+
+
+# task -> (the env's own per-step success key in `info`, how to put the env in a solved state after reset;
+# None: steered there by a proportional controller instead, since Fetch's gripper follows a mocap body)
+ROBOTICS_SOLVED = {
+    "fetch-reach": ("is_success", None),
+    "fetch-push": ("is_success", block_at_goal),
+    "fetch-pick-and-place": ("is_success", block_at_goal),
+    "adroit-door": ("success", door_open),
+    "adroit-hammer": ("success", nail_driven),
+    "shadowhand-block-rotate-z": ("is_success", block_turned_to_goal),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROBOTICS_SOLVED))  # about a second each
+def test_robotics_scorer_agrees_with_the_envs_success_flag(name: str) -> None:
+    """A solved episode (the env teleported to its goal, then zero actions) and a random one: at every step the
+    scorer's goal test, from the State alone, equals Gymnasium-Robotics' own flag (`is_success`; Adroit's
+    `success`); its episode success equals the benchmark's rule (the last step for Fetch and Shadow Hand, at least
+    25 steps for Adroit, as DAPG counts it); and the solved episode scores above the random one."""
+    key, solve = ROBOTICS_SOLVED[name]
+    spec = load_task(name)
+    seen: list[State] = []
+
+    def reward(state, action, next_state):
+        seen.append(next_state)
+        return 0.0, {}
+
+    env = ApplyReward(make_env(spec), reward_fn=reward, scorer=make_scorer(spec))
+    fitness = {}
+    try:
+        for episode, solved in ((0, True), (1, False)):
+            env.reset(seed=episode)
+            env.action_space.seed(episode)
+            if solved and solve is not None:
+                solve(env.unwrapped)
+            flags = []
+            while True:
+                action = np.zeros(env.action_space.shape) if solved else env.action_space.sample()
+                if solved and solve is None:
+                    u = env.unwrapped
+                    grip = u._utils.get_site_xpos(u.model, u.data, "robot0:grip")
+                    action = np.r_[np.clip(10.0 * (u.goal - grip), -1.0, 1.0), 0.0]
+                _, _, terminated, truncated, info = env.step(action)
+                flags.append(bool(info[key]))
+                assert env.scorer.sparse_reward(seen[-1], action, seen[-1]) == float(flags[-1]), (episode, len(flags))
+                if terminated or truncated:
+                    break
+            score, success = env.scorer.result()
+            assert success == (sum(flags) >= 25 if key == "success" else flags[-1]), (episode, score, sum(flags))
+            assert any(flags) == solved, "the solved episode must reach the goal and the random one must not"
+            fitness[solved] = score
+    finally:
+        env.close()
+    assert fitness[True] > fitness[False]
 
 
 def test_dict_observations_split_into_obs_goal_and_achieved_goal() -> None:
