@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rewardsmith.reward.state import schema_for
-from rewardsmith.stages.env_description import describe
+from rewardsmith.stages.env_description import describe, sign_words
 from rewardsmith.task import ENVS_DIR, load_task, make_env, read_task
 
 # the Gymnasium MuJoCo v5 starter suite; the other families are described in tests/test_families.py
@@ -144,3 +144,11 @@ def test_every_hinge_and_slide_has_its_axis_and_sign(texts: dict[str, str], name
         line = _joint_line(texts[name], joint.name)
         if joint.kind in ("hinge", "slide"):
             assert "-> world " in line and "positive " in line, line
+
+
+def test_a_hinge_names_only_the_directions_it_turns():
+    """Shadow Hand's wrist axis is -z up to rounding: +z does not move about it, so the words must not say it
+    "turns toward (0.00, 0.00, 0.00)" (they did); they name the two directions that do turn."""
+    words = sign_words("hinge", np.array([0.0003, 0.001, -0.99999]))
+    assert words == "positive rotates by the right-hand rule about -z: +x turns toward -y, +y turns toward +x"
+    assert "(0.00, 0.00, 0.00)" not in describe(load_task("shadowhand-block-rotate-z"))

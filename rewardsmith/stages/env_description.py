@@ -234,7 +234,7 @@ def sign_words(kind: str, world_axis: np.ndarray, root: bool = False) -> str:
     for k in (2, 0, 1):  # how the world's +z, +x, +y directions turn under a small positive rotation
         e = np.eye(3)[k]
         turn = np.cross(u, e)
-        if np.linalg.norm(turn) > 1e-6 and len(moves) < 2:
+        if np.linalg.norm(turn) > 0.1 and len(moves) < 2:  # a direction within ~6 degrees of the axis barely turns
             moves.append(f"{'+' + 'xyz'[k]} turns toward {_axis_name(turn)}")
     words = f"positive rotates by the right-hand rule about {_axis_name(u)}: " + ", ".join(moves)
     if root and _axis_name(u) in ("+y", "-y"):
