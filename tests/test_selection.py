@@ -58,3 +58,11 @@ def test_a_lead_just_over_the_noise_prints_two_different_numbers():
     line = Pick("1.2", "1.1", 0.0046721, 0.0046684, True).describe()
     assert "margin 0.004672 vs noise 0.004668 (distinguishable" in line
     assert "margin 0.5 vs noise 0.1" in Pick("1.2", "1.1", 0.5, 0.1, True).describe()
+
+
+def test_a_winner_with_the_lower_mean_says_why_it_won():
+    # the README's run picked 1.1 (0.0303, tight) over 1.2 (0.0327, wide) by the lower bound and printed
+    # "margin -0.00233 vs noise 0.00605", a negative margin with no explanation
+    line = pick([rec("1.1", 0.0303, 0.001), rec("1.2", 0.0327, 0.006)]).describe()
+    assert line.startswith("1.1 over 1.2: its mean is lower by 0.0024, but its lower confidence bound is higher")
+    assert "NOT distinguishable" in line and "-0.0" not in line

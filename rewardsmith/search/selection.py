@@ -116,6 +116,12 @@ class Pick:
         verdict = {True: "distinguishable", False: "NOT distinguishable", None: "no error bars to compare"}[
             self.distinguishable
         ]
+        if self.margin is not None and self.noise is not None and self.margin < 0:  # the lcb rule's tighter bar won
+            lower, noise = apart(-self.margin, self.noise)
+            return (
+                f"{self.winner} over {self.runner_up}: its mean is lower by {lower}, but its lower confidence bound "
+                f"is higher (a smaller error bar); noise {noise} ({verdict}; rule {self.rule})"
+            )
         margin, noise = apart(self.margin, self.noise)
         return f"{self.winner} over {self.runner_up}: margin {margin} vs noise {noise} ({verdict}; rule {self.rule})"
 
