@@ -185,10 +185,15 @@ class RunView:
     @property
     def best(self) -> CandidateView | None:
         """The best trained candidate under the loop's own selection rule (`rewardsmith.search.selection`)."""
+        return self.best_until(None)
+
+    def best_until(self, iteration: int | None) -> CandidateView | None:
+        """The best trained candidate of iterations up to `iteration` (None: all), under the loop's own rule."""
         from rewardsmith.search.selection import best_record
 
         rule: Literal["lcb", "mean"] = "mean" if self.config.get("strategy") == "eureka" else "lcb"
-        top = best_record([c.record for c in self.candidates if c.record], rule=rule)
+        before = None if iteration is None else iteration + 1
+        top = best_record([c.record for c in self.candidates if c.record], before=before, rule=rule)
         return self.candidate(top.id) if top else None
 
     @property

@@ -31,29 +31,30 @@ def empty_iterations(view: RunView) -> list[int]:
 
 
 def iteration_progress(view: RunView) -> str | None:
-    """Every trained candidate's search fitness per iteration (dots), the best so far (line), and a mark on each
-    iteration that trained nothing."""
+    """Every trained candidate's search fitness per iteration (dots, with one standard error), the selected best so
+    far (line: the run's own rule, so a wide-error lucky mean is not it), and a mark on each iteration that trained
+    nothing."""
     trained = [c for c in view.candidates if c.fitness is not None]
     if not trained:
         return None
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
-    ax.scatter(
+    ax.errorbar(
         [c.iteration for c in trained],
         [float(c.fitness or 0.0) for c in trained],
+        yerr=[float(getattr(c.record, "fitness_se", None) or 0.0) for c in trained],
+        fmt="o",
         color="#8aa4c8",
-        label="candidates",
+        capsize=3,
+        label="candidates (± 1 s.e.)",
         zorder=3,
     )
     for c in trained:
         ax.annotate(c.id, (c.iteration, float(c.fitness or 0.0)), textcoords="offset points", xytext=(5, 3), fontsize=7)
     iterations = sorted({c.iteration for c in view.candidates})
-    best: float | None = None
-    line: list[float] = []
-    for i in iterations:
-        scores = [float(c.fitness or 0.0) for c in trained if c.iteration == i]
-        best = max([*scores, *([best] if best is not None else [])], default=None)
-        line.append(best if best is not None else float("nan"))
-    ax.step(iterations, line, where="post", color="#d1495b", linewidth=2, label="best so far")
+    line = [
+        float(b.fitness) if (b := view.best_until(i)) and b.fitness is not None else float("nan") for i in iterations
+    ]
+    ax.step(iterations, line, where="post", color="#d1495b", linewidth=2, label="selected best so far")
     for i in empty_iterations(view):
         ax.axvline(i, color="#c0392b", linestyle=":", linewidth=1)
         ax.annotate(
