@@ -34,6 +34,11 @@ def mean_pm(mean: float | None, std: float | None, n: int) -> str:
     return f"{cell(float(mean))} ± {cell(float(std or 0.0), 2)} std, n={n}"
 
 
+def se_suffix(se: float | None) -> str:
+    """` ± <se> s.e.` after a mean, or "" when it carries no standard error."""
+    return f" ± {cell(se, 2)} s.e." if se is not None else ""
+
+
 def final_result(final: Any) -> str | None:
     """The headline of a run: its final retraining (summary.json "final") as mean ± std over seeds, or None."""
     if not isinstance(final, dict) or final.get("fitness_mean") is None:

@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.files import read_json
-from rewardsmith.formatting import cell, final_result, inert, plural
+from rewardsmith.formatting import cell, final_result, inert, plural, se_suffix
 from rewardsmith.run_folder.folder import RunFolder
 
 
@@ -333,8 +333,10 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
         if final_result(final)
         else "- (no final retraining)",
         "status": summary.get("status", folder.status()),
-        "best candidate": f"{cell(summary.get('best_candidate'))}: search fitness {cell(summary.get('best_fitness'))} "
-        f"(one seed, search budget), success {cell(summary.get('best_success_rate'))}",
+        "best candidate": f"{cell(summary.get('best_candidate'))}: search fitness {cell(summary.get('best_fitness'))}"
+        f"{se_suffix(next((r.fitness_se for r in folder.candidates() if r.id == summary.get('best_candidate')), None))}"
+        " (one seed, search budget), "
+        f"success {cell(summary.get('best_success_rate'))}",
         "selection": describe_selection(summary.get("selection")),
         "human-normalised": cell(summary.get("human_normalized")),
         "candidates": f"{plural(summary.get('candidates', 0), 'candidate')} in "

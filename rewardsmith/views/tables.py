@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell
+from rewardsmith.formatting import cell, se_suffix
 from rewardsmith.run_folder.index import RunRow
 from rewardsmith.run_folder.records import (
     BEST_DIR,
@@ -173,7 +173,8 @@ def run_header(view: RunView) -> Panel:
     )
     if best:
         lines.append(
-            f"best candidate {best.id}: search fitness {cell(best.fitness)} (one seed, search budget), "
+            f"best candidate {best.id}: search fitness {cell(best.fitness)}"
+            f"{se_suffix(best.record.fitness_se if best.record else None)} (one seed, search budget), "
             f"success {cell(best.success_rate)}, human-normalised {cell(view.human_normalized(best.fitness))}"
         )
     else:
