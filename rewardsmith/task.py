@@ -7,6 +7,7 @@ A spec is validated with pydantic. Its fitness scorer lives in a Python module n
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -236,8 +237,17 @@ def import_registrations(spec: TaskSpec) -> None:
 _IMPORT_LOCK = threading.RLock()
 
 
+class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the file's source on every import: never reads or writes a `__pycache__` beside it, so a `.pyc`
+    planted in a run folder cannot stand in for the trusted scorer (and run folders get no cache clutter)."""
+
+    def get_code(self, fullname: str) -> Any:
+        return compile(self.get_data(self.path), self.path, "exec", dont_inherit=True)
+
+
 def import_from_folder(folder: Path, ref: str) -> Any:
-    """Import `module:Attr` where `module` is a `.py` file in `folder` (trusted code: specs, scorers, envs)."""
+    """Import `module:Attr` where `module` is a `.py` file in `folder` (trusted code: specs, scorers, envs),
+    always from its source (`SourceOnlyLoader`)."""
     module_name, attr = ref.split(":")
     file = Path(folder) / (module_name.replace(".", "/") + ".py")
     if not file.is_file():
@@ -246,7 +256,9 @@ def import_from_folder(folder: Path, ref: str) -> Any:
     with _IMPORT_LOCK:  # a batch's tasks load the same scorer module from several threads at once
         module = sys.modules.get(qualified)
         if module is None:
-            specification = importlib.util.spec_from_file_location(qualified, file)
+            specification = importlib.util.spec_from_file_location(
+                qualified, file, loader=SourceOnlyLoader(qualified, str(file))
+            )
             assert specification and specification.loader
             module = importlib.util.module_from_spec(specification)
             sys.modules[qualified] = module  # while the lock is held, no other thread sees it half-run

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -184,3 +185,23 @@ def test_human_normalized_arithmetic() -> None:
     assert human_normalized(method=2.0, human=1.0, sparse=1.0) is None
     assert human_normalized(method=2.0, human=1.0 + 1e-15, sparse=1.0) is None
     assert human_normalized(method=2.0, human=float("nan"), sparse=1.0) is None
+
+
+def test_a_planted_pyc_never_stands_in_for_the_trusted_scorer(tmp_path):
+    """A run folder holds a copy of the scorer module; a `.pyc` beside it that matches the source's size and mtime
+    (what Python's cache checks) would be loaded instead of the source by a plain import. The scorer is always
+    compiled from its source, and no `__pycache__` is written beside it."""
+    import importlib.util
+    from importlib._bootstrap_external import _code_to_timestamp_pyc  # the format Python's own cache writes
+
+    source = tmp_path / "judge.py"
+    source.write_text("FITNESS = 1.0\n")
+    forged = compile("FITNESS = 9e9\n", str(source), "exec")
+    stat = source.stat()
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.parent.mkdir()
+    cached.write_bytes(_code_to_timestamp_pyc(forged, stat.st_mtime, stat.st_size))
+    assert import_from_folder(tmp_path, "judge:FITNESS") == 1.0
+    cached.unlink()
+    import_from_folder(tmp_path, "judge:FITNESS")
+    assert not cached.exists()
