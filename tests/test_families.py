@@ -123,6 +123,17 @@ def test_metaworld_scorer_agrees_with_metaworld_success_flag(name: str) -> None:
     assert disagreements == 0, f"{disagreements} of {steps} steps disagree with Meta-World's success flag"
 
 
+def recording_env(spec) -> tuple[ApplyReward, list[State]]:
+    """The task's env with its scorer, and a zero reward that keeps every `next_state` it is given."""
+    seen: list[State] = []
+
+    def reward(state, action, next_state):
+        seen.append(next_state)
+        return 0.0, {}
+
+    return ApplyReward(make_env(spec), reward_fn=reward, scorer=make_scorer(spec)), seen
+
+
 def set_joint_qpos(env, joint: str, value) -> None:
     """Teleport a joint (a free joint takes position and quaternion) and recompute the simulation's derived state."""
     import mujoco
@@ -172,13 +183,7 @@ def test_robotics_scorer_agrees_with_the_envs_success_flag(name: str) -> None:
     25 steps for Adroit, as DAPG counts it); and the solved episode scores above the random one."""
     key, solve = ROBOTICS_SOLVED[name]
     spec = load_task(name)
-    seen: list[State] = []
-
-    def reward(state, action, next_state):
-        seen.append(next_state)
-        return 0.0, {}
-
-    env = ApplyReward(make_env(spec), reward_fn=reward, scorer=make_scorer(spec))
+    env, seen = recording_env(spec)
     fitness = {}
     try:
         for episode, solved in ((0, True), (1, False)):
@@ -248,13 +253,7 @@ def test_control_period_comes_from_the_env_or_is_declared_absent() -> None:
 @pytest.mark.parametrize("name", ["bipedalwalker-walk", "lunarlander-land", "mountaincar-reach-flag"])
 def test_peer_scorers_read_the_env_but_rewards_never_get_it(name: str) -> None:
     spec = load_task(name)
-    seen: list[State] = []
-
-    def reward(state, action, next_state):
-        seen.append(next_state)
-        return 0.0, {}
-
-    env = ApplyReward(make_env(spec), reward_fn=reward, scorer=make_scorer(spec))
+    env, seen = recording_env(spec)
     assert env.scorer.env is env.unwrapped
     env.reset(seed=0)
     while True:
