@@ -327,6 +327,7 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     overall = Table("run", "", title=f"{spec.name}: run", show_header=False)
     overall.columns[0].no_wrap = True
     replayed, replayed_tokens = replayed_calls(folder)
+    best = next((r for r in folder.candidates() if r.id == summary.get("best_candidate")), None)
     rows = {
         "result": f"{final_result(final)} — final retraining of {final.get('candidate', '?')} "
         f"({final.get('timesteps', 0):,} steps; trusted fitness), success {cell(final.get('success_mean'))}"
@@ -334,8 +335,7 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
         else "- (no final retraining)",
         "status": summary.get("status", folder.status()),
         "best candidate": f"{cell(summary.get('best_candidate'))}: search fitness {cell(summary.get('best_fitness'))}"
-        f"{se_suffix(next((r.fitness_se for r in folder.candidates() if r.id == summary.get('best_candidate')), None))}"
-        " (one seed, search budget), "
+        f"{se_suffix(best.fitness_se if best else None)} (one seed, search budget), "
         f"success {cell(summary.get('best_success_rate'))}",
         "selection": describe_selection(summary.get("selection")),
         "human-normalised": cell(summary.get("human_normalized")),
