@@ -35,13 +35,13 @@ from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateR
 from rewardsmith.search.progress import Progress
 from rewardsmith.search.selection import pick, ranked, standard_error
 from rewardsmith.search.training import (
-    random_policy_archive,
     record_training,
     reward_budget,
+    screen_archives,
     train_and_evaluate,
     warm_start,
 )
-from rewardsmith.stages.screen import RANDOM_LABEL, ScreenReport, screen, trained_archives
+from rewardsmith.stages.screen import ScreenReport, screen
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -279,8 +279,7 @@ def rung_screener(
     orders them against it is wrong on real states; the cut only reorders, and only when someone passed."""
 
     def screen_all(records: list[CandidateRecord]) -> dict[str, ScreenReport]:
-        reference = random_policy_archive(folder, spec.source, executor, max(3, spec.train.eval_episodes))
-        archives = {**trained_archives(folder), **({RANDOM_LABEL: reference} if reference else {})}
+        archives = screen_archives(folder, spec, executor)
 
         def one(record: CandidateRecord) -> ScreenReport | None:
             cand = folder.cand_dir(record.iteration, record.index)

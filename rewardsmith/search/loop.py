@@ -33,9 +33,9 @@ from rewardsmith.search.halving import halve_iteration
 from rewardsmith.search.progress import Progress, ReplyClock, ReplyTicker, make_progress
 from rewardsmith.search.selection import best_record, ranked, rule_for
 from rewardsmith.search.training import (
-    random_policy_archive,
     record_training,
     reward_budget,
+    screen_archives,
     train_and_evaluate,
     warm_start,
 )
@@ -47,7 +47,7 @@ from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.history import best_for_prompt, candidate_code, prompt_inputs
 from rewardsmith.stages.human_feedback import check_option
 from rewardsmith.stages.human_feedback import collect as collect_feedback
-from rewardsmith.stages.screen import RANDOM_LABEL, SCREEN_FILE, ScreenReport, screen, trained_archives
+from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
@@ -494,12 +494,8 @@ def screen_candidate(s: Search, iteration: int, folder: Path, attempt: int, cid:
     if iteration < 2:
         return None
     s.progress.update(cid, "screen")
-    with s.archive_lock:  # one random-policy evaluation per run, whichever candidate asks first
-        reference = random_policy_archive(s.folder, s.spec.source, s.executor, max(3, s.spec.train.eval_episodes))
-    archives = {
-        **trained_archives(s.folder, before_iteration=iteration),
-        **({RANDOM_LABEL: reference} if reference else {}),
-    }
+    # one random-policy evaluation per run, whichever candidate asks first
+    archives = screen_archives(s.folder, s.spec, s.executor, before_iteration=iteration, lock=s.archive_lock)
     verdict = screen(s.spec, folder / f"attempt_{attempt}.py", folder, archives, executor=s.executor)
     (folder / f"attempt_{attempt}.screen.json").write_bytes((folder / SCREEN_FILE).read_bytes())
     s.folder.event(

@@ -10,6 +10,7 @@ worker's `Evaluation`; whatever the reward did inside its own process cannot cha
 from __future__ import annotations
 
 import secrets
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ from rewardsmith.run_folder.records import (
     Evaluation,
     read_record,
 )
+from rewardsmith.stages.screen import RANDOM_LABEL, trained_archives
+from rewardsmith.task import TaskSpec
 from rewardsmith.workers.evaluate import MAX_WEIGHTS_BYTES
 from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
@@ -203,6 +206,24 @@ def random_policy_archive(folder: RunFolder, spec_path: Path | None, executor: E
         return None
     folder.event("random_policy_evaluated", episodes=len(evaluation.fitness), fitness_mean=evaluation.fitness_mean)
     return archive
+
+
+def screen_archives(
+    folder: RunFolder,
+    spec: TaskSpec,
+    executor: Executor,
+    before_iteration: int | None = None,
+    lock: AbstractContextManager = nullcontext(),
+) -> dict[str, Path]:
+    """The trajectory screen's archive: every trained candidate's evaluation episodes (only earlier iterations'
+    with `before_iteration`) and the run's random-action episodes (`random_policy_archive`, played under `lock`
+    so that concurrent screens play them once)."""
+    with lock:
+        reference = random_policy_archive(folder, spec.source, executor, max(3, spec.train.eval_episodes))
+    return {
+        **trained_archives(folder, before_iteration=before_iteration),
+        **({RANDOM_LABEL: reference} if reference else {}),
+    }
 
 
 WARM_START_FILE = "warm_start.safetensors"
