@@ -96,6 +96,28 @@ def test_a_spec_chooses_a_fixed_or_a_random_goal() -> None:
 
 
 @pytest.mark.parametrize("name", by_speed(METAWORLD_POLICIES))
+def test_a_metaworld_spec_starts_the_same_in_every_env_the_run_builds(name: str) -> None:
+    """The training, evaluation and video workers each build the env: `reset(seed=s)` must give each the same start."""
+    from rewardsmith.reward.task_check import reset_is_reproducible
+
+    assert reset_is_reproducible(load_task(name), seed=3)
+
+
+def test_an_unseeded_metaworld_spec_is_flagged_before_a_run(tmp_path: Path) -> None:
+    """Without `seed`, MT1 draws its 50 goals from NumPy's global generator: every process gets other goals, so
+    candidates would be evaluated on different starts. `validate_task` (run's first step) says so."""
+    from rewardsmith.reward.task_check import validate_task
+
+    text = (ENVS_DIR / "metaworld-reach.toml").read_text()
+    assert ", seed = 0 }" in text
+    (tmp_path / "unseeded.toml").write_text(text.replace(", seed = 0 }", " }"))
+    (tmp_path / "scorers_manipulation.py").write_text((ENVS_DIR / "scorers_manipulation.py").read_text())
+    warnings = validate_task(load_task(tmp_path / "unseeded.toml"), max_steps=20)
+    assert any("reset(seed=0) gives a different first observation" in w for w in warnings), warnings
+    assert not any("reset(seed=" in w for w in validate_task(load_task("metaworld-reach"), max_steps=20))
+
+
+@pytest.mark.parametrize("name", by_speed(METAWORLD_POLICIES))
 def test_metaworld_scorer_agrees_with_metaworld_success_flag(name: str) -> None:
     """Record a scripted (expert) episode and a random one; at every step the scorer's success criterion,
     computed from the State alone, equals Meta-World's own `info["success"]`."""

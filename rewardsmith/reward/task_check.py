@@ -1,5 +1,8 @@
 """Validate a task spec before any LLM call: the env builds, the scorer exists and takes its arguments,
-random-action and zero-action episodes are scorable, and a fitness that ignores the policy is flagged.
+random-action and zero-action episodes are scorable, a fitness that ignores the policy is flagged, and so is
+an env whose `reset(seed=...)` does not give the same start in two fresh instances (the evaluation compares
+candidates on the same reset seeds, so such an env compares them on different starts, or on another goal
+than the one trained for).
 
 A task error is the user's, not a candidate's: it raises `TaskSpecError` naming the spec, before a run
 creates anything, so it can never reach a prompt ("Avoid these mistakes") or cost a retry.
@@ -55,6 +58,24 @@ def _episode(
     return fitness, bool(stats.get("success"))
 
 
+def _first_observation(env: Any, seed: int) -> np.ndarray:
+    obs, _ = env.reset(seed=seed)
+    if isinstance(obs, dict):
+        return np.concatenate([np.ravel(np.asarray(obs[key], dtype=float)) for key in sorted(obs)])
+    return np.ravel(np.asarray(obs, dtype=float))
+
+
+def reset_is_reproducible(spec: TaskSpec, seed: int = 0) -> bool:
+    """Whether two fresh instances of the task's env give the same first observation for `reset(seed=seed)`."""
+    first, second = make_env(spec), make_env(spec)
+    try:
+        a, b = _first_observation(first, seed), _first_observation(second, seed)
+    finally:
+        first.close()
+        second.close()
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True))
+
+
 def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) -> list[str]:
     """Check a task end to end with its own env and scorer; raises TaskSpecError, returns warnings.
 
@@ -77,6 +98,12 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
         warnings.append(
             f"{spec.source or spec.name}: the fitness is {fitness[0]:.6g} for random and zero-action episodes "
             f"alike: scorer {spec.fitness.scorer} may not depend on what the policy does"
+        )
+    if not reset_is_reproducible(spec, seed):
+        warnings.append(
+            f"{spec.source or spec.name}: reset(seed={seed}) gives a different first observation in two fresh envs: "
+            "the evaluation's episodes will differ between candidates and between training and evaluation "
+            "(for Meta-World/MT1, set a `seed` in env_kwargs: it fixes the 50 goals it draws from)"
         )
     if all(success for _, success in results):
         warnings.append(f"{spec.source or spec.name}: random and zero-action episodes all succeed: the task is trivial")
