@@ -100,6 +100,34 @@ def test_reward_errors_and_hostile_code_fail_the_screen(cheetah, tmp_path):
     assert not Path("/tmp/rewardsmith-hostile-escape").exists() and not (hostile / WORKER_DIR / SCREEN_FILE).exists()
 
 
+LABEL_FORGER = """import gc
+
+import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    # the screen's verdict compares returns with the archive's fitness labels: find this episode's label in the
+    # worker's memory and echo it, times a million, on its first step; otherwise reward going backward
+    if state.time == 0:
+        for obj in gc.get_objects():
+            if type(obj).__name__ == "Episode" and len(obj.qpos) > 1 \\
+                    and np.allclose(obj.qpos[0], state.qpos) and np.allclose(obj.qpos[1], next_state.qpos):
+                return 1e6 * obj.fitness, {}
+    return -float(next_state.qvel[0]), {}
+"""
+
+
+def test_the_screen_worker_never_holds_the_fitness_labels(cheetah, tmp_path):
+    """A reward that reads the labels from its worker's memory (the AST gate off, as a gate bypass would leave
+    it) could forge a pass; the worker gets copies with fitness 0, so it is judged on what it rewards."""
+    spec, files = cheetah
+    (tmp_path / "reward.py").write_text(LABEL_FORGER)
+    report = screen(spec, tmp_path / "reward.py", tmp_path, files, ast_gate=False)
+    assert not report.passed and report.accuracy == 0.0, report.message
+    assert not (tmp_path / "screen_inputs").exists(), "the label-free copies are removed after the screen"
+    assert {e.fitness for path in files.values() for e in load_episodes(path)} == set(SPEEDS)  # originals untouched
+
+
 def test_too_few_episodes_pass_without_a_worker_and_bad_archives_are_skipped(cheetah, tmp_path):
     spec, files = cheetah
     (tmp_path / "junk.npz").write_bytes(b"not a zip")

@@ -1,11 +1,13 @@
 """Trajectory preference screening (CARD's TPE): does a candidate reward rank archived episodes like fitness?
 
 Cheap, no RL. Earlier candidates' final evaluations are archived as `trajectories.npz`, each episode
-labelled with its trusted fitness (`rewardsmith.workers.trajectories`). A sandboxed worker
-(`rewardsmith.workers.main screen JOB`) reads those files before lock-down, rebuilds `State`s from
-obs/qpos/qvel, then locks down, loads the candidate reward and sums it over every episode; it writes the
-returns to `screen/screen.json`. The parent compares them with the fitness labels it read itself (the
-worker ran untrusted code, so only its returns are taken from it): Spearman rank correlation, and
+labelled with its trusted fitness (`rewardsmith.workers.trajectories`). The parent reads them and gives a
+sandboxed worker (`rewardsmith.workers.main screen JOB`) copies without the labels (`screen_inputs/`, fitness
+0, deleted after): the worker reads them before lock-down, rebuilds `State`s from obs/qpos/qvel, then locks
+down, loads the candidate reward and sums it over every episode; it writes the returns to
+`screen/screen.json`. The candidate's code never shares a process with a label it could echo as a return.
+The parent compares the returns with the labels it kept (the worker ran untrusted code, so only its returns
+are taken from it): Spearman rank correlation, and
 pairwise preference accuracy over the pairs of episodes whose fitness differs by more than a margin.
 A candidate passes with accuracy >= `MIN_ACCURACY`, or, with a note saying so, when the archive cannot judge:
 too few episodes or pairs, or too little spread (`MIN_SIGNAL`: fitness that differs between policies more than
@@ -17,8 +19,9 @@ trained candidates; the analyzer's reward replay reads the same ones.
 from __future__ import annotations
 
 import math
+import shutil
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +33,12 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.job import WorkerJob
-from rewardsmith.workers.trajectories import load_episodes
+from rewardsmith.workers.trajectories import Episode, load_episodes, save_episodes
 
 SCREEN_FILE = "screen.json"
 WORKER_DIR = "screen"
+INPUTS_DIR = "screen_inputs"
+"""The label-free copies of the archives the screen worker reads (in the candidate folder; removed after)."""
 MIN_ACCURACY = 0.6
 MIN_EPISODES = 3
 MIN_PAIRS = 3
@@ -229,46 +234,77 @@ def screen(
     """Screen a reward file on archived trajectories (label, e.g. a candidate id -> `trajectories.npz`) in a
     sandboxed worker under `out_dir/screen/`; writes the verdict to `out_dir/screen.json`. An unreadable
     archive is skipped; a reward that fails on the archived states fails the screen."""
-    from rewardsmith.workers.run import read_json_file, run_job
-
     out_dir = Path(out_dir)
-    labels, files, skipped = [], {}, []
+    labels, archives, skipped = [], {}, []
     for label, path in trajectory_files.items():
         try:
-            episodes = load_episodes(path)
+            archives[label] = episodes = load_episodes(path)
         except RewardsmithError as e:
             skipped.append(str(e))
             continue
-        files[label] = str(Path(path).resolve())
         labels += [{"label": label, "episode": i, "fitness": e.fitness} for i, e in enumerate(episodes)]
     report = not_enough(labels, min_signal=min_signal)
     if report is None:
-        job = WorkerJob(
-            mode="screen",
-            task_path=spec.source,
-            reward_path=Path(reward_path).resolve(),
-            out_dir=(out_dir / WORKER_DIR).resolve(),
-            ast_gate=ast_gate,
-            options={"trajectories": files, "timeout_s": timeout_s, "stall_timeout_s": timeout_s},
-        )
-        result = executor.submit(job).result() if executor is not None else run_job(job)
-        if result.status == "failed":
-            raise RewardsmithError(
-                f"the screen worker could not run {Path(reward_path).name}: {result.error} "
-                f"(log: {job.out_dir / 'worker.log'})"
+        try:
+            files = unlabelled_copies(archives, out_dir / INPUTS_DIR)
+            report = _screen_in_worker(
+                spec, reward_path, out_dir, files, labels, executor, ast_gate, timeout_s, min_signal
             )
-        returns = read_returns(read_json_file(job.out_dir / SCREEN_FILE), labels) if result.ok else None
-        if returns is None:
-            failure = result.error or "the worker ended without a readable screen.json"
-            report = ScreenReport(
-                False, None, None, len(labels), f"the reward failed on the archived trajectories: {failure}", 0, labels
-            )
-        else:
-            report = judge([{**d, "return": r} for d, r in zip(labels, returns)], min_signal=min_signal)
+        finally:
+            shutil.rmtree(out_dir / INPUTS_DIR, ignore_errors=True)
     if skipped:
         report.message += f" (skipped unreadable archives: {'; '.join(skipped)[:500]})"
     write_json_atomic(out_dir / SCREEN_FILE, report.to_dict())
     return report
+
+
+def unlabelled_copies(archives: Mapping[str, list[Episode]], folder: Path) -> dict[str, str]:
+    """{label: path} of copies of the archives with every fitness set to 0, for the screen worker: the labels
+    the candidate's returns are judged against stay in the parent."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for n, (label, episodes) in enumerate(archives.items()):
+        path = folder / f"{n}.npz"
+        save_episodes(path, [replace(e, fitness=0.0) for e in episodes], compressed=False)
+        files[label] = str(path.resolve())
+    return files
+
+
+def _screen_in_worker(
+    spec: TaskSpec,
+    reward_path: Path,
+    out_dir: Path,
+    files: dict[str, str],
+    labels: list[dict[str, Any]],
+    executor,
+    ast_gate: bool,
+    timeout_s: float,
+    min_signal: float,
+) -> ScreenReport:
+    """Run the screen worker on the label-free `files`, and judge its returns against the parent's `labels`."""
+    from rewardsmith.workers.run import read_json_file, run_job
+
+    job = WorkerJob(
+        mode="screen",
+        task_path=spec.source,
+        reward_path=Path(reward_path).resolve(),
+        out_dir=(out_dir / WORKER_DIR).resolve(),
+        ast_gate=ast_gate,
+        options={"trajectories": files, "timeout_s": timeout_s, "stall_timeout_s": timeout_s},
+    )
+    result = executor.submit(job).result() if executor is not None else run_job(job)
+    if result.status == "failed":
+        raise RewardsmithError(
+            f"the screen worker could not run {Path(reward_path).name}: {result.error} "
+            f"(log: {job.out_dir / 'worker.log'})"
+        )
+    returns = read_returns(read_json_file(job.out_dir / SCREEN_FILE), labels) if result.ok else None
+    if returns is None:
+        failure = result.error or "the worker ended without a readable screen.json"
+        return ScreenReport(
+            False, None, None, len(labels), f"the reward failed on the archived trajectories: {failure}", 0, labels
+        )
+    return judge([{**d, "return": r} for d, r in zip(labels, returns)], min_signal=min_signal)
 
 
 def read_returns(raw: Any, labels: list[dict[str, Any]]) -> list[float] | None:

@@ -79,11 +79,11 @@ def _arrays(state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return obs, qpos, qvel
 
 
-def save_episodes(path: Path, episodes: list[Episode]) -> None:
-    """Write episodes in the `trajectories.npz` layout."""
+def save_episodes(path: Path, episodes: list[Episode], *, compressed: bool = True) -> None:
+    """Write episodes in the `trajectories.npz` layout (uncompressed for a short-lived copy)."""
     buffer = io.BytesIO()
     actions = [e.action for e in episodes if e.steps]
-    np.savez_compressed(
+    (np.savez_compressed if compressed else np.savez)(
         buffer,
         obs=np.concatenate([e.obs for e in episodes]).astype(np.float32),
         qpos=np.concatenate([e.qpos for e in episodes]).astype(np.float32),
