@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import shutil
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.job import WorkerJob
-from rewardsmith.workers.trajectories import Episode, load_episodes, save_episodes
+from rewardsmith.workers.trajectories import load_episodes, unlabelled_copies
 
 SCREEN_FILE = "screen.json"
 WORKER_DIR = "screen"
@@ -256,18 +256,6 @@ def screen(
         report.message += f" (skipped unreadable archives: {'; '.join(skipped)[:500]})"
     write_json_atomic(out_dir / SCREEN_FILE, report.to_dict())
     return report
-
-
-def unlabelled_copies(archives: Mapping[str, list[Episode]], folder: Path) -> dict[str, str]:
-    """{label: path} of copies of the archives with every fitness set to 0, for the screen worker: the labels
-    the candidate's returns are judged against stay in the parent."""
-    folder.mkdir(parents=True, exist_ok=True)
-    files = {}
-    for n, (label, episodes) in enumerate(archives.items()):
-        path = folder / f"{n}.npz"
-        save_episodes(path, [replace(e, fitness=0.0) for e in episodes], compressed=False)
-        files[label] = str(path.resolve())
-    return files
 
 
 def _screen_in_worker(

@@ -33,7 +33,7 @@ from rewardsmith.reward.state import State, schema_for
 from rewardsmith.run_folder.records import SCREEN_FILE, SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
-from rewardsmith.workers.trajectories import Episode, load_episodes
+from rewardsmith.workers.trajectories import Episode, load_episodes, unlabelled_copies
 
 MAX_COMPONENTS = 16
 """More components than this in a replay is malformed (the step traces show a few columns at most)."""
@@ -186,7 +186,9 @@ def replay_reward(
     if spec.source is None:
         return None, "the task has no spec file for the worker to read"
     work = Path(tempfile.mkdtemp(prefix="rewardsmith-replay-"))
+    inputs = Path(tempfile.mkdtemp(prefix="rewardsmith-replay-inputs-"))
     try:
+        files = unlabelled_copies({a.label: a.episodes for a in archives}, inputs)
         job = WorkerJob(
             mode="replay",
             task_path=spec.source,
@@ -195,7 +197,7 @@ def replay_reward(
             ast_gate=ast_gate,
             sandbox=sandbox,
             options={
-                "trajectories": {a.label: str(Path(a.path).resolve()) for a in archives},
+                "trajectories": files,  # without the fitness labels: the parent keeps them
                 "episodes": {a.label: list(a.picked) for a in archives if a.picked is not None},
                 "steps": {a.label: {str(i): sorted(set(ts)) for i, ts in a.steps.items()} for a in archives},
                 "timeout_s": timeout_s,
@@ -212,6 +214,7 @@ def replay_reward(
         return parsed, ""
     finally:
         remove_tree(work)
+        remove_tree(inputs)
 
 
 def job_settings(folder: Path | None) -> tuple[bool, Any]:

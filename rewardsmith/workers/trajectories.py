@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import io
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -133,3 +134,15 @@ def load_episodes(path: Path) -> list[Episode]:
         )
         s, a = s + n + 1, a + n
     return episodes
+
+
+def unlabelled_copies(archives: Mapping[str, list[Episode]], folder: Path) -> dict[str, str]:
+    """{label: path} of copies of the archives with every fitness set to 0, for a worker that runs
+    candidate code (the screen's, the replay's): the labels its returns are judged against stay in the parent."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for n, (label, episodes) in enumerate(archives.items()):
+        path = folder / f"{n}.npz"
+        save_episodes(path, [replace(e, fitness=0.0) for e in episodes], compressed=False)
+        files[label] = str(path.resolve())
+    return files
