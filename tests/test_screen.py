@@ -170,10 +170,17 @@ def test_an_archive_without_spread_passes_with_a_note_whatever_the_reward():
 
 @pytest.mark.slow
 def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path, monkeypatch):
+    import functools
+
+    from rewardsmith.search import loop
+
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     # 20,000 steps: the honest rewards of iteration 1 then keep the pole up about three times longer than the
-    # random policy does, so the archive has the spread a verdict needs (at 1,024 steps it has none: see below)
+    # random policy does, so the archive has spread (at 1,024 steps it has none: see below). Its between-policy
+    # share came out at 0.45 and 0.50 on two runs (fresh evaluation seeds), at the edge of the default 0.5; this
+    # test is about the loop's repair path, so it asks for 0.2 (the rule itself has its fast tests above)
+    monkeypatch.setattr(loop, "screen", functools.partial(screen, min_signal=0.2))
     spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=20000, eval_episodes=4)
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["run", str(spec_path), "--model", f"scripted:{DATA / 'loop_screen.jsonl'}",
