@@ -79,6 +79,7 @@ def test_family_spec_describes_without_the_native_reward(name: str) -> None:
         assert "`state.goal`" in text and "`state.achieved_goal`" in text and "flattened" in text
     if name.startswith(("metaworld", "fetch", "adroit", "shadowhand")):
         assert "state.contacts()" in text and "Named geoms" in text
+        assert "never ends early" in text.split("- Early termination:")[1].split("\n")[0]
 
 
 def test_a_spec_chooses_a_fixed_or_a_random_goal() -> None:
