@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.selection import Pick, best_record, lower_bound, pick, ranked
+from rewardsmith.search.selection import Pick, best_record, describe_selection, lower_bound, pick, ranked
 
 
 def rec(cid: str, fitness: float | None, se: float | None = None, timesteps: int = 1000, status: str = "trained"):
@@ -49,6 +49,13 @@ def test_pick_says_whether_the_winner_is_distinguishable():
     assert clear.distinguishable is True and abs(clear.margin - 0.5) < 1e-9
     alone = pick([rec("1.1", 1.0, 0.01)])
     assert alone.runner_up is None and alone.distinguishable is None
+    assert alone.describe() == "1.1 (the only trained candidate: no runner-up)"
+    # halving stopped 1.2 at a shorter rung: it is not compared, and the line says why there is no runner-up
+    cut = pick([rec("1.1", 1.0, 0.01, timesteps=20000), rec("1.2", 0.5, 0.01, timesteps=5000)])
+    assert cut.runner_up is None and cut.shorter == 1
+    assert describe_selection(cut.as_dict()) == (
+        "1.1 (the only candidate trained to its budget; 1 other stopped at a shorter rung, so not compared)"
+    )
     # without error bars the verdict is unknown, not a false "distinguishable"
     assert pick([rec("1.1", 1.0), rec("1.2", 0.5)]).distinguishable is None
 

@@ -59,7 +59,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
-                        selection {rule, winner, runner_up, margin, noise, distinguishable}, wall_s, error
+                        selection {rule, shorter, winner, runner_up, margin, noise, distinguishable}, wall_s, error
 
 Status: "running" while `run.lock` names a live process, else "finished" or "failed" by the last
 run_finished / run_failed event, else "interrupted" (resume it with `rewardsmith resume DIR`).

@@ -95,11 +95,14 @@ class Pick:
     distinguishable: bool | None
     """margin > noise; None when there is no runner-up to compare with or neither carries an error."""
     rule: str = "lcb"
+    shorter: int = 0
+    """Trained candidates left out of the comparison: stopped at a shorter rung than the winner's budget."""
 
     def as_dict(self) -> dict:
         """The verdict for summary.json."""
         return {
             "rule": self.rule,
+            "shorter": self.shorter,
             "winner": self.winner,
             "runner_up": self.runner_up,
             "margin": self.margin,
@@ -112,7 +115,10 @@ class Pick:
         if self.winner is None:
             return "nothing was trained"
         if self.runner_up is None:
-            return f"{self.winner} (no runner-up)"
+            if self.shorter:
+                cut = f"{self.shorter} other{'s' if self.shorter > 1 else ''} stopped at a shorter rung"
+                return f"{self.winner} (the only candidate trained to its budget; {cut}, so not compared)"
+            return f"{self.winner} (the only trained candidate: no runner-up)"
         verdict = {True: "distinguishable", False: "NOT distinguishable", None: "no error bars to compare"}[
             self.distinguishable
         ]
@@ -140,7 +146,7 @@ def describe_selection(verdict: dict | None) -> str:
     if not verdict:
         return "-"
     fields = {k: verdict.get(k) for k in ("winner", "runner_up", "margin", "noise", "distinguishable")}
-    return Pick(**fields, rule=verdict.get("rule") or "lcb").describe()
+    return Pick(**fields, rule=verdict.get("rule") or "lcb", shorter=verdict.get("shorter") or 0).describe()
 
 
 def pick(records: list[CandidateRecord], rule: Rule = "lcb", z: float = Z) -> Pick:
@@ -152,7 +158,7 @@ def pick(records: list[CandidateRecord], rule: Rule = "lcb", z: float = Z) -> Pi
     winner = order[0]
     peers = [r for r in order[1:] if rule == "mean" or getattr(r, "timesteps", 0) == getattr(winner, "timesteps", 0)]
     if not peers:
-        return Pick(winner.id, None, None, None, None, rule)
+        return Pick(winner.id, None, None, None, None, rule, shorter=len(order) - 1)
     runner = peers[0]
     assert winner.fitness is not None and runner.fitness is not None
     margin = winner.fitness - runner.fitness
