@@ -66,7 +66,11 @@ def _first_observation(env: Any, seed: int) -> np.ndarray:
 
 
 def reset_is_reproducible(spec: TaskSpec, seed: int = 0) -> bool:
-    """Whether two fresh instances of the task's env give the same first observation for `reset(seed=seed)`."""
+    """Whether two fresh instances of the task's env give the same first observation for `reset(seed=seed)`.
+
+    Fresh ones, not the env `validate_task` played: a used `Meta-World/MT1` draws the next goal before it applies
+    the seed, so its `reset(seed=s)` depends on the episodes before, in every process alike. That is the env's
+    own episode-to-episode randomness; what this checks is randomness that differs between processes."""
     first, second = make_env(spec), make_env(spec)
     try:
         a, b = _first_observation(first, seed), _first_observation(second, seed)
