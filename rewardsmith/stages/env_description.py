@@ -25,15 +25,14 @@ from rewardsmith.task import TaskSpec, make_env
 _FREE_QPOS = ("x", "y", "z", "qw", "qx", "qy", "qz")
 _FREE_QVEL = ("vx", "vy", "vz", "wx", "wy", "wz")
 _CFRC = ("tx", "ty", "tz", "fx", "fy", "fz")
-_NEVER_TERMINATES = {"HalfCheetahEnv", "ReacherEnv", "PusherEnv", "SwimmerEnv"}
-_NEVER_TERMINATES_FAMILIES = {
+_AT_TIME_LIMIT = "never ends early; episodes end at the time limit."
+_NEVER_TERMINATES = {
+    **dict.fromkeys(("HalfCheetahEnv", "ReacherEnv", "PusherEnv", "SwimmerEnv"), _AT_TIME_LIMIT),
+    **dict.fromkeys(("AdroitHandDoorEnv", "AdroitHandHammerEnv", "AdroitHandRelocateEnv"), _AT_TIME_LIMIT),
     "SawyerXYZEnv": "Meta-World: never ends early (even on success); episodes end at the time limit.",
-    "BaseRobotEnv": "Gymnasium-Robotics goal env: never ends early; episodes end at the time limit.",
-    "AdroitHandDoorEnv": "never ends early; episodes end at the time limit.",
-    "AdroitHandHammerEnv": "never ends early; episodes end at the time limit.",
-    "AdroitHandRelocateEnv": "never ends early; episodes end at the time limit.",
+    "BaseRobotEnv": f"Gymnasium-Robotics goal env: {_AT_TIME_LIMIT}",
 }
-"""Base classes (by name) whose step never returns terminated=True (from each benchmark's source and docs)."""
+"""Env classes, or base classes, whose step never returns terminated=True (from each benchmark's source and docs)."""
 _TERMINATION_RULES = {
     "InvertedDoublePendulumEnv": "the episode ends when the height (z) of site `tip` drops to 1.0 or below.",
     "InvertedPendulumEnv": "the episode ends when |qpos[1]| (the pole hinge angle) exceeds 0.2 rad.",
@@ -207,11 +206,9 @@ def _termination(base, schema: StateSchema) -> str:
         return "never ends early (falls do not end the episode)."
     if cls in _TERMINATION_RULES:
         return _TERMINATION_RULES[cls]
-    if cls in _NEVER_TERMINATES:
-        return "never ends early; episodes end at the time limit."
-    family = next((c.__name__ for c in type(base).__mro__ if c.__name__ in _NEVER_TERMINATES_FAMILIES), None)
-    if family is not None:
-        return _NEVER_TERMINATES_FAMILIES[family]
+    never = next((_NEVER_TERMINATES[c.__name__] for c in type(base).__mro__ if c.__name__ in _NEVER_TERMINATES), None)
+    if never is not None:
+        return never
     z, angle, state = (
         getattr(base, a, None) for a in ("_healthy_z_range", "_healthy_angle_range", "_healthy_state_range")
     )
