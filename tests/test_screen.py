@@ -285,7 +285,7 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
     episodes = load_episodes(path)
     reward = reward_file(tmp_path / "cand", KNOWN)
     steps = {0: [0, 7, 29], 1: [3]}
-    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, path, episodes, steps=steps)])
+    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, episodes, steps=steps)])
     assert why == "" and replayed is not None and len(replayed) == 1
     [replayed] = replayed
     assert len(replayed) == 2
@@ -314,7 +314,7 @@ def test_replay_of_a_failing_or_hostile_reward_gives_no_components(recorded, tmp
     from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
 
     spec, path = recorded
-    archives = [ReplayArchive(OWN, path, load_episodes(path), steps={0: [1]})]
+    archives = [ReplayArchive(OWN, load_episodes(path), steps={0: [1]})]
     broken = reward_file(tmp_path / "broken", "    return 1.0 / 0.0, {}\n")
     replayed, why = replay_reward(spec, broken, archives)
     assert replayed is None and "ZeroDivisionError" in why and "recorded evaluation episode 0, step 0" in why
@@ -331,7 +331,7 @@ def test_malformed_replay_reports_are_refused_whole():
     from rewardsmith.workers.replay import ReplayArchive, parse_replay
 
     episodes = [Episode(np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((3, 1)), 1.0)]
-    archives = [ReplayArchive("own", Path("own.npz"), episodes, steps={0: [1, 2]})]
+    archives = [ReplayArchive("own", episodes, steps={0: [1, 2]})]
     good = {"episodes": [{"label": "own", "episode": 0, "steps": 3, "return": 2.5, "components": {"speed": 2.0, "alive": 0.5},
                           "trace": [{"step": 1, "total": 1.0, "components": {"speed": 0.7, "alive": 0.3}}]}]}
     assert parse_replay(good, archives) == [
@@ -354,9 +354,9 @@ def test_malformed_replay_reports_are_refused_whole():
                  bad(trace_step=2.0), bad(trace_step=3), bad(trace_components={"speed": 1e400}),
                  bad(trace_components=None), bad(trace=[good["episodes"][0]["trace"][0]] * 2)):
         assert parse_replay(data, archives) is None, data
-    unasked = [ReplayArchive("own", Path("own.npz"), episodes)]
+    unasked = [ReplayArchive("own", episodes)]
     assert parse_replay(good, unasked) is None  # values at a step the parent did not ask for
-    assert parse_replay(good, [ReplayArchive("own", Path("own.npz"), episodes, picked=())]) is None  # not picked
+    assert parse_replay(good, [ReplayArchive("own", episodes, picked=())]) is None  # not picked
 
 
 def test_trained_archives_come_from_the_parents_records(tmp_path):

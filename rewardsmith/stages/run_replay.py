@@ -88,7 +88,7 @@ def other_archives(cand_dir: Path, episodes: int, steps: int) -> tuple[list, lis
             picked.append(i)
             episodes, steps = episodes - 1, steps - episode.steps
         if picked:
-            archives.append(ReplayArchive(cid, path, recorded, tuple(picked)))
+            archives.append(ReplayArchive(cid, recorded, tuple(picked)))
             labels.append(tuple(float(evaluation.fitness[i]) for i in picked))
     return archives, labels
 
@@ -117,7 +117,7 @@ def replay_evaluation(
     if path is not None and recorded:
         picks = [i for _, i in trace_picks(recorded, episodes)]
         wanted = {i: [t - 1 for t in trace_steps(recorded[i]) if t > 0] for i in picks}
-        own = [ReplayArchive(OWN, path, recorded, steps=wanted)]
+        own = [ReplayArchive(OWN, recorded, steps=wanted)]
     used = sum(e.steps for e in recorded) if own else 0
     others, labels = other_archives(cand_dir, MAX_EPISODES - len(recorded), MAX_STEPS - used)
     if not reward.is_file() or not (own or others):

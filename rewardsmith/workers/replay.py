@@ -154,11 +154,10 @@ def episode_return(reward_fn, states: list[State], actions: list[np.ndarray], wh
 @dataclass(frozen=True)
 class ReplayArchive:
     """One archive a replay reads: its label (`OWN` for the candidate's own evaluation episodes, else another
-    candidate's id), its path, its episodes as the parent loaded them, which of them to replay (None: all), and
-    {episode index: transition indices} whose component values to return."""
+    candidate's id), its episodes as the parent loaded them (the worker gets label-free copies of them), which of
+    them to replay (None: all), and {episode index: transition indices} whose component values to return."""
 
     label: str
-    path: Path
     episodes: list[Episode]
     picked: tuple[int, ...] | None = None
     steps: dict[int, list[int]] = field(default_factory=dict)
