@@ -5,12 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rewardsmith.errors import RewardFileError
-from rewardsmith.sandbox.policy import (
-    check_source,
-    frozen_copy,
-    load_reward,
-    numpy_view,
-)
+from rewardsmith.sandbox.policy import check_source, frozen_copy, load_reward
+from rewardsmith.sandbox.views import numpy_view
 
 GOOD = """\
 import math
