@@ -266,8 +266,9 @@ def _check_call(node: ast.Call, scope: _Scope) -> list[Finding]:
     func = node.func
     named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     module = _numpy_module(func.value, scope) if isinstance(func, ast.Attribute) else None
-    if named in GUARDED_TYPES and (module == "numpy" or scope.numpy_aliases.get(named) == "numpy.ndarray"):
-        message = f"`{named}(...)` builds an array over a raw buffer; use np.array, np.zeros or np.full (np.ndarray is for isinstance only)"
+    imported = isinstance(func, ast.Name) and scope.numpy_aliases.get(named, "").removeprefix("numpy.")
+    if (named in GUARDED_TYPES and module == "numpy") or imported in GUARDED_TYPES:
+        message = f"`np.ndarray(...)` builds an array over a raw buffer; use np.array, np.zeros or np.full (np.ndarray is for isinstance only)"
         return [Finding("numpy-memory", message, node.lineno)]
     raw = [k.arg for k in node.keywords if k.arg in ("buffer", "strides")]
     if raw:
@@ -277,7 +278,7 @@ def _check_call(node: ast.Call, scope: _Scope) -> list[Finding]:
     if isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and node.args:
         values.append(node.args[0])
     if any(isinstance(v, (ast.List, ast.Tuple, ast.Dict, ast.Set)) for v in values):
-        message = "structured dtypes are not allowed; pass a scalar type such as `dtype=np.float64`"
+        message = "structured dtypes are not allowed; use a scalar type such as `dtype=np.float64`"
         return [Finding("structured-dtype", message, node.lineno)]
     return []
 
