@@ -9,17 +9,23 @@ str methods) stay allowed, minus `FORBIDDEN_ATTRIBUTES`.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import types
 
 import numpy
+
+
+def words(text: str) -> list[str]:
+    """The names in a block of text, one per word."""
+    return text.split()
+
 
 ALLOWED_MODULES = frozenset({"numpy", "numpy.linalg", "numpy.random", "numpy.typing", "math", "typing"})
 """Also `from __future__ import <feature>` (`FUTURE_NAMES`); every other import is a finding."""
 
 NUMPY_FUNCTIONS = frozenset(
-    """
+    words("""
     array asarray asanyarray ascontiguousarray copy zeros ones full zeros_like ones_like full_like arange linspace
     logspace geomspace eye identity diag diagflat tri tril triu meshgrid indices fromiter
     concatenate stack vstack hstack column_stack dstack split array_split append insert delete pad tile repeat
@@ -35,18 +41,18 @@ NUMPY_FUNCTIONS = frozenset(
     cumulative_sum cumulative_prod concat permute_dims matrix_transpose apply_along_axis vectorize errstate
     tril_indices triu_indices lexsort trim_zeros nancumsum nancumprod real_if_close rollaxis hsplit vsplit
     block issubdtype iscomplexobj isrealobj
-    """.split()
+    """)
 )
 """Numpy functions honest rewards use; ufuncs (`numpy.ufunc` instances: sin, exp, add, maximum, ...) come on
 top, all of them: they compute elementwise on the arrays they are given."""
 
 NUMPY_CONSTANTS = frozenset({"pi", "e", "inf", "nan", "newaxis", "euler_gamma"})
 NUMPY_SCALAR_TYPES = frozenset(
-    """
+    words("""
     bool bool_ int8 int16 int32 int64 uint8 uint16 uint32 uint64 intp uintp int_ uint float16 float32 float64
     half single double longdouble complex64 complex128 cdouble generic number integer signedinteger
     unsignedinteger inexact floating complexfloating
-    """.split()
+    """)
 )
 """Scalar types: constructors from a value, dtypes (`np.float32`), and `isinstance` targets."""
 
@@ -56,25 +62,25 @@ constructor takes a buffer, strides and an offset."""
 
 SUBMODULE_NAMES = {
     "linalg": frozenset(
-        """
+        words("""
         norm inv pinv det slogdet solve lstsq eig eigh eigvals eigvalsh svd qr cholesky matrix_rank cond
         matrix_power multi_dot cross outer vector_norm matrix_norm LinAlgError
-        """.split()
+        """)
     ),
     "random": frozenset(
-        """
+        words("""
         default_rng seed rand randn randint random random_sample uniform normal standard_normal choice
         permutation shuffle exponential
-        """.split()
+        """)
     ),
     "typing": frozenset({"NDArray", "ArrayLike", "DTypeLike"}),
 }
 
 TYPING_NAMES = frozenset(
-    """
+    words("""
     Any Optional Union Dict List Tuple Set FrozenSet Sequence Mapping MutableMapping Iterable Iterator Callable
     Literal Final TypeVar cast TYPE_CHECKING SupportsFloat SupportsInt Collection Container Hashable Sized
-    """.split()
+    """)
 )
 """Annotation names of `typing`; nothing that evaluates strings (`get_type_hints`) or builds classes
 (`NamedTuple`, `TypedDict`)."""
@@ -82,32 +88,32 @@ TYPING_NAMES = frozenset(
 FUTURE_NAMES = frozenset(__future__.all_feature_names)
 
 ARRAY_ATTRIBUTES = frozenset(
-    """
+    words("""
     T mT shape ndim size dtype itemsize nbytes real imag sum prod mean std var min max argmin argmax all any
     cumsum cumprod clip round copy ravel flatten reshape squeeze transpose swapaxes tolist item trace diagonal
     argsort sort nonzero dot astype conj conjugate repeat take searchsorted compress fill partition argpartition
-    """.split()
+    """)
 )
 """Safe ndarray and numpy-scalar methods and properties. `astype` copies; `sort`/`fill`/`partition` write in
 place into the array itself (a state array is read-only, so they raise there)."""
 
 OTHER_NUMPY_ATTRIBUTES = frozenset(
-    """
+    words("""
     reduce accumulate outer normal uniform integers random standard_normal choice permutation shuffle
     exponential gamma names kind name index count add is_integer as_integer_ratio bit_count numerator denominator
     split hex fromhex
-    """.split()
+    """)
 )
 """Ufunc methods, random Generator methods, dtype fields read as plain values (`kind`, `name`, `names`), and
 names honest code uses on Python objects (`list.index`, `set.add`, `str.split`, `float.is_integer`) that
 numpy objects also have, harmlessly."""
 
 FORBIDDEN_ATTRIBUTES = frozenset(
-    """
+    words("""
     format format_map gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code f_globals f_locals
     f_builtins f_back f_code tb_frame tb_next ctypes tofile dump dumps setflags flags base mro data cffi capsule
     bit_generator byte_bounds seterr seterrcall seterrobj geterrobj setbufsize set_string_function
-    """.split()
+    """)
 )
 """Denied on every object: string formatting that walks attributes by name (`.format` has a narrow exception
 for string literals, see policy), frame and code objects of generators, coroutines and tracebacks, native

@@ -29,15 +29,16 @@ from rewardsmith.sandbox.allowlist import (
     NUMPY_NAMES,
     SUBMODULE_NAMES,
     TYPING_NAMES,
+    words,
 )
 from rewardsmith.sandbox.views import module_views, safe_builtins
 
 FORBIDDEN_NAMES = frozenset(
-    """
+    words("""
     eval exec compile open getattr setattr delattr globals locals vars dir input breakpoint memoryview type object
     super classmethod staticmethod property help exit quit print id bytearray __import__ __builtins__
     __build_class__ __loader__ __spec__
-    """.split()
+    """)
 )
 """Denied as names; `hasattr` is allowed only as `hasattr(x, "literal")` (see `_hasattr_calls`)."""
 
@@ -205,7 +206,9 @@ def _attribute_problems(node: ast.Attribute, scope: _Scope) -> list[tuple[str, s
     module = _numpy_module(node.value, scope)
     if module is not None and not name.startswith("_") and name not in IMPORTABLE.get(module, frozenset()):
         short = module.replace("numpy", "np", 1)
-        return [("numpy-name", f"`{short}.{name}` is not available in reward code{_hint(name) or '; use ' + NUMPY_HELP}")]
+        return [
+            ("numpy-name", f"`{short}.{name}` is not available in reward code{_hint(name) or '; use ' + NUMPY_HELP}")
+        ]
     return name_problems(name)
 
 
@@ -246,15 +249,13 @@ def _hasattr_calls(tree: ast.Module, scope: _Scope) -> list[Finding]:
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr"):
             continue
-        literal = len(node.args) == 2 and not node.keywords and isinstance(node.args[1], ast.Constant)
-        literal = literal and isinstance(node.args[1].value, str)
-        if not literal:
+        name = node.args[1] if len(node.args) == 2 and not node.keywords else None
+        scope.hasattr_callees.add(id(node.func))  # reported below, or well-formed
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             message = 'hasattr takes an object and a string literal: `hasattr(state, "goal")`'
             findings.append(Finding("forbidden-name", message, node.lineno))
-        scope.hasattr_callees.add(id(node.func))  # reported here, or well-formed
-        if not literal:
             continue
-        for code, message in name_problems(node.args[1].value):
+        for code, message in name_problems(name.value):
             findings.append(Finding(code, f"hasattr: {message}", node.lineno))
     return findings
 
@@ -268,7 +269,7 @@ def _check_call(node: ast.Call, scope: _Scope) -> list[Finding]:
     module = _numpy_module(func.value, scope) if isinstance(func, ast.Attribute) else None
     imported = isinstance(func, ast.Name) and scope.numpy_aliases.get(named, "").removeprefix("numpy.")
     if (named in GUARDED_TYPES and module == "numpy") or imported in GUARDED_TYPES:
-        message = f"`np.ndarray(...)` builds an array over a raw buffer; use np.array, np.zeros or np.full (np.ndarray is for isinstance only)"
+        message = "`np.ndarray(...)` builds an array over a raw buffer; use np.array, np.zeros or np.full (np.ndarray is for isinstance only)"
         return [Finding("numpy-memory", message, node.lineno)]
     raw = [k.arg for k in node.keywords if k.arg in ("buffer", "strides")]
     if raw:

@@ -6,8 +6,8 @@ stand-in type that answers `isinstance` and refuses to be called.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import builtins
 import math
 import sys
@@ -141,7 +141,7 @@ def warm_numpy() -> None:
         lambda: numpy.linalg.det(numpy.eye(2)), lambda: numpy.linalg.solve(numpy.eye(2), numpy.ones(2)),
         lambda: numpy.interp(1.0, [0, 2], [0, 1]), lambda: numpy.random.default_rng(0).normal(),
         lambda: numpy.isclose(x, y).all(), lambda: numpy.finfo(numpy.float64).eps,
-        lambda: "{:.2f} {}".format(x.sum(), x),
+        lambda: str.format("{:.2f} {}", x.sum(), x),
     )  # fmt: skip
     with warnings.catch_warnings(), numpy.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -170,11 +170,11 @@ def numpy_view() -> types.ModuleType:
     view = module_view(numpy, "numpy", NUMPY_NAMES - GUARDED_TYPES)
     for name in GUARDED_TYPES:
         setattr(view, name, stand_in(getattr(numpy, name), f"np.{name}"))
-    view.linalg = module_view(numpy.linalg, "numpy.linalg", SUBMODULE_NAMES["linalg"])
-    view.random = module_view(numpy.random, "numpy.random", SUBMODULE_NAMES["random"])
-    array_type = stand_in(numpy.ndarray, "NDArray")
-    view.typing = types.ModuleType("numpy.typing", "restricted view of numpy.typing")
-    view.typing.NDArray, view.typing.ArrayLike, view.typing.DTypeLike = array_type, typing.Any, typing.Any
+    for sub in ("linalg", "random"):
+        setattr(view, sub, module_view(getattr(numpy, sub), f"numpy.{sub}", SUBMODULE_NAMES[sub]))
+    hints = types.ModuleType("numpy.typing", "restricted view of numpy.typing")
+    hints.NDArray, hints.ArrayLike, hints.DTypeLike = stand_in(numpy.ndarray, "NDArray"), typing.Any, typing.Any  # type: ignore[attr-defined]
+    view.typing = hints  # type: ignore[attr-defined]
     return view
 
 

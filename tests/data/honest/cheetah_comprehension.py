@@ -1,6 +1,4 @@
 # task: halfcheetah-run
-import numpy as np
-
 LEGS = ["bthigh", "bshin", "bfoot", "fthigh", "fshin", "ffoot"]
 
 

@@ -1,4 +1,5 @@
 # task: halfcheetah-run
+# ruff: noqa: UP006, UP035, UP045
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple

@@ -1,4 +1,5 @@
 # task: hopper-hop
+# ruff: noqa: UP006, UP035
 """Hop forward: type hints, small helpers, a module constant computed by a helper."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
 # task: inverted-double-pendulum-balance
+# ruff: noqa: UP006, UP035
 from __future__ import annotations
 
 from typing import Any, Dict, Tuple

@@ -1,4 +1,5 @@
 # task: reacher-reach
+# ruff: noqa: UP006, UP035
 from typing import Dict, Tuple
 
 import numpy as np
