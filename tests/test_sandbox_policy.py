@@ -64,6 +64,8 @@ def test_good_reward_passes_and_runs() -> None:
     ("x = hasattr", "forbidden-name"),
     ("from typing import get_type_hints", "forbidden-import"),
     ("from typing import NamedTuple", "forbidden-import"),
+    ("import typing\nx = typing.get_type_hints", "module-name"),
+    ("import numpy.linalg as la\nx = la.lapack_lite", "numpy-name"),
     ("import typing.re", "forbidden-import"),
     ("from __future__ import braces", "forbidden-import"),
     ("x = __future__", "forbidden-name"),

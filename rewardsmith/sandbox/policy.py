@@ -76,7 +76,7 @@ def check_source(source: str, *, function_name: str = "compute_reward", max_byte
     except SyntaxError as exc:
         return [Finding("syntax-error", f"{exc.msg}; fix the syntax", exc.lineno)]
     findings = _check_signature(tree, function_name)
-    scope = _Scope(_numpy_aliases(tree))
+    scope = _Scope(_module_aliases(tree))
     findings += _hasattr_calls(tree, scope)
     for node in ast.walk(tree):
         findings.extend(_check_node(node, scope))
@@ -85,10 +85,10 @@ def check_source(source: str, *, function_name: str = "compute_reward", max_byte
 
 @dataclass
 class _Scope:
-    """What the walk knows beyond one node: names bound to numpy modules, and the `hasattr` names that are
+    """What the walk knows beyond one node: names bound to allowed modules, and the `hasattr` names that are
     the callee of a well-formed call."""
 
-    numpy_aliases: dict[str, str]
+    module_aliases: dict[str, str]
     hasattr_callees: set[int] = field(default_factory=set)
 
 
@@ -166,14 +166,16 @@ def _hint(name: str) -> str:
     return f"; {MEMORY_HINTS[name]}" if name in MEMORY_HINTS else ""
 
 
-def _numpy_aliases(tree: ast.Module) -> dict[str, str]:
-    """Local name -> numpy module path, for every import that binds a numpy module (`np` -> "numpy")."""
+def _module_aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> module path, for every import that binds an allowed module (`np` -> "numpy", `t` ->
+    "typing") or numpy's `ndarray`."""
     aliases = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name == "numpy" or a.name.startswith("numpy."):
-                    aliases[a.asname or "numpy"] = a.name if a.asname else "numpy"
+                if a.name in ALLOWED_MODULES:
+                    top = a.name.split(".")[0]
+                    aliases[a.asname or top] = a.name if a.asname else top
         elif isinstance(node, ast.ImportFrom) and node.module == "numpy" and not node.level:
             for a in node.names:
                 if a.name in SUBMODULE_NAMES or a.name in GUARDED_TYPES:
@@ -181,11 +183,11 @@ def _numpy_aliases(tree: ast.Module) -> dict[str, str]:
     return aliases
 
 
-def _numpy_module(node: ast.expr, scope: _Scope) -> str | None:
-    """The numpy module path an expression names (`np`, `np.linalg`), else None."""
+def _module_of(node: ast.expr, scope: _Scope) -> str | None:
+    """The module path an expression names (`np`, `np.linalg`, `typing`), else None."""
     if isinstance(node, ast.Name):
-        return scope.numpy_aliases.get(node.id)
-    if isinstance(node, ast.Attribute) and _numpy_module(node.value, scope) == "numpy":
+        return scope.module_aliases.get(node.id)
+    if isinstance(node, ast.Attribute) and _module_of(node.value, scope) == "numpy":
         return f"numpy.{node.attr}" if node.attr in SUBMODULE_NAMES else None
     return None
 
@@ -203,11 +205,18 @@ def _attribute_problems(node: ast.Attribute, scope: _Scope) -> list[tuple[str, s
     if name == "format" and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
         problem = _format_problem(node.value.value)
         return [("forbidden-attribute", problem)] if problem else []
-    module = _numpy_module(node.value, scope)
+    module = _module_of(node.value, scope)
     if module is not None and not name.startswith("_") and name not in IMPORTABLE.get(module, frozenset()):
-        short = module.replace("numpy", "np", 1)
+        if module.startswith("numpy"):
+            hint = _hint(name) or "; use " + NUMPY_HELP
+            return [
+                ("numpy-name", f"`{module.replace('numpy', 'np', 1)}.{name}` is not available in reward code{hint}")
+            ]
         return [
-            ("numpy-name", f"`{short}.{name}` is not available in reward code{_hint(name) or '; use ' + NUMPY_HELP}")
+            (
+                "module-name",
+                f"`{module}.{name}` is not available in reward code; use {', '.join(sorted(IMPORTABLE[module])[:8])}, ...",
+            )
         ]
     return name_problems(name)
 
@@ -266,8 +275,8 @@ def _check_call(node: ast.Call, scope: _Scope) -> list[Finding]:
     `.astype({...})`): fields at byte offsets."""
     func = node.func
     named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    module = _numpy_module(func.value, scope) if isinstance(func, ast.Attribute) else None
-    imported = isinstance(func, ast.Name) and scope.numpy_aliases.get(named, "").removeprefix("numpy.")
+    module = _module_of(func.value, scope) if isinstance(func, ast.Attribute) else None
+    imported = isinstance(func, ast.Name) and scope.module_aliases.get(named, "").removeprefix("numpy.")
     if (named in GUARDED_TYPES and module == "numpy") or imported in GUARDED_TYPES:
         message = "`np.ndarray(...)` builds an array over a raw buffer; use np.array, np.zeros or np.full (np.ndarray is for isinstance only)"
         return [Finding("numpy-memory", message, node.lineno)]
