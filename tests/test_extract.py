@@ -33,6 +33,10 @@ GOOD = {
     "extract_18_json_fence.md": (["np.clip"], ['"code"']),
     "extract_19_bash_then_python.md": (['"balance": balance'], ["pip install", "Output"]),
     "extract_20_inline_prose_no_fence.md": (["WEIGHT = 2.0", "def smooth"], ["Reward design", "Hope this", "Helper for"]),
+    "extract_21_helper_constants.md": (
+        ["TERM_WEIGHTS = _normalised([2.0, 1.0, 1.0])", "LOW, HIGH = _height_band(1.25, 0.5)", "DECAY = math.exp"],
+        ["example =", "checks =", "print("],
+    ),
 }
 
 BAD = {

@@ -5,12 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rewardsmith.errors import RewardFileError
-from rewardsmith.sandbox.policy import (
-    check_source,
-    frozen_copy,
-    load_reward,
-    numpy_view,
-)
+from rewardsmith.sandbox.policy import check_source, frozen_copy, load_reward
+from rewardsmith.sandbox.views import numpy_view
 
 GOOD = """\
 import math
@@ -55,6 +51,24 @@ def test_good_reward_passes_and_runs() -> None:
     ("x = type(1)", "forbidden-name"),
     ("np.sum = None", "attribute-assignment"),
     ("x = '{0.real}'.format(1)", "forbidden-attribute"),
+    ("x = '{0[0]}'.format([1])", "forbidden-attribute"),
+    ("x = '{:{0.imag}}'.format(1)", "forbidden-attribute"),
+    ("x = '{'.format(1)", "forbidden-attribute"),
+    ("x = str.format('{}', 1)", "forbidden-attribute"),
+    ("t = '{}'\nx = t.format(1)", "forbidden-attribute"),
+    ("x = '{}'.format_map({})", "forbidden-attribute"),
+    ("x = hasattr(np, '__class__')", "dunder-attribute"),
+    ("x = hasattr(np.zeros(1), 'ctypes')", "forbidden-attribute"),
+    ("x = hasattr(np.zeros(1), 'view')", "numpy-memory"),
+    ("n = 'lib'\nx = hasattr(np, n)", "forbidden-name"),
+    ("x = hasattr", "forbidden-name"),
+    ("from typing import get_type_hints", "forbidden-import"),
+    ("from typing import NamedTuple", "forbidden-import"),
+    ("import typing\nx = typing.get_type_hints", "module-name"),
+    ("import numpy.linalg as la\nx = la.lapack_lite", "numpy-name"),
+    ("import typing.re", "forbidden-import"),
+    ("from __future__ import braces", "forbidden-import"),
+    ("x = __future__", "forbidden-name"),
     ("x = np.array([1]).tofile", "forbidden-attribute"),
     ("x = (i for i in []).gi_frame", "forbidden-attribute"),
     ("class A: pass", "class-definition"),
@@ -66,7 +80,7 @@ def test_bad_snippets_are_rejected(snippet: str, code: str) -> None:
     source = "import numpy as np\n" + snippet + "\ndef compute_reward(s, a, n):\n    return 0.0, {}\n"
     findings = check_source(source)
     assert code in {f.code for f in findings}
-    assert any(f.line == 2 for f in findings if f.code == code)
+    assert any(f.line in (2, 3) for f in findings if f.code == code)
 
 
 def test_all_findings_are_reported_with_lines() -> None:
@@ -126,3 +140,41 @@ def test_frozen_copy_cannot_be_made_writable() -> None:
         state[0] = 5.0
     with pytest.raises(ValueError):
         state.setflags(write=True)
+
+
+HONEST_FORMS = """\
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+from numpy.linalg import norm
+
+
+def _scale(x: float) -> float:
+    return 2.0 * x
+
+
+SCALE = _scale(0.5)
+Vector = npt.NDArray[np.float64]
+
+
+def compute_reward(state: Any, action: np.ndarray, next_state: Any) -> Tuple[float, Dict[str, float]]:
+    a: Optional[np.ndarray] = np.asarray(action, dtype=np.float64)
+    label = "{} {:.2f} {name!r}".format("x", 1.0, name="n") + "{:>{width}}".format("y", width=3)
+    typed = float(isinstance(a, np.ndarray)) + float(hasattr(next_state, "obs")) + float(hasattr(a, "nope"))
+    eps = float(np.finfo(np.float64).eps)
+    total = float(norm(a)) * SCALE + math.sqrt(4.0) + float(np.add.reduce(a)) + eps * 0.0
+    return total, {"typed": typed, "label": float(len(label))}
+"""
+
+
+def test_honest_forms_pass_and_run() -> None:
+    """`"{}".format`, `from __future__ import annotations`, typing names, numpy.typing, hasattr with a literal,
+    isinstance with np.ndarray, np.finfo, a module constant computed by a helper."""
+    assert check_source(HONEST_FORMS) == []
+    state = type("S", (), {"obs": frozen_copy([0.0])})()
+    total, parts = load_reward(HONEST_FORMS)(state, frozen_copy([3.0, 4.0]), state)
+    assert total == pytest.approx(5.0 + 2.0 + 7.0) and parts == {"typed": 2.0, "label": 13.0}

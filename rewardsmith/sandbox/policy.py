@@ -1,7 +1,9 @@
-"""The early gate: an AST policy for reward files and a loader with small builtins.
+"""The gate: an AST policy for reward files, and the loader that runs them with small builtins and module views.
 
-This is NOT the security boundary (the OS layers in `lockdown` are); it rejects obvious attacks
-early, with line numbers the designer can feed back to the LLM.
+The gate is one layer of several (the threat model is in the `sandbox` package docstring): it promises that
+code it passes can name only allowlisted modules, builtins and attributes, so it cannot reach raw memory,
+native pointers, frames, files or the import system from Python. Its findings carry a line and a repair
+hint, fed back to the LLM.
 """
 
 from __future__ import annotations
@@ -9,191 +11,46 @@ from __future__ import annotations
 import ast
 import builtins
 import math
-import sys
-import types
-import warnings
+import string
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy
 
 from rewardsmith.errors import RewardFileError
-
-ALLOWED_MODULES = frozenset({"numpy", "numpy.linalg", "math"})
+from rewardsmith.sandbox.allowlist import (
+    ALLOWED_MODULES,
+    DENIED_NUMPY_ATTRIBUTES,
+    FORBIDDEN_ATTRIBUTES,
+    FUTURE_NAMES,
+    GUARDED_TYPES,
+    MEMORY_HINTS,
+    NUMPY_NAMES,
+    SUBMODULE_NAMES,
+    TYPING_NAMES,
+    words,
+)
+from rewardsmith.sandbox.views import module_views, safe_builtins
 
 FORBIDDEN_NAMES = frozenset(
-    {
-        "eval",
-        "exec",
-        "compile",
-        "open",
-        "getattr",
-        "setattr",
-        "delattr",
-        "hasattr",
-        "globals",
-        "locals",
-        "vars",
-        "dir",
-        "input",
-        "breakpoint",
-        "memoryview",
-        "type",
-        "object",
-        "super",
-        "classmethod",
-        "staticmethod",
-        "property",
-        "help",
-        "exit",
-        "quit",
-        "print",
-        "id",
-        "bytearray",
-        "__import__",
-        "__builtins__",
-        "__build_class__",
-        "__loader__",
-        "__spec__",
-    }
+    words("""
+    eval exec compile open getattr setattr delattr globals locals vars dir input breakpoint memoryview type object
+    super classmethod staticmethod property help exit quit print id bytearray __import__ __builtins__
+    __build_class__ __loader__ __spec__
+    """)
 )
+"""Denied as names; `hasattr` is allowed only as `hasattr(x, "literal")` (see `_hasattr_calls`)."""
 
-FORBIDDEN_ATTRIBUTES = frozenset(
-    {
-        # string formatting walks attributes by name: "{0.__class__}".format(x)
-        "format",
-        "format_map",
-        # frame and code objects reachable from generators, coroutines and tracebacks
-        "gi_frame",
-        "gi_code",
-        "gi_yieldfrom",
-        "cr_frame",
-        "cr_code",
-        "cr_await",
-        "ag_frame",
-        "ag_code",
-        "f_globals",
-        "f_locals",
-        "f_builtins",
-        "f_back",
-        "f_code",
-        "tb_frame",
-        "tb_next",
-        # ndarray escape hatches: raw pointers, file and pickle I/O, re-enabling writes
-        "ctypes",
-        "tofile",
-        "dump",
-        "dumps",
-        "setflags",
-        "flags",  # denied whole: `f = x.flags; f["WRITEABLE"] = True` is a write no static check could see
-        "base",
-        "mro",
-        # native pointers and callable native functions: buffers (`arr.data` is a memoryview whose repr
-        # is an address), numpy.random's bit generators (`.cffi`, `.ctypes`, `.capsule`), dlpack
-        "data",
-        "cffi",
-        "capsule",
-        "bit_generator",
-        "byte_bounds",
-        # process-wide numpy state
-        "seterr",
-        "seterrcall",
-        "seterrobj",
-        "geterrobj",
-        "setbufsize",
-        "set_string_function",
-    }
-)
-"""`data` is denied on every object: a reward reads observations through `state.obs`, `state.qpos`, ..."""
-
-# numpy names removed from the view: file I/O, raw memory, introspection, test runners
-NUMPY_DENIED = frozenset(
-    {
-        "load",
-        "save",
-        "savez",
-        "savez_compressed",
-        "savetxt",
-        "loadtxt",
-        "genfromtxt",
-        "fromfile",
-        "fromregex",
-        "memmap",
-        "DataSource",
-        "ctypeslib",
-        "lib",
-        "testing",
-        "f2py",
-        "distutils",
-        "core",
-        "ma",
-        "rec",
-        "char",
-        "strings",
-        "typing",
-        "dtypes",
-        "info",
-        "show_config",
-        "show_runtime",
-        "get_include",
-        "test",
-        "setbufsize",
-        "seterrcall",
-        "seterr",
-        "seterrobj",
-        "set_printoptions",
-        "printoptions",
-        "frombuffer",
-        "from_dlpack",
-    }
-)
-NUMPY_SUBMODULES = ("linalg", "fft", "random", "emath", "polynomial", "exceptions")
-
-SAFE_BUILTINS = (
-    "abs",
-    "all",
-    "any",
-    "bool",
-    "complex",
-    "dict",
-    "divmod",
-    "enumerate",
-    "filter",
-    "float",
-    "frozenset",
-    "int",
-    "isinstance",
-    "len",
-    "list",
-    "map",
-    "max",
-    "min",
-    "pow",
-    "range",
-    "reversed",
-    "round",
-    "set",
-    "slice",
-    "sorted",
-    "str",
-    "sum",
-    "tuple",
-    "zip",
-    "ArithmeticError",
-    "AssertionError",
-    "Exception",
-    "FloatingPointError",
-    "IndexError",
-    "KeyError",
-    "OverflowError",
-    "RuntimeError",
-    "StopIteration",
-    "TypeError",
-    "ValueError",
-    "ZeroDivisionError",
-    "NotImplementedError",
-)
+IMPORTABLE = {
+    "numpy": NUMPY_NAMES | frozenset(SUBMODULE_NAMES),
+    **{f"numpy.{sub}": names for sub, names in SUBMODULE_NAMES.items()},
+    "typing": TYPING_NAMES,
+    "math": frozenset(n for n in dir(math) if not n.startswith("_")),
+    "__future__": FUTURE_NAMES,
+}
+"""What `from M import name` may import, per module M."""
+NUMPY_HELP = "numpy math on arrays (np.asarray, np.clip, np.exp, .sum(), .mean(), np.linalg.norm, ...)"
 
 
 @dataclass
@@ -219,9 +76,20 @@ def check_source(source: str, *, function_name: str = "compute_reward", max_byte
     except SyntaxError as exc:
         return [Finding("syntax-error", f"{exc.msg}; fix the syntax", exc.lineno)]
     findings = _check_signature(tree, function_name)
+    scope = _Scope(_module_aliases(tree))
+    findings += _hasattr_calls(tree, scope)
     for node in ast.walk(tree):
-        findings.extend(_check_node(node))
+        findings.extend(_check_node(node, scope))
     return sorted(findings, key=lambda f: (f.line or 0, f.code))
+
+
+@dataclass
+class _Scope:
+    """What the walk knows beyond one node: names bound to allowed modules, and the `hasattr` names that are
+    the callee of a well-formed call."""
+
+    module_aliases: dict[str, str]
+    hasattr_callees: set[int] = field(default_factory=set)
 
 
 def _check_signature(
@@ -252,14 +120,18 @@ def check_progress_signature(source: str) -> list[Finding]:
     ]
 
 
-def _check_node(node: ast.AST) -> list[Finding]:
+def _check_node(node: ast.AST, scope: _Scope) -> list[Finding]:
     line = getattr(node, "lineno", None)
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return _check_import(node)
-    if isinstance(node, ast.Name) and (node.id in FORBIDDEN_NAMES or node.id.startswith("__")):
-        return [Finding("forbidden-name", f"`{node.id}` is not available in reward code", line)]
+    if isinstance(node, ast.Name):
+        forbidden = node.id in FORBIDDEN_NAMES or node.id.startswith("__")
+        if forbidden or (node.id == "hasattr" and id(node) not in scope.hasattr_callees):
+            return [Finding("forbidden-name", f"`{node.id}` is not available in reward code", line)]
     if isinstance(node, ast.Attribute):
-        return _check_attribute(node)
+        return _check_attribute(node, scope)
+    if isinstance(node, ast.Call):
+        return _check_call(node, scope)
     if isinstance(node, ast.ClassDef):
         return [Finding("class-definition", "classes are not allowed; use functions", line)]
     if isinstance(node, (ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith, ast.Await)):
@@ -273,39 +145,152 @@ def _check_node(node: ast.AST) -> list[Finding]:
 
 def _check_import(node: ast.Import | ast.ImportFrom) -> list[Finding]:
     line = node.lineno
+    allowed = "only numpy (numpy.linalg, numpy.random, numpy.typing), math and typing are allowed"
     if isinstance(node, ast.Import):
         return [
-            Finding("forbidden-import", f"import of `{a.name}`; only numpy and math are allowed", line)
+            Finding("forbidden-import", f"import of `{a.name}`; {allowed}", line)
             for a in node.names
             if a.name not in ALLOWED_MODULES
         ]
-    if node.level or node.module not in ALLOWED_MODULES:
-        return [Finding("forbidden-import", f"import from `{node.module}`; only numpy and math are allowed", line)]
+    module = node.module or ""
+    if node.level or module not in IMPORTABLE:
+        return [Finding("forbidden-import", f"import from `{module or '.'}`; {allowed}", line)]
     return [
-        Finding("forbidden-import", f"`{a.name}` cannot be imported from {node.module}", line)
+        Finding("forbidden-import", f"`{a.name}` cannot be imported from {module}{_hint(a.name)}", line)
         for a in node.names
-        if a.name == "*" or a.name.startswith("_") or a.name in NUMPY_DENIED
+        if a.name not in IMPORTABLE[module]
     ]
 
 
-def _check_attribute(node: ast.Attribute) -> list[Finding]:
-    line = node.lineno
-    findings = []
-    if node.attr.startswith("_"):
-        findings.append(
-            Finding("dunder-attribute", f"access to `.{node.attr}` is not allowed (no _-prefixed attributes)", line)
-        )
-    elif node.attr in FORBIDDEN_ATTRIBUTES or node.attr in NUMPY_DENIED:
-        findings.append(Finding("forbidden-attribute", f"`.{node.attr}` is not allowed in reward code", line))
+def _hint(name: str) -> str:
+    return f"; {MEMORY_HINTS[name]}" if name in MEMORY_HINTS else ""
+
+
+def _module_aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> module path, for every import that binds an allowed module (`np` -> "numpy", `t` ->
+    "typing") or numpy's `ndarray`."""
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in ALLOWED_MODULES:
+                    top = a.name.split(".")[0]
+                    aliases[a.asname or top] = a.name if a.asname else top
+        elif isinstance(node, ast.ImportFrom) and node.module == "numpy" and not node.level:
+            for a in node.names:
+                if a.name in SUBMODULE_NAMES or a.name in GUARDED_TYPES:
+                    aliases[a.asname or a.name] = f"numpy.{a.name}"
+    return aliases
+
+
+def _module_of(node: ast.expr, scope: _Scope) -> str | None:
+    """The module path an expression names (`np`, `np.linalg`, `typing`), else None."""
+    if isinstance(node, ast.Name):
+        return scope.module_aliases.get(node.id)
+    if isinstance(node, ast.Attribute) and _module_of(node.value, scope) == "numpy":
+        return f"numpy.{node.attr}" if node.attr in SUBMODULE_NAMES else None
+    return None
+
+
+def _check_attribute(node: ast.Attribute, scope: _Scope) -> list[Finding]:
+    findings = [Finding(code, message, node.lineno) for code, message in _attribute_problems(node, scope)]
     if isinstance(node.ctx, (ast.Store, ast.Del)):
-        findings.append(
-            Finding(
-                "attribute-assignment",
-                f"assigning or deleting `.{node.attr}` is not allowed; use local variables",
-                line,
-            )
-        )
+        message = f"assigning or deleting `.{node.attr}` is not allowed; use local variables"
+        findings.append(Finding("attribute-assignment", message, node.lineno))
     return findings
+
+
+def _attribute_problems(node: ast.Attribute, scope: _Scope) -> list[tuple[str, str]]:
+    name = node.attr
+    if name == "format" and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        problem = _format_problem(node.value.value)
+        return [("forbidden-attribute", problem)] if problem else []
+    module = _module_of(node.value, scope)
+    if module is not None and not name.startswith("_") and name not in IMPORTABLE.get(module, frozenset()):
+        if module.startswith("numpy"):
+            hint = _hint(name) or "; use " + NUMPY_HELP
+            return [
+                ("numpy-name", f"`{module.replace('numpy', 'np', 1)}.{name}` is not available in reward code{hint}")
+            ]
+        return [
+            (
+                "module-name",
+                f"`{module}.{name}` is not available in reward code; use {', '.join(sorted(IMPORTABLE[module])[:8])}, ...",
+            )
+        ]
+    return name_problems(name)
+
+
+def name_problems(name: str) -> list[tuple[str, str]]:
+    """(code, message) for an attribute name that reward code may not use on any object; empty when allowed."""
+    if name.startswith("_"):
+        return [("dunder-attribute", f"access to `.{name}` is not allowed (no _-prefixed attributes)")]
+    if name == "format":
+        return [("forbidden-attribute", "`.format` is allowed only on a string literal; use an f-string")]
+    if name in FORBIDDEN_ATTRIBUTES:
+        return [("forbidden-attribute", f"`.{name}` is not allowed in reward code")]
+    if name in MEMORY_HINTS and name in DENIED_NUMPY_ATTRIBUTES:
+        return [("numpy-memory", f"`.{name}` reaches raw memory and is not allowed; {MEMORY_HINTS[name]}")]
+    if name in DENIED_NUMPY_ATTRIBUTES:
+        return [("numpy-attribute", f"`.{name}` is not on the reward code's numpy allowlist; use {NUMPY_HELP}")]
+    return []
+
+
+def _format_problem(template: str) -> str | None:
+    """Why `template.format(...)` is unsafe (a field with attribute or index access), or None when it is fine."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        return f"malformed format string ({exc}); use an f-string"
+    for _, field_name, spec, _ in parsed:
+        if field_name is not None and not (field_name == "" or field_name.isidentifier() or field_name.isdigit()):
+            return f"format field `{{{field_name}}}` reads attributes or items; use an f-string"
+        nested = _format_problem(spec) if spec else None
+        if nested:
+            return nested
+    return None
+
+
+def _hasattr_calls(tree: ast.Module, scope: _Scope) -> list[Finding]:
+    """Allow `hasattr(x, "name")` whose name passes the attribute rules (it returns a bool, but runs the same
+    attribute lookup as `x.name`); record the callees of well-formed calls in `scope`."""
+    findings = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr"):
+            continue
+        name = node.args[1] if len(node.args) == 2 and not node.keywords else None
+        scope.hasattr_callees.add(id(node.func))  # reported below, or well-formed
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            message = 'hasattr takes an object and a string literal: `hasattr(state, "goal")`'
+            findings.append(Finding("forbidden-name", message, node.lineno))
+            continue
+        for code, message in name_problems(name.value):
+            findings.append(Finding(code, f"hasattr: {message}", node.lineno))
+    return findings
+
+
+def _check_call(node: ast.Call, scope: _Scope) -> list[Finding]:
+    """Calls that build arrays over raw memory: `np.ndarray(...)` (a stand-in for `isinstance` at run time),
+    any `buffer=`/`strides=` argument, and structured dtypes written as literals (`dtype=[("a", "f8")]`,
+    `.astype({...})`): fields at byte offsets."""
+    func = node.func
+    named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    module = _module_of(func.value, scope) if isinstance(func, ast.Attribute) else None
+    imported = isinstance(func, ast.Name) and scope.module_aliases.get(named, "").removeprefix("numpy.")
+    if (named in GUARDED_TYPES and module == "numpy") or imported in GUARDED_TYPES:
+        message = "`np.ndarray(...)` builds an array over a raw buffer; use np.array, np.zeros or np.full (np.ndarray is for isinstance only)"
+        return [Finding("numpy-memory", message, node.lineno)]
+    raw = [k.arg for k in node.keywords if k.arg in ("buffer", "strides")]
+    if raw:
+        message = f"`{raw[0]}=` builds an array over raw memory; use np.array, np.zeros or np.full"
+        return [Finding("numpy-memory", message, node.lineno)]
+    values = [k.value for k in node.keywords if k.arg == "dtype"]
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "astype" and node.args:
+        values.append(node.args[0])
+    if any(isinstance(v, (ast.List, ast.Tuple, ast.Dict, ast.Set)) for v in values):
+        message = "structured dtypes are not allowed; use a scalar type such as `dtype=np.float64`"
+        return [Finding("structured-dtype", message, node.lineno)]
+    return []
 
 
 def load_reward(
@@ -349,86 +334,6 @@ def load_functions(
     return {name: fn for name, fn in found.items() if callable(fn)}
 
 
-def safe_builtins() -> dict[str, Any]:
-    """A fresh builtins dict: pure functions, common exceptions and the restricted importer."""
-    table = {name: getattr(builtins, name) for name in SAFE_BUILTINS}
-    table["__import__"] = _restricted_import
-    return table
-
-
-def _restricted_import(
-    name: str, globals: Any = None, locals: Any = None, fromlist: tuple[str, ...] = (), level: int = 0
-) -> types.ModuleType:
-    views = _views()
-    if not level and name.startswith("numpy.") and name not in ALLOWED_MODULES and name in sys.modules:
-        # numpy's C code imports its own internals lazily (ndarray methods: numpy._core._methods) through
-        # the calling frame's __import__, only for the side effect; the gate already rejected any such
-        # import statement in the reward, so this is numpy itself, and it gets what it loaded before
-        return views["numpy"]
-    if level or name not in ALLOWED_MODULES:
-        raise ImportError(f"reward code may import only numpy and math, not {name!r}")
-    if name == "numpy.linalg" and fromlist:
-        return views["numpy"].linalg
-    return views[name.split(".")[0]]
-
-
-def warm_numpy() -> None:
-    """Run the common ndarray methods, ufuncs and linalg calls once, before any gated code: numpy imports
-    the modules behind them lazily (and caches them in C), which must not happen through the restricted
-    `__import__` or after lock-down."""
-    x, y = numpy.arange(6.0).reshape(2, 3), numpy.ones(3)
-    calls = (
-        x.sum, x.mean, x.max, x.min, x.std, x.var, x.prod, x.argmax, x.argmin, x.any, x.all, x.cumsum,
-        x.copy, x.ravel, x.flatten, x.squeeze, x.tolist, x.trace, x.diagonal, x.argsort, x.nonzero,
-        lambda: x.dot(y), lambda: x @ y, lambda: x.clip(0, 1), lambda: x.astype(numpy.float32),
-        lambda: x.reshape(-1), lambda: x.round(2), lambda: x.item(0), lambda: str(x), lambda: repr(x),
-        lambda: f"{x.sum():.3f}", lambda: x / 0, lambda: numpy.sqrt(-x), lambda: numpy.float64(1.0) / 0,
-        lambda: numpy.ptp(x), lambda: numpy.median(x), lambda: numpy.percentile(x, 50),
-        lambda: numpy.average(x, weights=x), lambda: numpy.linalg.norm(x), lambda: numpy.linalg.inv(numpy.eye(2)),
-        lambda: numpy.linalg.det(numpy.eye(2)), lambda: numpy.linalg.solve(numpy.eye(2), numpy.ones(2)),
-        lambda: numpy.interp(1.0, [0, 2], [0, 1]), lambda: numpy.random.default_rng(0).normal(),
-        lambda: numpy.isclose(x, y).all(),
-    )  # fmt: skip
-    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        for call in calls:
-            call()
-
-
-_VIEW_CACHE: dict[str, types.ModuleType] = {}
-
-
-def _views() -> dict[str, types.ModuleType]:
-    """The numpy and math views, built once per process (workers build them before lock-down)."""
-    if not _VIEW_CACHE:
-        warm_numpy()
-        _VIEW_CACHE["numpy"] = numpy_view()
-        _VIEW_CACHE["math"] = _module_view(math, "math", frozenset())
-    return _VIEW_CACHE
-
-
-def numpy_view() -> types.ModuleType:
-    """A module exposing numpy's public names minus NUMPY_DENIED, with its safe submodules."""
-    view = _module_view(numpy, "numpy", NUMPY_DENIED)
-    for sub in NUMPY_SUBMODULES:
-        setattr(view, sub, _module_view(getattr(numpy, sub), f"numpy.{sub}", NUMPY_DENIED))
-    return view
-
-
-def _module_view(module: types.ModuleType, name: str, denied: frozenset[str]) -> types.ModuleType:
-    view = types.ModuleType(name, f"restricted view of {module.__name__}")
-    for attr in dir(module):
-        if attr.startswith("_") or attr in denied:
-            continue
-        try:
-            value = getattr(module, attr)
-        except AttributeError:  # numpy raises for expired aliases listed by dir()
-            continue
-        if not isinstance(value, types.ModuleType):
-            setattr(view, attr, value)
-    return view
-
-
 def frozen_copy(array: Any) -> numpy.ndarray:
     """A read-only view of a private copy: `setflags(write=True)` on it fails (its base is
     read-only too) and any mutation through `.base` changes only the copy, never the env."""
@@ -440,5 +345,5 @@ def frozen_copy(array: Any) -> numpy.ndarray:
 
 
 def prepare_gate() -> None:
-    """Build the module views and warm numpy up (see `warm_numpy`); call before lock-down."""
-    _views()
+    """Build the module views and warm numpy up (see `views.warm_numpy`); call before lock-down."""
+    module_views()

@@ -308,7 +308,7 @@ def _add_implicit_imports(source: str) -> str:
     return "\n".join(lines[:at] + missing + [""] + lines[at:])
 
 
-def _is_demo(stmt: ast.stmt, functions: set[str]) -> bool:
+def _is_demo(stmt: ast.stmt, testers: set[str]) -> bool:
     if isinstance(stmt, ast.If):
         test = stmt.test
         return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
@@ -317,19 +317,32 @@ def _is_demo(stmt: ast.stmt, functions: set[str]) -> bool:
     if isinstance(stmt, (ast.Assert, ast.For, ast.AsyncFor, ast.While)):
         return True
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-        return any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in functions
-            for n in ast.walk(stmt.value)
-        )
+        return bool(_called(stmt.value) & testers)
     return False
+
+
+def _called(node: ast.AST) -> set[str]:
+    """Names of the plain functions a piece of code calls."""
+    return {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _testers(tree: ast.Module, function_name: str) -> set[str]:
+    """`function_name` and the top-level functions that call it, directly or through each other: an assignment
+    that calls one of these is a test call (`r = compute_reward(...)`); one that calls only helpers is a module
+    constant the reward may read (`WEIGHTS = _normalised([2, 1])`)."""
+    calls = {n.name: _called(n) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    testers = {function_name}
+    while grown := {name for name, called in calls.items() if called & testers} - testers:
+        testers |= grown
+    return testers
 
 
 def _remove_demo_code(source: str, function_name: str) -> str:
     """Drop `__main__` blocks, top-level prints/test calls, and test inputs set up after the function."""
     tree = ast.parse(source)
-    functions = set(_top_level_functions(tree))
+    testers = _testers(tree, function_name)
     body = tree.body
-    drop = [s for s in body if _is_demo(s, functions)]
+    drop = [s for s in body if _is_demo(s, testers)]
     kept = [s for s in body if s not in drop]
     reward_line = next(s.lineno for s in body if getattr(s, "name", None) == function_name)
     for stmt in kept:  # test inputs such as `state = {...}` after the function, read by nothing kept
