@@ -49,6 +49,7 @@ def batch(
     from rewardsmith.settings import require_sandbox
 
     config = run_config("-", options)  # the options' values are checked before anything else
+    options = {name: getattr(config, name) for name in options}  # as validated: rungs as numbers
     if config.feedback is not None:
         feedback = Path(config.feedback)
         if not feedback.is_file():
