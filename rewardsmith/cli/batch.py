@@ -44,6 +44,7 @@ def batch(
     """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`).
 
     Every option of `rewardsmith run` applies to each task's run (--feedback only as a file)."""
+    from rewardsmith.errors import require_extra
     from rewardsmith.llm.choose import require_model_ready
     from rewardsmith.search.batch import BatchConfig, start
     from rewardsmith.settings import require_sandbox
@@ -61,6 +62,8 @@ def batch(
     require_sandbox(config.sandbox_minimum)  # refuse before the batch folder is made
     if executor not in ("local", "ray"):
         raise typer.BadParameter(f"{executor!r}: use local or ray", param_hint="--executor")
+    if executor == "ray":
+        require_extra("ray")  # an optional part: named before the batch folder is made
     batch_config = BatchConfig(
         executor=executor,
         workers=workers,
