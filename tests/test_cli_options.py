@@ -90,7 +90,7 @@ def test_run_takes_every_old_spelling(cli, captured, tmp_path):
 
 def test_run_defaults_are_the_config_defaults(cli, captured):
     with pytest.raises(Stop):
-        cli("run", "halfcheetah-run", "-m", "scripted:x.jsonl", "--no-cache")
+        cli("run", "halfcheetah-run", "-m", "scripted:x.jsonl", "--no-cache", "--sandbox-minimum", "")
     config = captured["run"]
     expected = RunConfig(task="halfcheetah-run", model="scripted:x.jsonl", use_cache=False)
     assert config == expected and config.workers == (os.cpu_count() or 1)

@@ -68,8 +68,8 @@ def run_options(*, skip: Collection[str] = ()) -> Callable[[Callable[..., R]], C
 
 
 def given(values: dict[str, Any]) -> dict[str, Any]:
-    """The options the user gave (None: not given), as RunConfig field values: choices as their text, lists
-    split at commas; a --timesteps without --final-timesteps sizes the final retraining too."""
+    """The options the user gave (None or an empty list: not given), as RunConfig field values: choices as their
+    text, lists split at commas; a --timesteps without --final-timesteps sizes the final retraining too."""
     options: dict[str, Any] = {}
     for name, value in values.items():
         if value is None:
@@ -78,6 +78,8 @@ def given(values: dict[str, Any]) -> dict[str, Any]:
             value = value.value
         elif _origin(RunConfig.model_fields[name].annotation) is list:
             value = [part.strip() for part in str(value).split(",") if part.strip()]
+            if not value:
+                continue  # `--sandbox-minimum ""` is the default, never "no layers"
         options[name] = value
     if "timesteps" in options and "final_timesteps" in values and "final_timesteps" not in options:
         options["final_timesteps"] = options["timesteps"]

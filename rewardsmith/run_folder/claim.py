@@ -29,7 +29,7 @@ RESUMABLE = {RUN_FILE: "a run", "batch.json": "a batch"}
 
 def new_run_dir(root: Path | None, name: str) -> Path:
     """Create and return a fresh folder `root/name/<UTC stamp>-<random>`; never reuses an existing one."""
-    parent = output_folder(Path(root or RUNS_DIR) / name, "the runs folder")
+    parent = output_folder(Path(root or RUNS_DIR) / name)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     while True:
         candidate = parent / f"{stamp}-{secrets.token_hex(3)}"
