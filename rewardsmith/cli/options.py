@@ -93,8 +93,9 @@ def run_config(task: str, options: dict[str, Any]) -> RunConfig:
     except ValidationError as e:
         error = e.errors()[0]
         name = str(error["loc"][0]) if error["loc"] else ""
-        shown = f" (got {options[name]!r})" if name in options else ""
-        raise typer.BadParameter(f"{error['msg']}{shown}", param_hint=flag(name) if name else None) from None
+        message = error["msg"].removeprefix("Value error, ")  # a validator's own message names what it got
+        shown = f" (got {options[name]!r})" if name in options and error["type"] != "value_error" else ""
+        raise typer.BadParameter(f"{message}{shown}", param_hint=flag(name) if name else None) from None
 
 
 def _bare(annotation: Any) -> Any:
