@@ -38,6 +38,13 @@ def earlier_run(path: Path) -> Path:
     return path
 
 
+def earlier_batch(path: Path) -> Path:
+    """A batch folder (not running)."""
+    path.mkdir(parents=True)
+    (path / "batch.json").write_text(json.dumps({"batch_id": "x", "tasks": []}))
+    return path
+
+
 # -- the claim -------------------------------------------------------------------------------------------------
 
 
@@ -51,6 +58,7 @@ def test_claim_takes_a_new_or_empty_folder(tmp_path):
 @pytest.mark.parametrize("make,needles", [
     (users_folder, ["not empty", "summary.json", "new or empty folder"]),
     (earlier_run, ["holds a run already", "rewardsmith resume", "new or empty folder"]),
+    (earlier_batch, ["holds a batch already", "rewardsmith resume", "new or empty folder"]),
 ])
 def test_claim_refuses_a_folder_with_files_and_changes_nothing(tmp_path, make, needles):
     folder = make(tmp_path / "out")
