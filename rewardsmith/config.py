@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rewardsmith.sandbox.probe import DEFAULT_MINIMUM
-from rewardsmith.task import TaskSpec
+
+if TYPE_CHECKING:  # the CLI builds its options from this module at start-up: no task machinery then
+    from rewardsmith.task import TaskSpec
 
 Strategy = Literal["default", "eureka"]
 
