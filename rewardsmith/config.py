@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from rewardsmith.task import TaskSpec
+from rewardsmith.sandbox.probe import DEFAULT_MINIMUM
+
+if TYPE_CHECKING:  # the CLI builds its options from this module at start-up: no task machinery then
+    from rewardsmith.task import TaskSpec
 
 Strategy = Literal["default", "eureka"]
 
@@ -22,58 +26,86 @@ fully (bench/strategies.py)."""
 DEFAULT_KEEP = 0.25
 
 
+@dataclass(frozen=True)
+class Cli:
+    """How a RunConfig field is offered as an option of `run` and `batch` (`rewardsmith.cli.options`), where its
+    name (`--api-base`), type, constraints and description do not say it all."""
+
+    short: str | None = None
+    """A short flag beside the long one, e.g. `-m`."""
+    switch: tuple[str, str] | None = None
+    """A bool's on and off flags, instead of `--name/--no-name`."""
+    default: str | None = None
+    """The default in words, where the field's own is None or computed."""
+
+
 class RunConfig(BaseModel):
-    """The options of `rewardsmith run`. Budget fields left as None take the task spec's defaults (`resolve`)."""
+    """The options of `rewardsmith run` (and, but for `task`, `out` and `workers`, of every task of a `batch`).
+    Budget fields left as None take the task spec's defaults (`resolve`). Each field's description is also its
+    `--help` text, its `Cli` metadata the rest of its option."""
 
     model_config = ConfigDict(extra="forbid")
     task: str = Field(description="Task spec name (from envs/) or path to a .toml file.")
-    model: str | None = Field(
-        None, description="Model name: litellm name, 'local' or 'scripted:PATH'; None picks a default."
+    model: Annotated[str | None, Cli(short="-m")] = Field(
+        None,
+        description="litellm model name, 'local' or 'scripted:PATH' "
+        "(default: $REWARDSMITH_MODEL, else by API key, else local).",
     )
-    api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
+    api_base: str | None = Field(
+        None, description="Base URL of an OpenAI-compatible server (vLLM, Ollama and the like)."
+    )
     iterations: int | None = Field(
-        None, ge=1, description="Designer-critic-trainer-analyzer iterations (spec search.iterations)."
+        None, ge=1, description="Designer-critic-trainer-analyzer iterations (default: the spec's search.iterations)."
     )
     samples: int | None = Field(
-        None, ge=1, description="Candidates sampled per iteration, Eureka's K (spec search.samples)."
+        None, ge=1, description="Candidates sampled per iteration, Eureka's K (default: the spec's search.samples)."
     )
     timesteps: int | None = Field(
-        None, ge=1, description="Training steps per candidate during the search (spec train.timesteps)."
+        None, ge=1, description="Training steps per candidate during the search (default: the spec's train.timesteps)."
     )
     final_timesteps: int | None = Field(
-        None, ge=1, description="Training steps of the final retraining (spec train.final_timesteps)."
+        None,
+        ge=1,
+        description="Training steps of the final retraining (default: the spec's train.final_timesteps; on the "
+        "command line, --timesteps when only that is given).",
     )
     final_seeds: int | None = Field(
         None,
         ge=0,
-        description="Seeds of the final retraining of the best reward (spec search.final_seeds); 0 skips it.",
+        description="Seeds of the final retraining of the best reward (default: the spec's search.final_seeds); "
+        "0 skips it.",
     )
     repair_rounds: int | None = Field(
-        None, ge=0, description="Repair requests per candidate after a failed check (spec search.repair_rounds)."
+        None,
+        ge=0,
+        description="Repair requests per candidate after a failed check (default: the spec's search.repair_rounds).",
     )
     iteration_retries: int = Field(
         2, ge=0, description="Times an iteration whose candidates all failed is retried, with the errors as feedback."
     )
-    workers: int = Field(
+    workers: Annotated[int, Cli(default="the number of cores")] = Field(
         default_factory=lambda: os.cpu_count() or 1, ge=1, description="Parallel training worker processes."
     )
-    seed: int = Field(0, description="Seed of search training; final seeds are seed, seed+1, ...")
+    seed: int = Field(0, description="Seed of search training; the final seeds are seed, seed+1 and so on.")
     device: str = Field("cpu", description="Torch device for training: cpu, cuda or auto.")
-    semantic: bool | None = Field(None, description="LLM review in the critic; None: only for API models.")
-    llm_summary: bool = Field(False, description="Let the analyzer ask the LLM for a trajectory summary.")
+    semantic: bool | None = Field(None, description="LLM review in the critic (default: on for API models only).")
+    llm_summary: bool = Field(
+        False, description="Let the analyzer ask the LLM to summarise each trained policy's behaviour."
+    )
     temperature: float = Field(1.0, ge=0.0, description="Sampling temperature of the designer.")
     max_tokens: int = Field(2048, ge=64, description="Completion token cap of each designer request.")
-    use_cache: bool | None = Field(
+    use_cache: Annotated[bool | None, Cli(switch=("--shared-cache", "--no-cache"))] = Field(
         None,
-        description="LLM answer cache: None, the run's own cache only (resume replays it); True, also the "
-        "user-level cache shared between runs; False, none (every call goes to the model).",
+        description="LLM answer cache: by default (None) the run's own cache only, which resume replays; "
+        "--shared-cache (True) also replays the cache shared between runs (~/.cache/rewardsmith/llm); --no-cache "
+        "(False) replays nothing: every call goes to the model (a resume pays again).",
     )
     screen: bool | None = Field(
         None,
         description="CARD's preference check on archived trajectories: from iteration 2 on, critic-accepted "
         "candidates are screened on earlier candidates' episodes before training, and at the first cut of "
         "successive halving every candidate is screened on its rung's episodes (rejected ones go behind passed "
-        "ones). None: on for the default strategy, off for eureka (calibrated on the labelled pools: "
+        "ones). Default: on for the default strategy, off for eureka (calibrated on the labelled pools: "
         "bench/screen_calibration.py and bench/strategies.py).",
     )
     videos: bool = Field(
@@ -82,13 +114,13 @@ class RunConfig(BaseModel):
     )
     feedback: str | None = Field(
         None,
-        description="Human feedback after each iteration but the last: 'ask' (type it in the terminal) or a text "
-        "file of answers (see rewardsmith.stages.human_feedback); None: none.",
+        description="Human feedback after each iteration but the last: 'ask' shows the candidates and reads free "
+        "text or 'rank: 1.2 > 1.1' in the terminal; a FILE reads the same from a text file ('# after iteration N' "
+        "headings; see rewardsmith.stages.human_feedback). Recorded in the run; resume replays it. Default: none.",
     )
-    sandbox_minimum: list[str] | None = Field(
-        None,
-        description="Sandbox layers that must hold, else the run refuses to start; None: settings file or default.",
-    )
+    sandbox_minimum: Annotated[
+        list[str] | None, Cli(default="the settings file's sandbox.minimum, else " + ",".join(DEFAULT_MINIMUM))
+    ] = Field(None, description="Sandbox layers that must hold (see `rewardsmith doctor`), else the run refuses.")
     strategy: Strategy = Field(
         "default",
         description="'default': successive halving over each iteration's candidates, noise-aware selection, "
@@ -97,9 +129,9 @@ class RunConfig(BaseModel):
     )
     rungs: list[float] | None = Field(
         None,
-        description="Successive halving: increasing fractions of `timesteps` at which survivors are compared (a "
-        "last rung below 1.0 leaves the rest of the budget to the final retraining, which resumes the winner); "
-        "None: the strategy's default (eureka: [1.0], no halving).",
+        description="Successive halving: increasing fractions of `timesteps` at which survivors are compared, e.g. "
+        "0.125,0.25,0.5,1 (a last rung below 1 leaves the rest of the budget to the final retraining, which resumes "
+        "the winner). Default: the strategy's (default: 0.0625,0.25,1; eureka: 1, no halving).",
     )
     keep: float = Field(
         DEFAULT_KEEP,
@@ -125,12 +157,15 @@ class RunConfig(BaseModel):
     progress_bonus: float = Field(
         0.0,
         ge=0.0,
-        description="Progress counts (optional strategy): > 0 asks each candidate for `progress(state)` too and "
-        "adds this times 1/sqrt(N) of its discretised progress cell to the training reward; 0: off.",
+        description="Progress counts (optional strategy): > 0 asks each candidate for `progress(state)` too (per "
+        "sub-goal, in [0, 1]) and adds this times 1/sqrt(N) for the N-th visit of its discretised progress cell to "
+        "the training reward; 0: off.",
     )
     progress_bins: int = Field(10, ge=1, le=100, description="Progress counts: bins per sub-goal in [0, 1].")
     out: Path | None = Field(
-        None, description="Explicit run folder (must be new or empty); default runs/<task>/<stamp>/."
+        None,
+        description="Run folder: new or empty (a run is continued with `rewardsmith resume DIR`); default "
+        "runs/<task>/<stamp>/.",
     )
 
     @field_validator("rungs")

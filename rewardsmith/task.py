@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rewardsmith.errors import TaskSpecError
+from rewardsmith.errors import TaskSpecError, extra_hint
 
 
 def _shipped_envs() -> Path:
@@ -229,8 +229,11 @@ def import_registrations(spec: TaskSpec) -> None:
         try:
             importlib.import_module(module)
         except ImportError as e:
+            hint = extra_hint(module) if module.split(".")[0] == (e.name or "").split(".")[0] else None
             raise TaskSpecError(
-                f"{spec.source or spec.name}: imports: cannot import '{module}' ({e}); install it (pip install ...)"
+                f"{spec.source or spec.name}: imports: {hint}"
+                if hint
+                else f"{spec.source or spec.name}: imports: cannot import '{module}' ({e}); install it (pip install ...)"
             ) from None
 
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from rewardsmith.cli import app, console, err_console
+from rewardsmith.cli.options import run_config, run_options
 
 
 @app.command()
+@run_options(skip=("out", "workers"))
 def batch(
     tasks: str = typer.Argument(
         ...,
@@ -30,75 +33,45 @@ def batch(
         None, help="A running Ray cluster, e.g. 10.0.0.5:6379 (default with --executor ray: start a local Ray)."
     ),
     concurrent_tasks: int | None = typer.Option(None, min=1, help="Tasks searching at once (default: 2 x workers)."),
-    out: Path | None = typer.Option(None, help="Batch folder (new or empty; default runs/batch/<stamp>/)."),
-    model: str | None = typer.Option(None, "--model", "-m", help="litellm model name, 'local' or 'scripted:PATH'."),
-    api_base: str | None = typer.Option(None, help="Base URL of an OpenAI-compatible server."),
-    iterations: int | None = typer.Option(None, min=1, help="Iterations per task (default: each spec's)."),
-    samples: int | None = typer.Option(None, min=1, help="Candidates per iteration (default: each spec's)."),
-    timesteps: int | None = typer.Option(None, min=1, help="Training steps per candidate (default: each spec's)."),
-    final_timesteps: int | None = typer.Option(
-        None, min=1, help="Steps of the final retraining (default: --timesteps when given, else each spec's)."
-    ),
-    final_seeds: int | None = typer.Option(
-        None, min=0, help="Seeds of the final retraining (default: each spec's); 0 skips it."
-    ),
-    strategy: str = typer.Option("default", help="default or eureka (see `rewardsmith run --help`)."),
-    rungs: str | None = typer.Option(
-        None, help="Successive halving rungs, fractions of --timesteps (default strategy)."
-    ),
-    seed: int = typer.Option(0, help="Random seed of training."),
-    device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
-    videos: bool = typer.Option(False, "--videos", help="Record a policy video of every iteration's best in each run."),
-    screen: bool | None = typer.Option(
+    out: Path | None = typer.Option(
         None,
-        "--screen/--no-screen",
-        help="Screen candidates on earlier policies' recorded episodes before training (from iteration 2; default: "
-        "on for the default strategy, off for eureka; see `rewardsmith run --help`).",
-        show_default=False,
+        help="Batch folder: new or empty (a batch is continued with `rewardsmith resume DIR`); default "
+        "runs/batch/<stamp>/.",
     ),
-    feedback: Path | None = typer.Option(
-        None, help="A text file of feedback after each iteration, for every task (see `rewardsmith run --help`)."
-    ),
-    sandbox_minimum: str | None = typer.Option(
-        None,
-        help="Comma-separated sandbox layers that must hold, else refuse "
-        "(default: settings file [sandbox] minimum, else the stock minimum).",
-    ),
+    *,
+    options: dict[str, Any],
 ) -> None:
-    """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`)."""
-    from rewardsmith.cli.run import budget_options, parse_rungs, parse_strategy
+    """Search rewards for every task of LIST at once; one summary table for all (resume with `rewardsmith resume`).
+
+    Every option of `rewardsmith run` applies to each task's run (--feedback only as a file)."""
+    from rewardsmith.errors import require_extra
     from rewardsmith.llm.choose import require_model_ready
     from rewardsmith.search.batch import BatchConfig, start
     from rewardsmith.settings import require_sandbox
 
-    require_model_ready(model, api_base)  # a missing API key is named before the batch folder is made
-    minimum = sandbox_minimum.split(",") if sandbox_minimum else None
-    require_sandbox(minimum)  # refuse before the batch folder is made
-    options = dict(
-        **budget_options(model, api_base, iterations, samples, timesteps, final_timesteps, final_seeds),
-        seed=seed,
-        device=device,
-        videos=videos or None,
-        screen=screen,
-        feedback=str(feedback.resolve()) if feedback else None,
-        sandbox_minimum=minimum,
-        strategy=None if strategy == "default" else parse_strategy(strategy),
-        rungs=parse_rungs(rungs),
-    )
-    if feedback is not None and not feedback.is_file():
-        raise typer.BadParameter(
-            f"{feedback}: no such file (a batch reads feedback from a file)", param_hint="--feedback"
-        )
+    config = run_config("-", options)  # the options' values are checked before anything else
+    options = {name: getattr(config, name) for name in options}  # as validated: rungs as numbers
+    if config.feedback is not None:
+        feedback = Path(config.feedback)
+        if not feedback.is_file():
+            raise typer.BadParameter(
+                f"{feedback}: no such file (a batch reads feedback from a file)", param_hint="--feedback"
+            )
+        options["feedback"] = str(feedback.resolve())
+    require_model_ready(config.model, config.api_base)  # a missing API key is named before the batch folder is made
+    require_sandbox(config.sandbox_minimum)  # refuse before the batch folder is made
     if executor not in ("local", "ray"):
         raise typer.BadParameter(f"{executor!r}: use local or ray", param_hint="--executor")
-    config = BatchConfig(
+    if executor == "ray":
+        require_extra("ray")  # an optional part: named before the batch folder is made
+    batch_config = BatchConfig(
         executor=executor,
         workers=workers,
         ray_address=ray_address,
         concurrent_tasks=concurrent_tasks,
-        run_options={k: v for k, v in options.items() if v is not None},
+        run_options=options,
     )
-    _interruptible(lambda: start(tasks, config, out=out))
+    _interruptible(lambda: start(tasks, batch_config, out=out))
 
 
 def resume_batch(batch_dir: Path) -> None:

@@ -145,7 +145,9 @@ def new_task(
         init_args, init_body, kwargs = "", "", "{ success_threshold = 1.0 }"
         measure, comment = "np.asarray(state.obs)", "no MuJoCo model: read state.obs (see `rewardsmith describe`)"
     names_hint = ", `state.body(name)`, `state.joint(name)`, `state.site(name)`" if facts["bodies"] else ""
-    folder.mkdir(parents=True, exist_ok=True)
+    from rewardsmith.run_folder.claim import output_folder
+
+    output_folder(folder, "--folder")  # one line, exit 2, for a folder that cannot be made or written
     imports_line = f"imports = {list(imports)!r}\n".replace("'", '"') if imports else ""
     spec_path.write_text(
         SPEC.format(name=name, env=env, imports=imports_line, module=module, cls=cls, kwargs=kwargs, algo=facts["algo"])

@@ -91,9 +91,10 @@ def export(
     run_dir: Path = RunDirArg,
     to: Path = typer.Option(..., "--to", help="Folder to write reward.py and README.md into."),
     candidate: str | None = typer.Option(None, "--candidate", "-c", help="Candidate id (default: the best)."),
+    force: bool = typer.Option(False, "--force", help="Replace a reward.py or README.md already in the folder."),
 ) -> None:
     """Export a reward as a standalone module with its provenance, and a README showing how to train with it."""
     from rewardsmith.views.export import export_reward
 
-    path = export_reward(run_dir, to, candidate=candidate)
+    path = export_reward(run_dir, to, candidate=candidate, force=force)
     console.print(f"exported {path} (see {path.parent / 'README.md'})")

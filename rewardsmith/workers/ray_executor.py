@@ -27,7 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from rewardsmith.errors import RewardsmithError
+from rewardsmith.errors import RewardsmithError, require_extra
 from rewardsmith.files import write_json_atomic
 from rewardsmith.task import read_task
 from rewardsmith.workers.executor import lane
@@ -189,6 +189,7 @@ def import_ray(address: str | None):
     host = address.rsplit(":", 1)[0] if address else "127.0.0.1"
     if host in LOOPBACK:
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # read once, when Ray is imported
+    require_extra("ray")
     import ray
 
     return ray
