@@ -110,6 +110,44 @@ class SearchDefaults(BaseModel):
     final_seeds: int = Field(3, ge=1)
 
 
+class Calibration(BaseModel):
+    """`[calibration]`: what `rewardsmith calibrate` measured for this spec (see `rewardsmith.search.calibration`):
+    at the search budget, a good reward's, the stronger weak reference's and the random policy's trusted fitness
+    as [mean, standard error] over seeds, and good's smallest lead in standard errors."""
+
+    model_config = ConfigDict(extra="ignore")
+    budget: int = Field(gt=0, description="The search budget (env steps) it was measured at.")
+    first_rung: int = Field(0, ge=0, description="The default strategy's first-rung budget.")
+    seeds: int = Field(0, ge=0)
+    good: list[float] = Field(default_factory=list, description="The example reward: [mean, se] over seeds.")
+    weak: list[float] = Field(default_factory=list, description="The stronger weak reference: [mean, se].")
+    random: list[float] = Field(default_factory=list, description="The random policy: [mean, se] over episodes.")
+    margin_se: float | None = Field(None, description="Good's lead over the stronger of weak and random, in se.")
+    first_rung_margin_se: float | None = None
+    calibrated: bool = Field(False, description="Good leads by the required margin at the search budget.")
+    smallest_budget: int | None = Field(None, description="The smallest budget measured that separates them.")
+    wall_s: float = 0.0
+    measured: str = ""
+
+    def short_status(self, search_budget: int) -> str:
+        """One or two words for the one-line task listing."""
+        if self.budget != search_budget:
+            return "stale calibration"
+        margin = f" {self.margin_se:+.1f} se" if self.margin_se is not None else ""
+        return f"calibrated{margin}" if self.calibrated else f"needs GPU or long budget{margin}"
+
+    def status(self, search_budget: int) -> str:
+        """A few words for `rewardsmith tasks` and a run's output."""
+        if self.budget != search_budget:
+            return f"calibrated at {self.budget:,} steps, not at today's {search_budget:,}: run `rewardsmith calibrate`"
+        margin = f"{self.margin_se:+.1f} se" if self.margin_se is not None else "?"
+        if self.calibrated:
+            return f"calibrated ({margin} at {self.budget:,} steps)"
+        if self.smallest_budget:
+            return f"needs a longer budget ({self.smallest_budget:,} steps separate; {margin} at {self.budget:,})"
+        return f"needs GPU or long budget ({margin} at {self.budget:,} steps)"
+
+
 class TaskSpec(BaseModel):
     """One task: an environment, a behaviour described in words, and the trusted fitness for it."""
 
@@ -133,12 +171,25 @@ class TaskSpec(BaseModel):
     )
     train: TrainDefaults = Field(default_factory=TrainDefaults)
     search: SearchDefaults = Field(default_factory=SearchDefaults)
+    calibration: Calibration | None = Field(None, description="Written by `rewardsmith calibrate --write-spec`.")
     source: Path | None = Field(None, exclude=True, description="The TOML file this spec came from.")
 
     @property
     def folder(self) -> Path:
         """The folder that holds the spec, its scorer modules and any custom env."""
         return self.source.parent if self.source else ENVS_DIR
+
+    @property
+    def example_reward(self) -> Path | None:
+        """The spec's hand-written example reward (`examples/<name with _>.py` beside the spec), if there is one."""
+        path = self.folder / "examples" / (self.name.replace("-", "_") + ".py")
+        return path if path.is_file() else None
+
+    def calibration_status(self) -> str:
+        """Whether this spec's search budget was shown to separate a good reward from a weak one."""
+        if self.calibration is None:
+            return "uncalibrated"
+        return self.calibration.status(self.train.timesteps)
 
     @property
     def summary(self) -> str:
@@ -162,6 +213,29 @@ TRAIN_RATES: dict[tuple[str, str], float] = {
     ("", "PPO"): 1000.0,
     ("", "SAC"): 80.0,
 }
+
+
+FAMILIES: tuple[tuple[str, str], ...] = (
+    ("Meta-World", "Meta-World manipulation"),
+    ("metaworld_fixed", "Meta-World manipulation"),
+    ("Fetch", "Gymnasium-Robotics arms and hands"),
+    ("Adroit", "Gymnasium-Robotics arms and hands"),
+    ("HandManipulate", "Gymnasium-Robotics arms and hands"),
+    ("BipedalWalker", "Box2D and classic control"),
+    ("LunarLander", "Box2D and classic control"),
+    ("MountainCar", "Box2D and classic control"),
+    ("Pendulum", "Box2D and classic control"),
+    ("CartPole", "Box2D and classic control"),
+)
+
+
+LOCOMOTION = "MuJoCo locomotion and control"
+FAMILY_ORDER = (LOCOMOTION, "Box2D and classic control", "Meta-World manipulation", "Gymnasium-Robotics arms and hands")
+
+
+def task_family(spec: TaskSpec) -> str:
+    """The family a task's env belongs to, for grouped listings (MuJoCo locomotion and control by default)."""
+    return next((family for prefix, family in FAMILIES if spec.env.startswith(prefix)), LOCOMOTION)
 
 
 def default_cost(spec: TaskSpec) -> tuple[int, float]:

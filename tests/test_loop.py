@@ -160,6 +160,9 @@ def test_scripted_run_end_to_end(spec_path, tmp_path):
     assert {"missing": sorted(set(recorded["files"]) - set(got["files"])),
             "new": sorted(set(got["files"]) - set(recorded["files"]))} == {"missing": [], "new": []}
     assert summary["llm_calls"] == 9 and summary["cached_calls"] == 0 and summary["tokens"] > 0
+    signal = summary["signal"]  # judged against the run's random-policy episodes, before the final retraining
+    assert signal["verdict"] in {"learned", "nothing_learned", "indistinguishable"} and signal["random_fitness"] is not None
+    assert (signal["verdict"] == "learned") == ("signal" not in output.split("selection", 1)[-1])
 
     buggy = find(out, "iter_1/cand_*/attempt_0.py", "tip_heigth")
     attempts = json.loads((buggy / "attempts.json").read_text())

@@ -6,6 +6,7 @@ Each group of verbs lives in its own module and registers itself on `app`. Error
 - `core`: tasks, describe, train, baseline, doctor.
 - `run`: run, resume.
 - `check`: the critic on one reward file.
+- `calibrate`: does a task's search budget tell a good reward from a weak one.
 - `new_task`: new-task, a spec and scorer skeleton with an env's real names.
 - `batch`: one search per task of a list.
 - `review`: runs, review, report, export.
@@ -81,6 +82,7 @@ def _main_options(
 
 from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `app`, defined above
     batch,  # noqa: F401  (registers `batch`)
+    calibrate,  # noqa: F401  (registers `calibrate`)
     check,  # noqa: F401  (registers `check`)
     core,  # noqa: F401  (registers the verbs)
     evaluate,  # noqa: F401  (registers `evaluate`)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich import box
-from rich.padding import Padding
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -79,36 +78,49 @@ def training_progress() -> Progress:
 
 
 @app.command()
-def tasks(folder: Path | None = typer.Option(None, help="Folder of task specs (default: the shipped envs/).")) -> None:
-    """List the task specs: name, environment, what a default run costs, and the first line of the description."""
-    from rewardsmith.task import default_cost, list_tasks, task_dirs
+def tasks(
+    folder: Path | None = typer.Option(None, help="Folder of task specs (default: the shipped envs/)."),
+    long: bool = typer.Option(False, "--long", help="A table with each task's description."),
+) -> None:
+    """List the task specs, one line each, grouped by family: name, environment, what a default run costs, and
+    whether its search budget is calibrated (`rewardsmith calibrate`). --long adds the descriptions."""
+    from rewardsmith.task import FAMILY_ORDER, default_cost, list_tasks, task_dirs, task_family
 
     specs = list_tasks(folder)
     title = f"tasks in {folder or ', '.join(str(d) for d in task_dirs())}"
     cost = {}
     for spec in specs:
         steps, hours = default_cost(spec)
-        cost[spec.name] = (
-            f"{steps / 1e6:.1f}M steps, ~{hours:.0f} CPU-h"
-            if hours >= 1
-            else f"{steps / 1e6:.1f}M steps, ~{hours:.1f} CPU-h"
-        )
-    if console.width >= 100:
+        cost[spec.name] = f"{steps / 1e6:.1f}M steps, ~{hours:.{0 if hours >= 1 else 1}f} CPU-h"
+    calibration = {
+        spec.name: spec.calibration.short_status(spec.train.timesteps) if spec.calibration else "uncalibrated"
+        for spec in specs
+    }
+    if long:
         table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
         table.add_column("name", no_wrap=True)  # typed by the user: never cut
-        table.add_column("env", no_wrap=True)
-        table.add_column("default run", no_wrap=True)
+        table.add_column("env", overflow="fold")
+        table.add_column("default run", overflow="fold")
+        table.add_column("budget", overflow="fold")
         table.add_column("task", overflow="fold")
         for spec in specs:
-            table.add_row(spec.name, spec.env, cost[spec.name], spec.summary)
+            table.add_row(spec.name, spec.env, cost[spec.name], spec.calibration_status(), spec.summary)
         console.print(table)
         return
-    console.print(title, highlight=False)  # narrow: the name on its own line, the text wrapped under it
+    console.print(title, highlight=False)
+    by_family: dict[str, list[TaskSpec]] = {}
     for spec in specs:
-        console.print(  # the name comes first and is never cut; the rest wraps
-            Text(spec.name, style="bold").append(f"  ({spec.env}; default run {cost[spec.name]})", style="dim")
-        )
-        console.print(Padding(Text(spec.summary), (0, 0, 0, 4), expand=False))
+        by_family.setdefault(task_family(spec), []).append(spec)
+    width = max((len(spec.name) for spec in specs), default=0)
+    for family, members in sorted(by_family.items(), key=lambda kv: FAMILY_ORDER.index(kv[0])):
+        console.print(Text(family, style="bold"))
+        for spec in members:  # the name comes first and is never cut
+            hours = default_cost(spec)[1]
+            line = Text(f"  {spec.name:<{width}}  ").append(
+                f"{f'~{hours:.{0 if hours >= 1 else 1}f} CPU-h':<11}", style="dim"
+            )
+            console.print(line.append(f"  {calibration[spec.name]}", style="dim"))
+    console.print("--long: each task's env, budget and description", style="dim")
 
 
 @app.command()

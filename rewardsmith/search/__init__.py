@@ -7,6 +7,8 @@
 - `final`: the best candidate's retraining on several seeds (announced, skippable, sharing the search's work),
   `summary.json`.
 - `training`: train a reward, then measure the policy in the evaluation worker (the fitness that decides).
+- `calibration`: whether a task's search budget tells a good reward from a weak one (`rewardsmith calibrate`),
+  and the run-time verdict when a search's top rung carried no signal.
 - `baselines`: the human (env reward) and sparse (success-only) baselines, cached.
 - `batch`: one search per task of a list on a shared worker pool.
 - `progress`, `batch_progress`: live views of a run and of a batch.

@@ -17,12 +17,27 @@ import numpy as np
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import TASK_FILE, WEIGHTS_FILE, CandidateRecord
+from rewardsmith.run_folder.records import (
+    EVAL_DIR,
+    EVALUATION_FILE,
+    TASK_FILE,
+    WEIGHTS_FILE,
+    CandidateRecord,
+    Evaluation,
+    read_record,
+)
 from rewardsmith.search.baselines import load_cached, normalized_score
+from rewardsmith.search.calibration import Signal, learning_signal
 from rewardsmith.search.halving import CHECKPOINT_FILE
 from rewardsmith.search.progress import Progress
 from rewardsmith.search.selection import best_record, pick, rule_for
-from rewardsmith.search.training import clear_training_outputs, remeasure, train_and_evaluate
+from rewardsmith.search.training import (
+    RANDOM_POLICY_DIR,
+    clear_training_outputs,
+    random_policy_archive,
+    remeasure,
+    train_and_evaluate,
+)
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -83,6 +98,27 @@ def announce_final(
     return {"steps": steps, "estimate_s": estimate, "plan": {str(k): v for k, v in plan.items()}}
 
 
+def judge_signal(folder: RunFolder, spec: TaskSpec, executor: Executor) -> Signal:
+    """Whether the search's top rung carried signal (`learning_signal`): against the run's random-policy episodes
+    (played now if the screen did not already), recorded as a `search_signal` event for summary.json."""
+    random_policy_archive(folder, spec.source, executor, max(3, spec.train.eval_episodes))
+    random = read_record(folder.path / RANDOM_POLICY_DIR / EVAL_DIR / EVALUATION_FILE, Evaluation)
+    signal = learning_signal(folder.candidates(), random, spec)
+    folder.event(
+        "search_signal",
+        **signal.as_dict(),
+        random_fitness=random.fitness_mean if random else None,
+        random_fitness_se=random.fitness_se if random else None,
+    )
+    return signal
+
+
+def search_signal(folder: RunFolder) -> dict[str, Any] | None:
+    """The last `search_signal` event's verdict, message and random-policy fitness (None before the final phase)."""
+    event = next((e for e in reversed(folder.events()) if e.get("event") == "search_signal"), None)
+    return {k: v for k, v in event.items() if k not in ("event", "t")} if event else None
+
+
 def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progress: Progress) -> dict[str, Any] | None:
     """Train the best reward with `final_timesteps` on `final_seeds` seeds in parallel; seeds already done are kept,
     the search's own full-budget training of the winner is reused, a rung checkpoint is resumed. None when
@@ -90,6 +126,9 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
     best = best_record(folder.candidates(), rule=rule_for(config))
     if best is None:
         raise RewardsmithError(f"{folder.path}: no candidate was trained, so there is nothing to retrain")
+    signal = judge_signal(folder, folder.spec(), executor)
+    if signal.verdict != "learned":
+        progress.log(f"warning: {signal.message}")
     if config.final_seeds == 0:
         progress.log(f"final retraining skipped (--final-seeds 0); the result is {best.id}'s search fitness")
         folder.event("final_skipped", candidate=best.id)
@@ -208,6 +247,7 @@ def write_summary(
         **counts,
         "repair_requests": sum(r.repair_rounds for r in records),
         "selection": pick(records, rule=rule_for(config)).as_dict(),
+        "signal": search_signal(folder),
         **folder.llm_totals(),
         "final": final,
         "human_normalized": normalized_score(spec, final["fitness_mean"], baseline) if final else None,

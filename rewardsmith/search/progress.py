@@ -292,6 +292,16 @@ def replayed_calls(folder: RunFolder) -> tuple[int, int]:
     return calls, tokens
 
 
+def signal_row(signal: dict | None) -> dict[str, str]:
+    """A `signal` row for the run table when the top rung carried no signal (nothing learned, or peers within
+    noise), with the random policy's trusted fitness; nothing when the ranking meant something."""
+    if not signal or signal.get("verdict") in (None, "learned"):
+        return {}
+    random = signal.get("random_fitness")
+    reference = f" (random policy {random:.4g})" if isinstance(random, (int, float)) else ""
+    return {"signal": f"{signal.get('message', '')}{reference}"}
+
+
 def result_tables(folder: RunFolder) -> list[Table | Text]:
     """The end-of-run view: a table of candidates, their flags or rejection reasons, then the run overall."""
     from rewardsmith.search.baselines import load_cached, normalized_score
@@ -338,6 +348,7 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
         f"{se_suffix(best.fitness_se if best else None)} (one seed, search budget), "
         f"success {cell(summary.get('best_success_rate'))}",
         "selection": describe_selection(summary.get("selection")),
+        **signal_row(summary.get("signal")),
         "human-normalised": cell(summary.get("human_normalized")),
         "candidates": f"{plural(summary.get('candidates', 0), 'candidate')} in "
         f"{plural(summary.get('iterations', 0), 'iteration')}: "

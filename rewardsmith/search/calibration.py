@@ -1,0 +1,377 @@
+"""Calibration: can a task's search budget tell a good reward from a weak one?
+
+A search can only pick what its budget lets it see. For one task, at each budget of a ladder (the first halving
+rung, the spec's search budget, and larger budgets while the search budget does not separate), this trains on
+several seeds
+
+- **good**: a reward known to be good (the task's example reward, `envs/examples/<task>.py`, or one the user names);
+- **weak**: generated weak references, the same for every task: `alive` (a constant +1 a step: it can only teach
+  the policy to keep the episode going) and `effort` (minus the squared action: it teaches the policy to do
+  nothing); the stronger of the two at each budget is the weak arm;
+
+and plays the **random** policy, all scored by the task's trusted evaluation worker on fresh episodes. Each
+trained arm's number per seed is its evaluation's mean fitness, so its standard error over seeds holds the
+training's own variance (the same reward scored 2.06 and 0.65 on two seeds), not only the episodes'.
+
+A budget is **calibrated** when good beats the stronger of weak and random by at least `margin` standard errors of
+the difference (Welch). The report also says whether the whole order good > weak > random holds.
+
+`learning_signal` is the run-time side: at the end of a search it says plainly when no trained candidate is
+distinguishable from the random policy, or the top rung's candidates from each other, instead of naming a winner
+as if the ranking meant something.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.files import read_json, write_json_atomic
+from rewardsmith.run_folder.records import CandidateRecord, Evaluation
+from rewardsmith.search.halving import first_rung_minimum, rung_budgets
+from rewardsmith.search.training import evaluate_policy, train_and_evaluate
+from rewardsmith.task import Calibration, TaskSpec
+from rewardsmith.workers.executor import Executor
+
+MARGIN_SE = 2.0
+"""How many standard errors of the difference good must lead by for a budget to count as calibrated."""
+FIRST_RUNG_FRACTION = 1 / 16
+"""The default strategy's first rung, as a fraction of the search budget (see `rewardsmith.search.halving`)."""
+WEAK_REWARDS: dict[str, str] = {
+    "alive": '''"""Weak reference (rewardsmith calibrate): a constant bonus per step, blind to the task."""
+
+
+def compute_reward(state, action, next_state):
+    return 1.0, {"alive": 1.0}
+''',
+    "effort": '''"""Weak reference (rewardsmith calibrate): minus the squared action, blind to the task."""
+
+import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    effort = -float(np.square(np.asarray(action, dtype=np.float64)).sum())
+    return effort, {"effort": effort}
+''',
+}
+WeakKind = Literal["alive", "effort"]
+
+
+def mean_se(values: list[float]) -> tuple[float, float]:
+    """Mean and standard error of the mean (0 for fewer than two values)."""
+    if not values:
+        return math.nan, math.nan
+    mean = statistics.fmean(values)
+    return mean, statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+
+
+def gap_in_se(a: list[float], b: list[float]) -> float:
+    """(mean a - mean b) in standard errors of the difference (Welch); +-inf when both are exact and differ."""
+    (ma, sa), (mb, sb) = mean_se(a), mean_se(b)
+    se = math.hypot(sa, sb)
+    if se > 0:
+        return (ma - mb) / se
+    return 0.0 if ma == mb else math.copysign(math.inf, ma - mb)
+
+
+class BudgetRow(BaseModel):
+    """What one budget measured: per-seed mean fitness of each trained arm, per-episode fitness of random."""
+
+    budget: int
+    good: list[float]
+    weak: dict[str, list[float]] = Field(default_factory=dict)
+    random: list[float] = Field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def strongest_weak(self) -> tuple[str, list[float]]:
+        """The weak reference with the highest mean at this budget."""
+        if not self.weak:
+            return "-", []
+        return max(self.weak.items(), key=lambda kv: mean_se(kv[1])[0])
+
+    @property
+    def good_vs_weak(self) -> float:
+        """Good's lead over the strongest weak reference, in standard errors."""
+        return gap_in_se(self.good, self.strongest_weak[1]) if self.weak else math.inf
+
+    @property
+    def good_vs_random(self) -> float:
+        """Good's lead over the random policy, in standard errors."""
+        return gap_in_se(self.good, self.random) if self.random else math.inf
+
+    @property
+    def weak_vs_random(self) -> float:
+        """The strongest weak reference's lead over the random policy, in standard errors."""
+        return gap_in_se(self.strongest_weak[1], self.random) if self.weak and self.random else math.nan
+
+    @property
+    def margin(self) -> float:
+        """Good's smallest lead: over the stronger of the weak reference and the random policy."""
+        return min(self.good_vs_weak, self.good_vs_random)
+
+    def calibrated(self, margin: float = MARGIN_SE) -> bool:
+        """Good beats both references by at least `margin` standard errors."""
+        return self.margin >= margin
+
+
+class CalibrationReport(BaseModel):
+    """A task's calibration: the rows measured (one per budget, smallest first) and what they mean."""
+
+    task: str
+    reward: str
+    seeds: int
+    episodes: int
+    search_budget: int
+    first_rung: int
+    margin_required: float = MARGIN_SE
+    rows: list[BudgetRow] = Field(default_factory=list)
+
+    def row(self, budget: int) -> BudgetRow | None:
+        """The row measured at `budget`, if any."""
+        return next((r for r in self.rows if r.budget == budget), None)
+
+    @property
+    def smallest_budget(self) -> int | None:
+        """The smallest budget measured at which good beats both references by the margin."""
+        return min((r.budget for r in self.rows if r.calibrated(self.margin_required)), default=None)
+
+    def spec_record(self) -> Calibration:
+        """The `[calibration]` table this report gives the spec."""
+        at = self.row(self.search_budget)
+        first = self.row(self.first_rung)
+        good, weak, rand = (
+            (mean_se(at.good), mean_se(at.strongest_weak[1]), mean_se(at.random)) if at else ((0, 0),) * 3
+        )
+        return Calibration(
+            budget=self.search_budget,
+            first_rung=self.first_rung,
+            seeds=self.seeds,
+            good=[round(v, 6) for v in good],
+            weak=[round(v, 6) for v in weak],
+            random=[round(v, 6) for v in rand],
+            margin_se=round(at.margin, 2) if at and math.isfinite(at.margin) else None,
+            first_rung_margin_se=round(first.margin, 2) if first and math.isfinite(first.margin) else None,
+            calibrated=bool(at and at.calibrated(self.margin_required)),
+            smallest_budget=self.smallest_budget,
+            wall_s=round(sum(r.wall_s for r in self.rows), 1),
+            measured=time.strftime("%Y-%m-%d"),
+        )
+
+
+def first_rung(spec: TaskSpec, search_budget: int | None = None) -> int:
+    """The default strategy's first-rung budget for this task's search budget."""
+    budget = search_budget or spec.train.timesteps
+    return rung_budgets(budget, [FIRST_RUNG_FRACTION], first_rung_minimum(spec))[0]
+
+
+def budget_ladder(spec: TaskSpec, search_budget: int, up_to: float) -> list[int]:
+    """Budgets to measure, smallest first: the first rung, the search budget, then doublings up to `up_to` x the
+    search budget (measured only while the smaller ones do not separate)."""
+    ladder = [first_rung(spec, search_budget), search_budget]
+    factor = 2.0
+    while factor <= up_to:
+        ladder.append(int(search_budget * factor))
+        factor *= 2
+    return sorted(set(ladder))
+
+
+def calibrate(
+    spec: TaskSpec,
+    reward: Path,
+    work: Path,
+    executor: Executor,
+    *,
+    seeds: int = 3,
+    episodes: int | None = None,
+    search_budget: int | None = None,
+    up_to: float = 4.0,
+    weak: tuple[WeakKind, ...] = ("alive", "effort"),
+    margin: float = MARGIN_SE,
+    parallel: int = 1,
+    on_row: Callable[[BudgetRow], None] | None = None,
+) -> CalibrationReport:
+    """Measure good vs weak vs random at each budget of the ladder (see the module docstring); rows already in
+    `work/calibration.json` for the same reward, seeds and episodes are kept, so a cut-short calibration resumes.
+    Budgets above the search budget are measured only while no smaller budget was calibrated."""
+    if spec.source is None:
+        raise RewardsmithError(f"{spec.name}: the task spec was not read from a file")
+    if seeds < 2:
+        raise RewardsmithError("calibration needs at least 2 seeds: the spread between seeds is what it measures")
+    budget = search_budget or spec.train.timesteps
+    episodes = episodes or spec.train.eval_episodes
+    work.mkdir(parents=True, exist_ok=True)
+    report = CalibrationReport(
+        task=spec.name,
+        reward=str(reward),
+        seeds=seeds,
+        episodes=episodes,
+        search_budget=budget,
+        first_rung=first_rung(spec, budget),
+        margin_required=margin,
+    )
+    saved = read_json(work / "calibration.json")
+    if isinstance(saved, dict):
+        old = CalibrationReport.model_validate(saved)
+        if (old.reward, old.seeds, old.episodes) == (report.reward, seeds, episodes):
+            report.rows = [r for r in old.rows if r.random]
+    sources = {"good": reward}
+    for kind in weak:
+        path = work / f"weak_{kind}.py"
+        path.write_text(WEAK_REWARDS[kind])
+        sources[kind] = path
+    random = report.rows[0].random if report.rows else random_fitness(spec, work / "random", executor, episodes * seeds)
+    for steps in budget_ladder(spec, budget, up_to):
+        if steps > budget and report.smallest_budget is not None:
+            break
+        if report.row(steps) is not None:
+            continue
+        started = time.monotonic()
+        jobs = [(arm, seed) for arm in sources for seed in range(seeds)]
+
+        def one(job: tuple[str, int], steps: int = steps) -> float:
+            arm, seed = job
+            folder = work / f"t{steps}" / arm / f"seed_{seed}"
+            folder.mkdir(parents=True, exist_ok=True)
+            result, evaluation = train_and_evaluate(
+                spec.source,
+                sources[arm],
+                folder,
+                timesteps=steps,
+                seed=seed,
+                eval_episodes=episodes,
+                executor=executor,
+                options={"timeout_s": 600 + steps / 10},
+            )
+            if evaluation is None or evaluation.fitness_mean is None:
+                raise RewardsmithError(
+                    f"calibration of {spec.name}: {arm} seed {seed} at {steps} steps: {result.error}"
+                )
+            return evaluation.fitness_mean
+
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            values = dict(zip(jobs, pool.map(one, jobs)))
+        row = BudgetRow(
+            budget=steps,
+            good=[values["good", s] for s in range(seeds)],
+            weak={k: [values[k, s] for s in range(seeds)] for k in weak},
+            random=random,
+            wall_s=round(time.monotonic() - started, 1),
+        )
+        report.rows = sorted([*report.rows, row], key=lambda r: r.budget)
+        write_json_atomic(work / "calibration.json", report.model_dump(mode="json"))
+        if on_row:
+            on_row(row)
+    return report
+
+
+def random_fitness(spec: TaskSpec, folder: Path, executor: Executor, episodes: int) -> list[float]:
+    """Per-episode trusted fitness of uniform random actions, played by the evaluation worker."""
+    assert spec.source is not None
+    result, evaluation = evaluate_policy(spec.source, folder, episodes=episodes, executor=executor, random_policy=True)
+    if evaluation is None:
+        raise RewardsmithError(f"calibration of {spec.name}: the random policy's evaluation failed: {result.error}")
+    return [float(f) for f in evaluation.fitness]
+
+
+def write_spec_calibration(path: Path, record: Calibration) -> None:
+    """Replace (or add) the `[calibration]` table at the end of a TOML spec file; the rest of the file is kept."""
+    text = Path(path).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "[calibration]"), None)
+    if start is not None:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+        lines = lines[:start] + lines[end:]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    table = ["", "[calibration]", "# measured by `rewardsmith calibrate` (see envs/README.md); do not edit by hand"]
+    for key, value in record.model_dump(mode="json").items():
+        if value is not None:
+            table.append(f"{key} = {toml_value(value)}")
+    Path(path).write_text("\n".join(lines + table) + "\n", encoding="utf-8")
+
+
+def toml_value(value: object) -> str:
+    """A TOML literal for the scalar or list values of a Calibration."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+@dataclass
+class Signal:
+    """Whether a search's fitness table carried enough signal to name a winner."""
+
+    verdict: Literal["learned", "nothing_learned", "indistinguishable", "unknown"]
+    message: str
+    budget: int | None = None
+    suggested_budget: int | None = None
+
+    def as_dict(self) -> dict:
+        """For summary.json."""
+        return {
+            "verdict": self.verdict,
+            "message": self.message,
+            "budget": self.budget,
+            "suggested_budget": self.suggested_budget,
+        }
+
+
+def learning_signal(
+    records: list[CandidateRecord], random: Evaluation | None, spec: TaskSpec, z: float = MARGIN_SE
+) -> Signal:
+    """Say plainly when a search's top rung carries no signal: every trained candidate at the highest budget
+    reached is within `z` standard errors of the random policy ("nothing learned enough to be judged"), or, with
+    two or more there, all of them are within `z` standard errors of each other ("indistinguishable")."""
+    trained = [r for r in records if r.status == "trained" and r.fitness is not None]
+    if not trained:
+        return Signal("unknown", "no candidate was trained")
+    budget = max(getattr(r, "timesteps", 0) or 0 for r in trained)
+    top = [r for r in trained if (getattr(r, "timesteps", 0) or 0) == budget]
+    suggestion = spec.calibration.smallest_budget if spec.calibration else None
+    advice = (
+        f"; calibration found that {suggestion:,} steps separate a good reward from a weak one on this task"
+        if suggestion and suggestion > budget
+        else f"; `rewardsmith calibrate {spec.name}` measures the budget that does"
+    )
+
+    def se(r: CandidateRecord) -> float:
+        return float(r.fitness_se) if r.fitness_se is not None and math.isfinite(r.fitness_se) else 0.0
+
+    if random is not None and random.fitness_mean is not None:
+        rand_se = float(random.fitness_se or 0.0)
+        learned = [
+            r for r in top if r.fitness is not None and r.fitness - random.fitness_mean > z * math.hypot(se(r), rand_se)
+        ]
+        if not learned:
+            return Signal(
+                "nothing_learned",
+                f"no candidate learned enough to be judged at {budget:,} steps: every one is within {z:g} standard "
+                f"errors of the random policy ({random.fitness_mean:.4g}){advice}",
+                budget,
+                suggestion,
+            )
+    if len(top) >= 2:
+        best = max(top, key=lambda r: r.fitness or -math.inf)
+        if all((best.fitness or 0) - (r.fitness or 0) <= z * math.hypot(se(best), se(r)) for r in top if r is not best):
+            return Signal(
+                "indistinguishable",
+                f"the {len(top)} candidates trained to {budget:,} steps are within {z:g} standard errors of each "
+                f"other: the pick among them is not evidence that one reward is better{advice}",
+                budget,
+                suggestion,
+            )
+    return Signal("learned", f"the top candidate at {budget:,} steps leads the random policy and its peers", budget)

@@ -1,0 +1,162 @@
+"""Calibration: the good-vs-weak-vs-random arithmetic, the spec's [calibration] table, the run-time "nothing learned
+enough" verdict on planted fitness tables, and one tiny real calibration (slow)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rewardsmith.run_folder.records import CandidateRecord, Evaluation
+from rewardsmith.search.calibration import (
+    BudgetRow,
+    CalibrationReport,
+    budget_ladder,
+    first_rung,
+    gap_in_se,
+    learning_signal,
+    write_spec_calibration,
+)
+from rewardsmith.task import ENVS_DIR, Calibration, load_task, read_task
+
+
+def record(cid: str, fitness: float, se: float, timesteps: int = 16_384, status: str = "trained") -> CandidateRecord:
+    iteration, index = (int(x) for x in cid.split("."))
+    return CandidateRecord(id=cid, iteration=iteration, index=index, status=status, fitness=fitness, fitness_se=se,
+                           episodes=10, timesteps=timesteps)
+
+
+def random_eval(mean: float, se: float) -> Evaluation:
+    return Evaluation.model_validate({"fitness": [mean] * 10, "fitness_mean": mean, "fitness_se": se,
+                                      "success": [False] * 10, "seeds": list(range(10))})
+
+
+def test_gap_in_se_is_welchs_and_handles_exact_values() -> None:
+    assert gap_in_se([1.0, 3.0], [0.0, 0.0]) == pytest.approx(2.0 / 1.0)  # se of [1, 3] is 1
+    assert gap_in_se([1.0, 1.0], [0.0, 0.0]) == math.inf
+    assert gap_in_se([1.0, 1.0], [1.0, 1.0]) == 0.0
+
+
+def test_a_budget_is_calibrated_only_when_good_beats_the_stronger_reference() -> None:
+    row = BudgetRow(budget=1000, good=[2.0, 2.2, 1.8], weak={"alive": [0.1, 0.2, 0.0], "effort": [1.9, 2.1, 1.7]},
+                    random=[0.0, 0.01, -0.01])
+    assert row.strongest_weak[0] == "effort"  # the stronger weak reference is the bar
+    assert row.good_vs_random > 10 and row.good_vs_weak < 2
+    assert not row.calibrated(2.0)
+    clear = row.model_copy(update={"weak": {"alive": [0.1, 0.2, 0.0], "effort": [0.0, 0.05, -0.05]}})
+    assert clear.calibrated(2.0) and clear.margin == pytest.approx(clear.good_vs_weak)
+
+
+def test_the_report_names_the_smallest_budget_that_separates_and_records_it() -> None:
+    noisy = BudgetRow(budget=1024, good=[0.1, 0.5, -0.2], weak={"effort": [0.2, 0.0, 0.1]}, random=[0.0, 0.1, -0.1])
+    clear = BudgetRow(budget=16_384, good=[2.0, 2.1, 1.9], weak={"effort": [0.2, 0.0, 0.1]}, random=[0.0, 0.1, -0.1])
+    report = CalibrationReport(task="t", reward="r.py", seeds=3, episodes=5, search_budget=16_384, first_rung=1024,
+                               rows=[noisy, clear])
+    assert report.smallest_budget == 16_384
+    spec_record = report.spec_record()
+    assert spec_record.calibrated and spec_record.margin_se and spec_record.margin_se > 2
+    assert spec_record.first_rung_margin_se is not None and spec_record.first_rung_margin_se < 2
+    assert spec_record.good[0] == pytest.approx(2.0)
+    assert spec_record.status(16_384).startswith("calibrated")
+    assert "not at today's" in spec_record.status(32_768)  # a changed search budget makes the record stale
+
+
+def test_the_ladder_starts_at_the_first_rung_and_doubles_up_to_the_limit() -> None:
+    spec = load_task("hopper-hop")
+    assert first_rung(spec) == 12_500  # 1/16 of 200k, above one 512-step rollout
+    assert budget_ladder(spec, 200_000, 4.0) == [12_500, 200_000, 400_000, 800_000]
+    assert budget_ladder(spec, 200_000, 1.0) == [12_500, 200_000]
+
+
+def test_the_calibration_table_is_written_into_the_spec_and_read_back(tmp_path: Path) -> None:
+    spec_file = tmp_path / "hopper-hop.toml"
+    shutil.copy(ENVS_DIR / "hopper-hop.toml", spec_file)
+    for module in ENVS_DIR.glob("*.py"):
+        shutil.copy(module, tmp_path / module.name)
+    before = spec_file.read_text()
+    first = Calibration(budget=200_000, first_rung=12_500, seeds=3, good=[0.5, 0.05], weak=[0.1, 0.02],
+                        random=[0.0, 0.001], margin_se=7.4, calibrated=True, smallest_budget=200_000, measured="x")
+    write_spec_calibration(spec_file, first)
+    assert spec_file.read_text().startswith(before.rstrip())  # the rest of the file is kept as it was
+    assert read_task(spec_file).calibration == first
+    second = first.model_copy(update={"calibrated": False, "margin_se": 0.4, "smallest_budget": None})
+    write_spec_calibration(spec_file, second)  # replaces the table, does not add a second one
+    assert spec_file.read_text().count("[calibration]") == 1
+    spec = read_task(spec_file)
+    assert spec.calibration == second and spec.calibration_status().startswith("needs GPU or long budget")
+
+
+def test_nothing_learned_is_said_instead_of_a_winner() -> None:
+    spec = load_task("hopper-hop")
+    records = [record("1.0", 0.010, 0.004), record("1.1", 0.002, 0.003), record("1.2", 0.5, 0.1, timesteps=1024)]
+    signal = learning_signal(records, random_eval(0.004, 0.002), spec)
+    assert signal.verdict == "nothing_learned" and signal.budget == 16_384
+    assert "no candidate learned enough to be judged at 16,384 steps" in signal.message
+    assert "rewardsmith calibrate hopper-hop" in signal.message  # no calibration yet: it names the command
+
+
+def test_a_calibrated_spec_suggests_its_budget() -> None:
+    spec = load_task("hopper-hop")
+    spec = spec.model_copy(update={"calibration": Calibration(budget=200_000, smallest_budget=400_000)})
+    signal = learning_signal([record("1.0", 0.01, 0.01)], random_eval(0.0, 0.01), spec)
+    assert signal.verdict == "nothing_learned" and signal.suggested_budget == 400_000
+    assert "400,000 steps separate" in signal.message
+
+
+def test_peers_within_noise_of_each_other_are_called_indistinguishable() -> None:
+    spec = load_task("hopper-hop")
+    records = [record("1.0", 1.00, 0.2), record("1.1", 0.80, 0.2), record("2.0", 0.9, 0.3)]
+    signal = learning_signal(records, random_eval(0.0, 0.01), spec)
+    assert signal.verdict == "indistinguishable" and "3 candidates" in signal.message
+
+
+def test_a_clear_leader_over_random_and_peers_is_learned() -> None:
+    spec = load_task("hopper-hop")
+    records = [record("1.0", 2.0, 0.1), record("1.1", 0.5, 0.1), record("2.0", 0.2, 0.1, status="rejected")]
+    assert learning_signal(records, random_eval(0.0, 0.01), spec).verdict == "learned"
+    assert learning_signal(records, None, spec).verdict == "learned"  # no random reference: peers only
+    assert learning_signal([], None, spec).verdict == "unknown"
+
+
+def test_tasks_lists_one_line_per_task_grouped_by_family(cli) -> None:
+    code, out, _ = cli("tasks")
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) <= 40  # one screen
+    assert "MuJoCo locomotion and control" in lines and "Meta-World manipulation" in lines
+    assert any(line.split()[:2] == ["hopper-hop", "~2"] and "uncalibrated" in line for line in lines)
+    code, out, _ = cli("tasks", "--long")
+    assert code == 0 and "Make the hopper hop forward" in out and "M steps" in out
+
+
+def test_calibrate_needs_a_good_reward(cli, tmp_path: Path) -> None:
+    spec = tmp_path / "t.toml"
+    shutil.copy(ENVS_DIR / "hopper-hop.toml", spec)
+    code, _, err = cli("calibrate", spec, "--out", tmp_path / "c")
+    assert code == 2 and "has no example reward" in err and "--reward" in err
+    code, _, err = cli("calibrate", "hopper-hop", "--weak", "alive,lazy", "--reward", spec)
+    assert code == 2 and "--weak takes alive, effort" in err
+
+
+@pytest.mark.slow
+def test_calibrate_trains_every_arm_and_resumes(cli, tiny_spec, tmp_path: Path) -> None:
+    spec = tiny_spec("inverted-double-pendulum-balance", timesteps=2048, eval_episodes=2,
+                     hyperparams={"n_steps": 256, "batch_size": 64, "n_epochs": 1})
+    example = ENVS_DIR / "examples" / "inverted_double_pendulum_balance.py"
+    out = tmp_path / "calib"
+    args = ("calibrate", spec, "--reward", example, "--seeds", "2", "--up-to", "1", "--out", out, "--workers", "2")
+    code, stdout, err = cli(*args, "--write-spec")
+    assert code == 0, stdout + err
+    saved = json.loads((out / "calibration.json").read_text())
+    assert [row["budget"] for row in saved["rows"]] == [1024, 2048]  # the first rung (MIN_RUNG_STEPS) and the budget
+    row = saved["rows"][-1]
+    assert len(row["good"]) == 2 and set(row["weak"]) == {"alive", "effort"} and len(row["random"]) == 4
+    assert "smallest budget that separates" in stdout
+    recorded = read_task(spec).calibration
+    assert recorded is not None and recorded.budget == 2048 and recorded.seeds == 2
+    mtime = (out / "calibration.json").stat().st_mtime
+    code, stdout, err = cli(*args)  # every row is there: nothing is trained again
+    assert code == 0, stdout + err and (out / "calibration.json").stat().st_mtime == mtime
