@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rewardsmith import settings
 from rewardsmith.sandbox.probe import LayerStatus, probe_layers
 
@@ -82,3 +84,36 @@ def test_doctor_says_how_to_fix_a_missing_uid_drop():
         assert status.detail.startswith("on")
     else:  # root with Python in a private home (this CI): the detail names the folder and the fixes
         assert "Fix:" in status.detail and "allow_uid0" in status.detail and "chmod o+rx" in status.detail
+
+
+def test_every_verb_that_runs_candidate_code_refuses_like_run(cli, tiny_spec, tmp_path, monkeypatch):
+    """As root where workers keep uid 0 (this CI), without the opt-in: `check` and `train` refuse with `run`'s own
+    one-line message, before any folder is made or any worker runs the reward."""
+    from rewardsmith.sandbox.probe import LAYERS
+
+    kept = LayerStatus(False, "off: kept uid 0")
+    monkeypatch.setattr(settings, "_probe", lambda: {**{n: LayerStatus(True, "on") for n in LAYERS}, "uid-drop": kept})
+    monkeypatch.delenv("REWARDSMITH_ALLOW_UID0", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    settings.user_config.cache_clear()
+    spec = tiny_spec("inverted-double-pendulum-balance")
+    reward = Path(__file__).parent.parent / "envs" / "examples" / "inverted_double_pendulum_balance.py"
+    verbs = {
+        "run": ["run", spec, "--model", "scripted:/nonexistent.jsonl"],
+        "check": ["check", spec, reward],
+        "train": ["train", spec, reward, "--timesteps", "64"],
+    }
+    try:
+        errors = {}
+        for verb, args in verbs.items():
+            code, out, err = cli(*args, "--out", tmp_path / verb)
+            assert code == 2, (verb, out, err)
+            assert not (tmp_path / verb).exists(), verb
+            errors[verb] = " ".join(err.split())
+        assert errors["run"] == errors["check"] == errors["train"]
+        assert "lacks sandbox layers uid-drop" in errors["run"] and "rewardsmith doctor" in errors["run"]
+        code, out, _ = cli("check", spec, reward, "--json", "--sandbox-minimum", "clean-start")
+        assert code == 0 and '"accepted": true' in out  # the same option as `run`'s lowers the minimum
+    finally:
+        settings.user_config.cache_clear()

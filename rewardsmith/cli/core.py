@@ -24,6 +24,21 @@ if TYPE_CHECKING:
     from rewardsmith.task import TaskSpec
 
 TaskArg = typer.Argument(..., help="A task spec name (see `rewardsmith tasks`) or a path to a .toml file.")
+SandboxMinimumOpt = typer.Option(
+    None,
+    "--sandbox-minimum",
+    help="Comma-separated sandbox layers that must hold before the reward's code runs, else refuse (default: "
+    "settings file [sandbox] minimum, else clean-start,rlimits,seccomp,ast-gate,uid-drop; see `rewardsmith doctor`).",
+)
+
+
+def require_sandbox_here(sandbox_minimum: str | None) -> None:
+    """The sandbox preflight of every verb that runs candidate code (`run`, `resume`, `batch`, `check`, `train`):
+    a SandboxError (one line, exit 2) when this machine offers fewer layers than required; call it before any
+    folder is made or worker started."""
+    from rewardsmith.settings import require_sandbox
+
+    require_sandbox(sandbox_minimum.split(",") if sandbox_minimum else None)
 
 
 UNUSABLE_CODES = ("too-large", "syntax-error", "signature")
@@ -130,6 +145,7 @@ def train(
     out: Path | None = typer.Option(
         None, help="Folder to keep the model, metrics and logs in (default: a temporary folder, removed)."
     ),
+    sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
     """Train a policy on TASK with a reward file in a sandboxed worker and report its fitness."""
     from rewardsmith.reward.contract import require_static_ok
@@ -139,6 +155,7 @@ def train(
     make_env(spec).close()  # an unknown env id fails here, before any work
     usable_reward_file(reward)
     require_static_ok(reward)
+    require_sandbox_here(sandbox_minimum)
     with work_folder(out, "train", keep_on_error=True) as folder:
         _train_in(folder, spec, reward, timesteps or spec.train.timesteps, seed, device)
         if out is None:
@@ -260,17 +277,33 @@ def doctor() -> None:
     import re
 
     from rewardsmith.sandbox.lockdown import SandboxSettings
-    from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, PROBE_MEMORY_MB, doctor_rows
+    from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, GIVEN_UP, PROBE_MEMORY_MB, PROBE_PROCESSES, doctor_rows
+    from rewardsmith.settings import ALLOW_UID0_ENV
 
     table = Table("layer", "available", "detail", title="sandbox layers on this machine")
     table.columns[0].no_wrap = True
-    workers_as = SandboxSettings().memory_mb
+    workers = SandboxSettings()
+    missing = []
     for layer, ok, detail in doctor_rows():
         if layer == "rlimits":  # the probe tests a small limit; say the one workers get, as run.json records it
-            detail = re.sub(r"as=\d+MiB", f"as={workers_as}MiB (probed with {PROBE_MEMORY_MB}MiB)", detail, count=1)
+            detail = re.sub(
+                r"as=\d+MiB", f"as={workers.memory_mb}MiB (probed with {PROBE_MEMORY_MB}MiB)", detail, count=1
+            )
+        if layer == "pids":
+            detail = detail.replace(f"={PROBE_PROCESSES}", f"={workers.processes} (probed with {PROBE_PROCESSES})", 1)
         table.add_row(layer, "[green]yes[/]" if ok else "[red]no[/]", inert(detail))
+        missing += [] if ok else [layer]
     console.print(table)
+    for layer in missing:
+        console.print(f"without {layer}: {GIVEN_UP[layer]}", highlight=False, markup=False)
     console.print(f"default minimum (sandbox.minimum): {', '.join(DEFAULT_MINIMUM)}")
+    if "uid-drop" in missing:
+        console.print(
+            f"uid-drop is in the default minimum: runs refuse here unless you accept uid 0 with {ALLOW_UID0_ENV}=1 "
+            "or `[sandbox] allow_uid0 = true`",
+            highlight=False,
+            markup=False,
+        )
     from rewardsmith.sandbox import forkserver
 
     console.print(
