@@ -147,7 +147,10 @@ def train(
     ),
     sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
-    """Train a policy on TASK with a reward file in a sandboxed worker and report its fitness."""
+    """Train a policy on TASK with a reward file in a sandboxed worker and report its fitness.
+
+    The reward gets `run`'s time budgets: the critic's smoke run times it first (too slow: refused, exit 2), and a
+    reward that gets slow during training is stopped early with the reason."""
     from rewardsmith.reward.contract import require_static_ok
     from rewardsmith.task import load_task, make_env
 
@@ -175,8 +178,18 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
 
     shutil.copyfile(reward, folder / "reward.py")
     executor = LocalExecutor(1)
+    try:
+        budget_s = _measured_budget(spec, reward, folder, executor)
+    except BaseException:
+        executor.shutdown()
+        raise
     console.print(
-        f"training [bold]{spec.name}[/] with {reward} ({spec.train.algo}, {steps:,} steps, seed {seed})",
+        f"training [bold]{spec.name}[/] with {reward} ({spec.train.algo}, {steps:,} steps, seed {seed}; "
+        + (
+            f"{budget_s * 1000:.3g} ms per reward call at most)"
+            if budget_s
+            else "the reward's cost per call unmeasured)"
+        ),
         highlight=False,
     )
     with training_progress() as progress:
@@ -192,6 +205,7 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
                 executor=executor,
                 device=device,
                 on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+                reward_budget_s=budget_s,
             )
         finally:
             executor.shutdown()
@@ -233,6 +247,21 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
             f"[dim]no cached baseline for {steps:,} steps: run `rewardsmith baseline {spec.name} --timesteps {steps}` "
             "for the human-normalised score[/]"
         )
+
+
+def _measured_budget(spec: TaskSpec, reward: Path, folder: Path, executor) -> float | None:
+    """The reward's time budgets, as `run` applies them: the critic's smoke worker times it on real transitions
+    (in `folder/critic/`); a reward over the critic's per-call limits (median and slowest call) is refused with its
+    finding (RewardFileError), and training gets `reward_budget`'s per-call budget (10x the measured median)."""
+    from rewardsmith.search.training import reward_budget
+    from rewardsmith.stages.critic import WORKER_DIR, dynamic_findings
+
+    console.print("[dim]timing the reward on sampled transitions (the critic's smoke run)[/]")
+    findings, stats = dynamic_findings(spec, folder / "reward.py", folder / WORKER_DIR, executor=executor)
+    slow = [f for f in findings if f.severity == "error" and f.code == "too-slow"]
+    if slow:
+        raise RewardFileError(f"{reward}: too slow to train, as `run` would reject it: {slow[0].message}")
+    return reward_budget({"dynamic": stats})
 
 
 def _bar_callback(progress: Progress, bar: TaskID) -> Callable[[int, int], None]:
