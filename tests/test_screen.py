@@ -249,28 +249,51 @@ KNOWN = """    v = float(next_state.body('torso').linvel[0])
 """
 
 
-@pytest.fixture(scope="module")
-def recorded(cheetah, tmp_path_factory):
-    """Two real HalfCheetah rollouts (varied actions) recorded as the evaluation worker records them."""
-    from rewardsmith.reward.state import snapshot
+def live_rollouts(spec, reward_fn, path: Path, episodes: int = 2, steps: int = 30) -> list[list[tuple]]:
+    """HalfCheetah rollouts (varied actions) through the path training takes (`ApplyReward` calling `reward_fn` on
+    live States), recorded as the evaluation worker records them into `path`; returns, per episode, what
+    `reward_fn` returned at each step."""
+    from rewardsmith.reward.wrappers import ApplyReward
+    from rewardsmith.task import make_scorer
     from rewardsmith.workers.trajectories import TrajectoryRecorder
 
-    spec, _ = cheetah
-    env = make_env(spec)
-    schema, recorder = None, TrajectoryRecorder()
-    for e in range(2):
-        obs, _ = env.reset(seed=e)
-        schema = schema or schema_for(env)
-        recorder.start(snapshot(env, obs, schema))
-        for t in range(30):
+    seen: list[list[tuple]] = []
+
+    def live(state, action, next_state):
+        result = reward_fn(state, action, next_state)
+        seen[-1].append(result)
+        return result
+
+    env = ApplyReward(make_env(spec), reward_fn=live, scorer=make_scorer(spec))
+    recorder = TrajectoryRecorder(env)
+    for e in range(episodes):
+        seen.append([])
+        env.reset(seed=e)
+        recorder.start(env.state)
+        for t in range(steps):
             action = np.cos(0.3 * t + np.arange(6) + e).astype(np.float32)
-            obs, *_ = env.step(action)
-            recorder.step(action, snapshot(env, obs, schema))
+            env.step(action)
+            recorder.step(action, env.state)
         recorder.finish(1.0 - e)
     env.close()
-    path = tmp_path_factory.mktemp("recorded") / "trajectories.npz"
     recorder.save(path)
-    return spec, path
+    return seen
+
+
+def load_reward(path: Path, source: str | None = None):
+    """`compute_reward` of a test's own reward file, loaded here (test code, not generated code)."""
+    namespace: dict = {}
+    exec(compile(source or path.read_text(), str(path), "exec"), namespace)
+    return namespace["compute_reward"]
+
+
+@pytest.fixture(scope="module")
+def recorded(cheetah, tmp_path_factory):
+    """Two real HalfCheetah rollouts recorded as the evaluation worker records them, and KNOWN's live values."""
+    spec, _ = cheetah
+    path = tmp_path_factory.mktemp("recorded") / "trajectories.npz"
+    live = live_rollouts(spec, load_reward(path, HEADER + KNOWN), path)
+    return spec, path, live
 
 
 def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorded, tmp_path, monkeypatch):
@@ -281,7 +304,7 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
 
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where the worker's folder is made
-    spec, path = recorded
+    spec, path, live = recorded
     episodes = load_episodes(path)
     reward = reward_file(tmp_path / "cand", KNOWN)
     steps = {0: [0, 7, 29], 1: [3]}
@@ -290,22 +313,13 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
     [replayed] = replayed
     assert len(replayed) == 2
 
-    namespace: dict = {}
-    exec(compile(HEADER + KNOWN, "known", "exec"), namespace)
-    env = make_env(spec)
-    schema, dt = schema_for(env), env.unwrapped.dt
-    env.close()
-    for i, episode in enumerate(episodes):
-        states = [State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], dt, schema, time=t * dt)
-                  for t in range(episode.steps + 1)]
-        here = [namespace["compute_reward"](states[t], np.array(episode.action[t], dtype=np.float64), states[t + 1])
-                for t in range(episode.steps)]
-        assert replayed[i]["return"] == pytest.approx(sum(total for total, _ in here), rel=1e-9, abs=1e-12)
+    for i, here in enumerate(live):  # the replay gives what training computed on the live states, exactly
+        assert replayed[i]["return"] == pytest.approx(sum(total for total, _ in here), rel=1e-12, abs=1e-12)
         for name in ("speed", "effort", "rise"):
-            assert replayed[i]["components"][name] == pytest.approx(sum(p[name] for _, p in here), rel=1e-9, abs=1e-12)
+            assert replayed[i]["components"][name] == pytest.approx(sum(p[name] for _, p in here), rel=1e-12, abs=1e-12)
         assert sorted(replayed[i]["trace"]) == steps[i]
         for t, parts in replayed[i]["trace"].items():
-            assert parts == pytest.approx(here[t][1], rel=1e-9, abs=1e-12)
+            assert parts == here[t][1]
     assert len({round(replayed[0]["trace"][t]["speed"], 9) for t in steps[0]}) == 3  # the steps really differ
     assert list((tmp_path / "tmp").iterdir()) == []  # the worker's temporary folder is gone
 
@@ -313,7 +327,7 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
 def test_replay_of_a_failing_or_hostile_reward_gives_no_components(recorded, tmp_path):
     from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
 
-    spec, path = recorded
+    spec, path, _ = recorded
     archives = [ReplayArchive(OWN, load_episodes(path), steps={0: [1]})]
     broken = reward_file(tmp_path / "broken", "    return 1.0 / 0.0, {}\n")
     replayed, why = replay_reward(spec, broken, archives)
@@ -378,3 +392,45 @@ def test_trained_archives_come_from_the_parents_records(tmp_path):
     assert list(trained_archives(folder, before_iteration=2)) == ["1.1"]
     (folder.cand_dir(1, 2) / "candidate.json").write_text('{"id": "1.2", "status": "trained"')  # unreadable: no record
     assert list(trained_archives(folder)) == ["1.1", "2.1"]
+
+
+def test_a_reward_cannot_tell_a_replay_from_training(cheetah, tmp_path):
+    """hostile/replay_tells.py reads every tell found (float32 round trips of qpos and obs, MuJoCo's running time,
+    dt, contacts and their forces, derived body arrays, the state chain, the action's dtype and shape): through the
+    replay worker (the screen's states) each one reads exactly what it read live in training."""
+    from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
+
+    spec, _ = cheetah
+    program = HOSTILE / "replay_tells.py"
+    live = live_rollouts(spec, load_reward(program), tmp_path / "trajectories.npz")
+    episodes = load_episodes(tmp_path / "trajectories.npz")
+    assert episodes[0].qpos.dtype == np.float64 and episodes[0].time is not None
+    steps = {i: list(range(e.steps)) for i, e in enumerate(episodes)}
+    replayed, why = replay_reward(spec, program, [ReplayArchive(OWN, episodes, steps=steps)])
+    assert why == "" and replayed is not None
+    for i, here in enumerate(live):
+        assert [total for total, _ in here] == [0.0] * len(here)  # live: qpos never survives a float32 round trip
+        for t, (_, parts) in enumerate(here):
+            assert replayed[0][i]["trace"][t] == parts, (i, t)
+    contacts = [parts["contacts"] for episode in live for _, parts in episode]
+    assert max(contacts) > 0  # the contacts tell was really exercised
+
+
+def test_archives_of_the_old_float32_layout_still_replay(cheetah, tmp_path):
+    """A run folder from before the float64 layout resumes: its archives load and replay."""
+    from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
+
+    spec, _ = cheetah
+    env = make_env(spec)
+    obs, _ = env.reset(seed=0)
+    qpos, qvel = env.unwrapped.data.qpos.copy(), env.unwrapped.data.qvel.copy()
+    env.close()
+    f32 = np.float32
+    np.savez_compressed(tmp_path / "old.npz", obs=np.stack([obs, obs]).astype(f32), qpos=np.stack([qpos, qpos]).astype(f32),
+                        qvel=np.stack([qvel, qvel]).astype(f32), action=np.zeros((1, 6), f32),
+                        steps=np.array([1]), fitness=np.array([0.5]))
+    [episode] = load_episodes(tmp_path / "old.npz")
+    assert episode.time is None and episode.steps == 1 and episode.fitness == 0.5
+    reward = reward_file(tmp_path / "cand", KNOWN)
+    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, [episode])])
+    assert why == "" and replayed is not None and np.isfinite(replayed[0][0]["return"])

@@ -1,8 +1,9 @@
 """Sandboxed replays of a candidate reward over recorded episodes: the `screen` and `replay` worker modes, and
 the parent side of `replay`.
 
-Both modes read `trajectories.npz` archives (`rewardsmith.workers.trajectories`) before lock-down, rebuild
-`State`s from obs/qpos/qvel, then lock down, load the candidate reward and run it over every transition.
+Both modes read `trajectories.npz` archives (`rewardsmith.workers.trajectories`) and make the task's env before
+lock-down, then lock down, load the candidate reward and run it over every transition, on `State`s rebuilt as
+training builds them (`Replayer`: a reward cannot tell the replay from training by the states).
 
 - `screen` sums it over the episodes of several archives and writes the returns to `screen.json`; the parent
   (`rewardsmith.stages.screen`) judges them against the fitness labels it read itself.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,11 +31,11 @@ import numpy as np
 from rewardsmith.errors import RewardFileError
 from rewardsmith.files import remove_tree, write_json_atomic
 from rewardsmith.reward.contract import validate_result
-from rewardsmith.reward.state import State, schema_for
+from rewardsmith.reward.state import State
 from rewardsmith.run_folder.records import SCREEN_FILE, SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
-from rewardsmith.workers.trajectories import Episode, load_episodes, unlabelled_copies
+from rewardsmith.workers.trajectories import Episode, Replayer, load_episodes, unlabelled_copies
 
 MAX_COMPONENTS = 16
 """More components than this in a replay is malformed (the step traces show a few columns at most)."""
@@ -49,12 +51,7 @@ def run_screen_job(job: WorkerJob) -> dict[str, Any]:
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 
     archives = {str(label): load_episodes(Path(path)) for label, path in job.options["trajectories"].items()}
-    schema, dt = _schema(job.task())
-    replays = [
-        (label, i, _states(episode, schema, dt))
-        for label, episodes in archives.items()
-        for i, episode in enumerate(episodes)
-    ]
+    replayer = _replayer(job.task())
     source = read_job_reward(job)
     sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
     reward_fn = load_job_reward(job, source)
@@ -62,10 +59,11 @@ def run_screen_job(job: WorkerJob) -> dict[str, Any]:
         {
             "label": label,
             "episode": i,
-            "steps": len(actions),
-            "return": episode_return(reward_fn, states, actions, f"episode {i} of candidate {label}"),
+            "steps": episode.steps,
+            "return": episode_return(reward_fn, replayer.transitions(episode), f"episode {i} of candidate {label}"),
         }
-        for label, i, (states, actions) in replays
+        for label, episodes in archives.items()
+        for i, episode in enumerate(episodes)
     ]
     report = {"episodes": rows, "sandbox": sandbox}
     write_json_atomic(job.out_dir / SCREEN_FILE, report)
@@ -82,29 +80,29 @@ def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 
     picked, steps = job.options.get("episodes") or {}, job.options.get("steps") or {}
-    schema, dt = _schema(job.task())
+    replayer = _replayer(job.task())
     replays = []
     for label, path in job.options["trajectories"].items():
         episodes = load_episodes(Path(path))
         wanted = {int(i): {int(t) for t in ts} for i, ts in (steps.get(label) or {}).items()}
         for i in range(len(episodes)) if picked.get(label) is None else [int(i) for i in picked[label]]:
-            replays.append((str(label), i, _states(episodes[i], schema, dt), wanted.get(i, set())))
+            replays.append((str(label), i, episodes[i], wanted.get(i, set())))
     source = read_job_reward(job)
     sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
     reward_fn = load_job_reward(job, source)
     rows = []
-    for label, i, (states, actions), wanted_steps in replays:
+    for label, i, episode, wanted_steps in replays:
         total, trace = 0.0, []
         sums: dict[str, float] = {}
         where = f"recorded evaluation episode {i}" if label == OWN else f"episode {i} of candidate {label}"
-        for t in range(len(actions)):
-            value, parts = reward_step(reward_fn, states, actions, t, where)
+        for t, transition in enumerate(replayer.transitions(episode)):
+            value, parts = reward_step(reward_fn, transition, t, where)
             total += value
             for name, part in parts.items():
                 sums[name] = sums.get(name, 0.0) + part
             if t in wanted_steps:
                 trace.append({"step": t, "total": value, "components": parts})
-        row = {"label": label, "episode": i, "steps": len(actions), "return": total, "components": sums}
+        row = {"label": label, "episode": i, "steps": episode.steps, "return": total, "components": sums}
         rows.append({**row, "trace": trace})
     report = {"episodes": rows, "sandbox": sandbox}
     write_json_atomic(job.out_dir / REPLAY_FILE, report)
@@ -112,40 +110,29 @@ def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     return report
 
 
-def _schema(spec: TaskSpec):
+def _replayer(spec: TaskSpec) -> Replayer:
+    """A `Replayer` for the task's env (made now, before lock-down)."""
     env = make_env(spec)
-    schema, dt = schema_for(env), float(getattr(env.unwrapped, "dt", 0.0))
-    env.close()
-    return schema, dt
-
-
-def _states(episode: Episode, schema, dt: float) -> tuple[list[State], list[np.ndarray]]:
-    states = [
-        State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], dt, schema, time=t * dt)
-        for t in range(episode.steps + 1)
-    ]
-    actions = []
-    for action in episode.action:
-        frozen = np.array(action, dtype=np.float64)
-        frozen.flags.writeable = False
-        actions.append(frozen)
-    return states, actions
+    try:
+        return Replayer(env)
+    finally:
+        env.close()
 
 
 def reward_step(
-    reward_fn, states: list[State], actions: list[np.ndarray], t: int, where: str
+    reward_fn, transition: tuple[State, np.ndarray, State], t: int, where: str
 ) -> tuple[float, dict[str, float]]:
     """The reward's (total, components) on transition t; an exception or contract breach names the step."""
     try:
-        return validate_result(reward_fn(states[t], actions[t], states[t + 1]))
+        return validate_result(reward_fn(*transition))
     except Exception as e:  # noqa: BLE001 - untrusted code; reported as the candidate's fault
         what = str(e) if isinstance(e, RewardFileError) else f"{type(e).__name__}: {e}"
         raise RewardFileError(f"{what} (on {where}, step {t})") from None
 
 
-def episode_return(reward_fn, states: list[State], actions: list[np.ndarray], where: str) -> float:
+def episode_return(reward_fn, transitions: Iterator[tuple[State, np.ndarray, State]], where: str) -> float:
     """The reward summed over one episode's transitions; an exception or contract breach names its step."""
-    return sum((reward_step(reward_fn, states, actions, t, where)[0] for t in range(len(actions))), 0.0)
+    return sum((reward_step(reward_fn, transition, t, where)[0] for t, transition in enumerate(transitions)), 0.0)
 
 
 # -- parent side of `replay` ---------------------------------------------------------------------------------
