@@ -113,7 +113,26 @@ def test_every_verb_that_runs_candidate_code_refuses_like_run(cli, tiny_spec, tm
             errors[verb] = " ".join(err.split())
         assert errors["run"] == errors["check"] == errors["train"]
         assert "lacks sandbox layers uid-drop" in errors["run"] and "rewardsmith doctor" in errors["run"]
+        code, out, _ = cli("check", spec, reward, "--json")
+        assert code == 2 and '"accepted": false' in out and "lacks sandbox layers uid-drop" in out
         code, out, _ = cli("check", spec, reward, "--json", "--sandbox-minimum", "clean-start")
         assert code == 0 and '"accepted": true' in out  # the same option as `run`'s lowers the minimum
     finally:
         settings.user_config.cache_clear()
+
+
+def test_doctor_says_what_is_given_up_without_each_missing_layer(cli, monkeypatch):
+    """Where a layer cannot hold (here: no pids cgroup, workers keep uid 0), the doctor says so in words, and how a
+    root user opts in."""
+    from rewardsmith.sandbox import probe
+
+    status = {n: LayerStatus(True, "on (x)") for n in probe.LAYERS}
+    status["pids"] = LayerStatus(False, "off: no pids cgroup controller mounted here")
+    status["uid-drop"] = LayerStatus(False, "off: kept uid 0")
+    monkeypatch.setattr(probe, "probe_layers", lambda: status)
+    code, out, _ = cli("doctor")
+    text = " ".join(out.split())
+    assert code == 0 and "ipc-ns" in text and "pids" in text
+    assert "without pids: no limit on a worker's threads" in text
+    assert "without uid-drop: workers run as uid 0" in text and "REWARDSMITH_ALLOW_UID0=1" in text
+    assert "without seccomp" not in text
