@@ -434,3 +434,65 @@ def test_archives_of_the_old_float32_layout_still_replay(cheetah, tmp_path):
     reward = reward_file(tmp_path / "cand", KNOWN)
     replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, [episode])])
     assert why == "" and replayed is not None and np.isfinite(replayed[0][0]["return"])
+
+
+def _fingerprint(state, action, next_state, previous: list) -> list:
+    """Everything a reward can read of a transition: arrays (bytes, dtype, shape, flags, ownership), time, dt, goal,
+    contacts, every body's pose and velocity, the action, and whether `state` is the last call's `next_state`."""
+    out: list = []
+    for s in (state, next_state):
+        arrays = [s.obs, s.qpos, s.qvel, *s.parts.values()] + ([s.goal] if s.goal is not None else [])
+        out.append([(a.dtype.str, a.shape, a.tobytes(), a.flags.writeable, a.flags.owndata, a.base is None)
+                    for a in arrays])
+        out.append((s.time, s.dt, s.goal is None))
+        if s.qpos.size:
+            out.append(s.contacts())
+            out.append([s.body(n).pos.tobytes() + s.body(n).linvel.tobytes() + s.body(n).xmat.tobytes()
+                        for n in s.names["bodies"]])
+    out.append((action.dtype.str, action.shape, action.tobytes(), action.flags.writeable, state is previous[0]))
+    previous[0] = next_state
+    return out
+
+
+@pytest.mark.parametrize("task", [
+    "lunarlander-land",  # no MuJoCo model, float32 observations
+    "fetch-reach",  # a dict observation and a mocap body
+    "adroit-door",  # the door's pose is randomised in the model at reset
+])
+def test_replayed_states_are_bit_identical_to_live_ones(task, tmp_path):
+    from rewardsmith.reward.wrappers import ApplyReward
+    from rewardsmith.task import make_scorer
+    from rewardsmith.workers.trajectories import Replayer, TrajectoryRecorder
+
+    spec = load_task(task)
+    live: list = []
+    previous: list = [None]
+
+    def reward(state, action, next_state):
+        live.append(_fingerprint(state, action, next_state, previous))
+        return 0.0, {}
+
+    env = ApplyReward(make_env(spec), reward_fn=reward, scorer=make_scorer(spec))
+    recorder = TrajectoryRecorder(env)
+    for e in range(2):
+        env.reset(seed=e)
+        env.action_space.seed(e)
+        recorder.start(env.state)
+        for _ in range(25):
+            action = env.action_space.sample()
+            *_, terminated, truncated, _ = env.step(action)
+            recorder.step(action, env.state)
+            if terminated or truncated:
+                break
+        recorder.finish(0.0)
+    env.close()
+    recorder.save(tmp_path / "trajectories.npz")
+    fresh = make_env(spec)
+    replayer = Replayer(fresh)
+    fresh.close()
+    previous[0] = None
+    replayed = [_fingerprint(*t, previous) for e in load_episodes(tmp_path / "trajectories.npz")
+                for t in replayer.transitions(e)]
+    assert len(replayed) == len(live) > 0
+    for t, (here, there) in enumerate(zip(live, replayed)):
+        assert here == there, t

@@ -8,6 +8,8 @@ The evaluation worker writes `trajectories.npz` beside `eval_episodes.jsonl` (`n
     obs_dtype ()                                  the env's raw observation dtype (States are built from it)
     part.<name> (S, k)                            float64, a dict observation's parts (goal-conditioned envs)
     mocap_pos (S, 3m), mocap_quat (S, 4m)         float64, mocap bodies (they move bodies qpos does not)
+    model.<field> (E, n)                          float64, per episode, model poses an env may randomise at reset
+                                                  (`MODEL_FIELDS`: Adroit moves its door, Meta-World its objects)
     contact_count (S,), contact_geom (C, 2),      the contacts each State reported: per state how many, then
     contact_force (C,), contact_pos (C, 3)        their geom ids, normal forces and positions, back to back
     action (S - E, act_dim)                       float64, the actions between them, as the reward got them
@@ -16,7 +18,8 @@ The evaluation worker writes `trajectories.npz` beside `eval_episodes.jsonl` (`n
 
 Episodes are cut at `MAX_STEPS` transitions. The screen and the replay (`rewardsmith.workers.replay`) run later
 candidates' rewards on these states through `Replayer`, which rebuilds each State the way training takes it (the
-same constructor over an MjData holding the recorded qpos, qvel, time and mocap; the same lazy, then frozen,
+same constructor over an MjData holding the recorded qpos, qvel, time and mocap, on a model with the episode's
+recorded poses; the same lazy, then frozen,
 derived arrays; the recorded contacts; the `state` of step t+1 is the `next_state` of step t), so a reward cannot
 tell a replay from training by its values, dtypes or flags. What still differs: a training job with several envs
 interleaves their steps (a replay plays one episode at a time), and a replay has no warm-up step.
@@ -47,6 +50,8 @@ PART = re.compile(r"part\.([A-Za-z_][A-Za-z0-9_]{0,39})")
 MAX_PARTS = 16
 OBS_DTYPES = ("float64", "float32", "float16")
 CONTACT_KEYS = ("contact_count", "contact_geom", "contact_force", "contact_pos")
+MODEL_FIELDS = ("body_pos", "body_quat", "site_pos", "site_quat")
+"""Model arrays recorded per episode: envs that randomise a task at reset move bodies and sites in the model."""
 
 
 @dataclass
@@ -58,11 +63,14 @@ class Contacts:
     geom: np.ndarray
     force: np.ndarray
     pos: np.ndarray
+    starts: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.starts = np.concatenate(([0], np.cumsum(self.count)))
 
     def at(self, s: int, schema) -> tuple[Contact, ...]:
         """State s's contacts, as `State.contacts()` reported them live."""
-        start = int(self.count[:s].sum())
-        end = start + int(self.count[s])
+        start, end = int(self.starts[s]), int(self.starts[s + 1])
         return tuple(
             Contact(
                 schema.geom_names[g1],
@@ -94,6 +102,7 @@ class Episode:
     mocap_pos: np.ndarray | None = None
     mocap_quat: np.ndarray | None = None
     contacts: Contacts | None = None
+    model: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def steps(self) -> int:
@@ -114,12 +123,20 @@ class TrajectoryRecorder:
         base = env.unwrapped
         self.data = getattr(base, "data", None) if self.schema is not None else None
         self.mocap = self.data is not None and int(getattr(base.model, "nmocap", 0)) > 0
+        self.model = base.model if self.data is not None else None
+        self._poses: dict[str, np.ndarray] = {}
         self._rows: list[dict[str, Any]] = []
         self._actions: list[np.ndarray] = []
 
     def start(self, state) -> None:
         """Begin an episode at its first state (the env's live `State`, before the env steps again)."""
         self._rows, self._actions = [self._row(state)], []
+        model = self.model
+        self._poses = (
+            {name: np.array(getattr(model, name), dtype=np.float64).reshape(-1) for name in MODEL_FIELDS}
+            if model is not None
+            else {}
+        )
 
     def step(self, action: np.ndarray, state) -> None:
         """Record one transition: the action taken and the state it led to (ignored past `max_steps`)."""
@@ -132,7 +149,7 @@ class TrajectoryRecorder:
         row.update({f"part.{name}": part for name, part in state.parts.items()})
         data = self.data
         if self.mocap and data is not None:
-            row["mocap_pos"], row["mocap_quat"] = data.mocap_pos.ravel(), data.mocap_quat.ravel()
+            row["mocap_pos"], row["mocap_quat"] = data.mocap_pos.flatten(), data.mocap_quat.flatten()  # copies
         if self.schema is not None:
             row["contacts"] = [
                 (self.schema.geoms[c.geom1], self.schema.geoms[c.geom2], c.force, c.pos) for c in state.contacts()
@@ -167,6 +184,7 @@ class TrajectoryRecorder:
                 mocap_pos=column.get("mocap_pos"),
                 mocap_quat=column.get("mocap_quat"),
                 contacts=contacts,
+                model=self._poses,
             )
         )
 
@@ -197,6 +215,8 @@ def save_episodes(path: Path, episodes: list[Episode], *, compressed: bool = Tru
         for key in ("mocap_pos", "mocap_quat"):
             if getattr(first, key) is not None:
                 arrays[key] = np.concatenate([getattr(e, key) for e in episodes])
+        for name in first.model:
+            arrays[f"model.{name}"] = np.stack([e.model[name] for e in episodes])
         if first.contacts is not None:
             for key, attr in zip(CONTACT_KEYS, ("count", "geom", "force", "pos")):
                 arrays[key] = np.concatenate([getattr(e.contacts, attr) for e in episodes if e.contacts is not None])
@@ -229,7 +249,8 @@ def load_episodes(path: Path) -> list[Episode]:
 
 
 def _optional(key: str) -> bool:
-    return key in ("time", "obs_dtype", "mocap_pos", "mocap_quat", *CONTACT_KEYS) or PART.fullmatch(key) is not None
+    optional = ("time", "obs_dtype", "mocap_pos", "mocap_quat", *CONTACT_KEYS, *(f"model.{f}" for f in MODEL_FIELDS))
+    return key in optional or PART.fullmatch(key) is not None
 
 
 def _split(arrays: dict[str, np.ndarray]) -> list[Episode] | None:
@@ -242,6 +263,7 @@ def _split(arrays: dict[str, np.ndarray]) -> list[Episode] | None:
         per_state.update({k: arrays[k].astype(np.float64) for k in arrays if PART.fullmatch(k)})
         action = arrays["action"].astype(np.float64)
         time = arrays["time"].astype(np.float64) if "time" in arrays else None
+        model = {f: arrays[f"model.{f}"].astype(np.float64) for f in MODEL_FIELDS if f"model.{f}" in arrays}
         obs_dtype = str(arrays["obs_dtype"]) if "obs_dtype" in arrays else "float64"
     except (ValueError, TypeError):
         return None
@@ -255,13 +277,14 @@ def _split(arrays: dict[str, np.ndarray]) -> list[Episode] | None:
         or (time is not None and time.shape != (states,))
         or obs_dtype not in OBS_DTYPES
         or sum(1 for k in per_state if k.startswith("part.")) > MAX_PARTS
+        or any(a.ndim != 2 or len(a) != len(steps) for a in model.values())
     ):
         return None
     contacts = _contacts(arrays, states)
     if contacts is False:
         return None
     episodes, s, a, c = [], 0, 0, 0
-    for n, f in zip(steps.tolist(), fitness.tolist()):
+    for e, (n, f) in enumerate(zip(steps.tolist(), fitness.tolist())):
         cut = {k: v[s : s + n + 1] for k, v in per_state.items()}
         mine = None
         if isinstance(contacts, Contacts):
@@ -284,6 +307,7 @@ def _split(arrays: dict[str, np.ndarray]) -> list[Episode] | None:
                 mocap_pos=cut.get("mocap_pos"),
                 mocap_quat=cut.get("mocap_quat"),
                 contacts=mine,
+                model={name: rows[e] for name, rows in model.items()},
             )
         )
         s, a = s + n + 1, a + n
@@ -327,7 +351,7 @@ class Replayer:
     def __init__(self, env) -> None:
         self.schema = schema_for(env)
         self.dt = control_period(env)[0]
-        model = getattr(env.unwrapped, "model", None)
+        model = self.model = getattr(env.unwrapped, "model", None)
         if self.schema is not None:
             import mujoco
 
@@ -348,6 +372,15 @@ class Replayer:
             for t in range(episode.steps):
                 yield states[t], self._action(episode, t), states[t + 1]
             return
+        contacts = episode.contacts
+        if contacts is not None and int(contacts.geom.max(initial=-1)) >= self.ngeom:
+            raise RewardsmithError("the archive's contacts name geoms this task's model does not have")
+        if self.data is not None:
+            for name, values in episode.model.items():  # the poses the env gave this episode's model at reset
+                target = getattr(self.model, name)
+                if values.size != target.size:
+                    raise RewardsmithError(f"the archive's model.{name} does not fit this task's model")
+                target[:] = values.reshape(target.shape)
         state = self._state(episode, 0)
         for t in range(episode.steps):
             state.freeze()  # as `ApplyReward.step` does before the simulator moves on
@@ -375,7 +408,5 @@ class Replayer:
             obs = episode.obs[s].astype(episode.obs_dtype)  # the raw dtype: States take the same branch as live
         state = State(obs, self.dt, self.schema, data)
         if episode.contacts is not None and self.schema is not None:
-            if int(episode.contacts.geom.max(initial=-1)) >= self.ngeom:
-                raise RewardsmithError("the archive's contacts name geoms this task's model does not have")
             state._contacts = episode.contacts.at(s, self.schema)  # what the live state reported at this step
         return state
