@@ -87,8 +87,8 @@ def test_doctor_says_how_to_fix_a_missing_uid_drop():
 
 
 def test_every_verb_that_runs_candidate_code_refuses_like_run(cli, tiny_spec, tmp_path, monkeypatch):
-    """As root where workers keep uid 0 (this CI), without the opt-in: `check` and `train` refuse with `run`'s own
-    one-line message, before any folder is made or any worker runs the reward."""
+    """As root where workers keep uid 0 (this CI), without the opt-in: `check`, `train` and `evaluate --video` refuse
+    with `run`'s own one-line message, before any folder is made or any worker runs candidate code."""
     from rewardsmith.sandbox.probe import LAYERS
 
     kept = LayerStatus(False, "off: kept uid 0")
@@ -99,19 +99,23 @@ def test_every_verb_that_runs_candidate_code_refuses_like_run(cli, tiny_spec, tm
     settings.user_config.cache_clear()
     spec = tiny_spec("inverted-double-pendulum-balance")
     reward = Path(__file__).parent.parent / "envs" / "examples" / "inverted_double_pendulum_balance.py"
+    (tmp_path / "policy").mkdir()
+    (tmp_path / "policy" / "policy.safetensors").write_bytes(b"never loaded")
     verbs = {
-        "run": ["run", spec, "--model", "scripted:/nonexistent.jsonl"],
-        "check": ["check", spec, reward],
-        "train": ["train", spec, reward, "--timesteps", "64"],
+        "run": ["run", spec, "--model", "scripted:/nonexistent.jsonl", "--out", tmp_path / "run"],
+        "check": ["check", spec, reward, "--out", tmp_path / "check"],
+        "train": ["train", spec, reward, "--timesteps", "64", "--out", tmp_path / "train"],
+        # a video unpickles the candidate-written model.zip in a worker
+        "evaluate": ["evaluate", tmp_path / "policy", "--task", spec, "--video", "--video-out", tmp_path / "v.mp4"],
     }
     try:
         errors = {}
         for verb, args in verbs.items():
-            code, out, err = cli(*args, "--out", tmp_path / verb)
+            code, out, err = cli(*args)
             assert code == 2, (verb, out, err)
-            assert not (tmp_path / verb).exists(), verb
+            assert not (tmp_path / verb).exists() and not (tmp_path / "v.mp4").exists(), verb
             errors[verb] = " ".join(err.split())
-        assert errors["run"] == errors["check"] == errors["train"]
+        assert errors["run"] == errors["check"] == errors["train"] == errors["evaluate"]
         assert "lacks sandbox layers uid-drop" in errors["run"] and "rewardsmith doctor" in errors["run"]
         code, out, _ = cli("check", spec, reward, "--json")
         assert code == 2 and '"accepted": false' in out and "lacks sandbox layers uid-drop" in out
