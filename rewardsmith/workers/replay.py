@@ -28,14 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from rewardsmith.errors import RewardFileError
+from rewardsmith.errors import RewardFileError, RewardsmithError
 from rewardsmith.files import remove_tree, write_json_atomic
 from rewardsmith.reward.contract import validate_result
-from rewardsmith.reward.state import State
+from rewardsmith.reward.state import State, control_period, schema_for
 from rewardsmith.run_folder.records import SCREEN_FILE, SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
-from rewardsmith.workers.trajectories import Episode, Replayer, load_episodes, unlabelled_copies
+from rewardsmith.workers.trajectories import Episode, load_episodes, unlabelled_copies
 
 MAX_COMPONENTS = 16
 """More components than this in a replay is malformed (the step traces show a few columns at most)."""
@@ -108,6 +108,74 @@ def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     write_json_atomic(job.out_dir / REPLAY_FILE, report)
     write_json_atomic(job.out_dir / SUMMARY_FILE, {"status": "replayed", "episodes": len(rows)})
     return report
+
+
+class Replayer:
+    """Rebuilds archived episodes as the `State`s training hands a reward, from the task's env (made before
+    lock-down: its model, control period and a scratch MjData)."""
+
+    def __init__(self, env) -> None:
+        self.schema = schema_for(env)
+        self.dt = control_period(env)[0]
+        model = self.model = getattr(env.unwrapped, "model", None)
+        if self.schema is not None:
+            import mujoco
+
+            self.data = mujoco.MjData(model)
+        else:
+            self.data = None
+        self.ngeom = int(getattr(model, "ngeom", 0)) if self.schema is not None else 0
+        self.action_shape = tuple(getattr(env.action_space, "shape", None) or ())
+
+    def transitions(self, episode: Episode) -> Iterator[tuple[State, np.ndarray, State]]:
+        """(state, action, next_state) of every step, built one state ahead, as training does: a state's derived
+        arrays are read from the MjData until the next state is set up, then frozen (`State.freeze`)."""
+        if episode.time is None:  # the old float32 layout: no time, contacts or parts were recorded
+            states = [
+                State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], self.dt, self.schema, t * self.dt)
+                for t in range(episode.steps + 1)
+            ]
+            for t in range(episode.steps):
+                yield states[t], self._action(episode, t), states[t + 1]
+            return
+        contacts = episode.contacts
+        if contacts is not None and int(contacts.geom.max(initial=-1)) >= self.ngeom:
+            raise RewardsmithError("the archive's contacts name geoms this task's model does not have")
+        if self.data is not None:
+            for name, values in episode.model.items():  # the poses the env gave this episode's model at reset
+                target = getattr(self.model, name)
+                if values.size != target.size:
+                    raise RewardsmithError(f"the archive's model.{name} does not fit this task's model")
+                target[:] = values.reshape(target.shape)
+        state = self._state(episode, 0)
+        for t in range(episode.steps):
+            state.freeze()  # as `ApplyReward.step` does before the simulator moves on
+            next_state = self._state(episode, t + 1)
+            yield state, self._action(episode, t), next_state
+            state = next_state
+
+    def _action(self, episode: Episode, t: int) -> np.ndarray:
+        """A read-only float64 copy in the action space's shape, as `ApplyReward.step` hands it to a reward."""
+        row = episode.action[t]
+        action = np.array(row.reshape(self.action_shape) if row.size == int(np.prod(self.action_shape)) else row)
+        action.flags.writeable = False
+        return action
+
+    def _state(self, episode: Episode, s: int) -> State:
+        data = self.data
+        if data is not None:
+            data.qpos[:], data.qvel[:], data.time = episode.qpos[s], episode.qvel[s], float(episode.time[s])  # type: ignore[index]
+            if episode.mocap_pos is not None and episode.mocap_quat is not None:
+                data.mocap_pos[:] = episode.mocap_pos[s].reshape(data.mocap_pos.shape)
+                data.mocap_quat[:] = episode.mocap_quat[s].reshape(data.mocap_quat.shape)
+        if episode.parts:
+            obs: Any = {name: part[s] for name, part in episode.parts.items()}
+        else:
+            obs = episode.obs[s].astype(episode.obs_dtype)  # the raw dtype: States take the same branch as live
+        state = State(obs, self.dt, self.schema, data)
+        if episode.contacts is not None and self.schema is not None:
+            state._contacts = episode.contacts.at(s, self.schema)  # what the live state reported at this step
+        return state
 
 
 def _replayer(spec: TaskSpec) -> Replayer:
