@@ -131,6 +131,8 @@ def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
         if status["pids"].startswith("off"):
             status["pids"] = f"on (RLIMIT_NPROC={settings.processes} for the sandbox uid; {status['pids'][5:]})"
     status["seccomp"] = _guard(lambda: syscall_filter.install(allow_network=settings.allow_network))
+    if status["pids"].startswith("on (cgroup") and not status["landlock"].startswith("on") and os.getuid() == 0:
+        status["pids"] = status["pids"][:-1] + "; but without Landlock this uid-0 worker could lift it)"
     return status
 
 
@@ -309,6 +311,12 @@ def _pids_base() -> tuple[Path, int] | None:
                 continue
         return folder, version
     return None
+
+
+def pids_cgroup_folder(pid: int) -> Path | None:
+    """Where a worker with this pid makes its pids cgroup (None where there is no pids controller)."""
+    found = _pids_base()
+    return found[0] / f"{PIDS_CGROUP_PREFIX}{pid}" if found else None
 
 
 def _enter_pids_cgroup(limit: int) -> str:

@@ -142,14 +142,17 @@ def _child(folder: Path) -> dict[str, tuple[bool, str]]:
     allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", *THREAD_VARS, *PASSTHROUGH_ENV}
     extra = sorted(set(os.environ) - allowed)
     clean = sys.flags.isolated == 1 and not extra
+    from rewardsmith.sandbox.lockdown import pids_cgroup_folder
+
     ipc_before = os.readlink("/proc/self/ns/ipc")
+    cgroup = pids_cgroup_folder(os.getpid())  # where lock_down puts this process, if it can
     layers = lock_down(folder, SandboxSettings(memory_mb=PROBE_MEMORY_MB, processes=PROBE_PROCESSES))
     ppid = os.getppid()
     proofs = {
         "rlimits": _attempt(lambda: len(bytearray(2 * PROBE_MEMORY_MB * 1024 * 1024))),
         "seccomp": _attempt(_fork) or _attempt(socket.socket) or _attempt(_sysv_segment),
         "ipc-ns": "" if os.readlink("/proc/self/ns/ipc") != ipc_before else "still in the parent's IPC namespace",
-        "pids": _thread_bomb(PROBE_PROCESSES + 8),
+        "pids": _thread_bomb(PROBE_PROCESSES + 8) or _attempt(lambda: _leave_pids_cgroup(cgroup)),
         "landlock": _attempt(lambda: open(f"/tmp/rewardsmith-probe-{os.getpid()}", "w").close()),
         "netns": "" if _interfaces() == ["lo"] else f"interfaces {_interfaces()}",
         "uid-drop": "" if os.getuid() != 0 else "still uid 0",
@@ -187,6 +190,23 @@ def _sysv_segment() -> int:
         raise OSError(ctypes.get_errno(), "shmget")
     libc.shmctl(shmid, 0, None)  # IPC_RMID
     return shmid
+
+
+def _leave_pids_cgroup(cgroup: Path | None) -> str:
+    """Try to lift this process's pids limit, then to move out of its cgroup (a worker that keeps uid 0 owns the
+    cgroup files: Landlock must stop both)."""
+    if cgroup is None or not cgroup.is_dir():
+        raise OSError("no pids cgroup of its own")  # nothing to leave: the limit, if any, is RLIMIT_NPROC
+    done = []
+    for target, value in ((cgroup / "pids.max", "max"), (cgroup.parent / "cgroup.procs", str(os.getpid()))):
+        try:
+            target.write_text(value)
+            done.append(str(target))
+        except OSError:
+            pass
+    if not done:
+        raise OSError("both refused")
+    return f"wrote {', '.join(done)}"
 
 
 def _thread_bomb(tries: int) -> str:
