@@ -33,9 +33,9 @@ SandboxMinimumOpt = typer.Option(
 
 
 def require_sandbox_here(sandbox_minimum: str | None) -> None:
-    """The sandbox preflight of every verb that runs candidate code (`run`, `resume`, `batch`, `check`, `train`):
-    a SandboxError (one line, exit 2) when this machine offers fewer layers than required; call it before any
-    folder is made or worker started."""
+    """The sandbox preflight of every verb that runs candidate code (`run`, `resume`, `batch`, `check`, `train`,
+    `evaluate --video`, `report`'s videos): a SandboxError (one line, exit 2) when this machine offers fewer layers
+    than required; call it before any folder is made or worker started."""
     from rewardsmith.settings import require_sandbox
 
     require_sandbox(sandbox_minimum.split(",") if sandbox_minimum else None)
