@@ -29,14 +29,49 @@ def attempt(action) -> str:
         return f"blocked: {type(exc).__name__}"
 
 
+def sysv(call) -> int:
+    """A SysV IPC call through libc; OSError when it fails."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    ident = call(libc)
+    if ident < 0:
+        raise OSError(ctypes.get_errno(), "SysV IPC call failed")
+    return ident
+
+
+def thread_bomb(tries: int) -> int:
+    """How many threads could be started (of `tries`, small stacks so memory is not the limit); all stopped again."""
+    release, started = threading.Event(), []
+    threading.stack_size(256 * 1024)
+    try:
+        for _ in range(tries):
+            thread = threading.Thread(target=release.wait, daemon=True)
+            thread.start()
+            started.append(thread)
+    except RuntimeError:
+        pass
+    finally:
+        release.set()
+        for thread in started:
+            thread.join()
+        threading.stack_size(0)
+    return len(started)
+
+
 def run_checks(folder: Path) -> dict:
     import gymnasium as gym
     import torch
 
     env = gym.make("HalfCheetah-v5")
     env.reset(seed=0)
+    ipc_before = os.readlink("/proc/self/ns/ipc")
     layers = lock_down(folder, SETTINGS)
     result = {"layers": layers, "uid": os.getuid()}
+    result["own_ipc_namespace"] = os.readlink("/proc/self/ns/ipc") != ipc_before
+    result["sysv_shm"] = attempt(lambda: sysv(lambda libc: libc.shmget(0x52534833, 4096, 0o1600)))
+    result["sysv_msg"] = attempt(lambda: sysv(lambda libc: libc.msgget(0x52534834, 0o1600)))
+    result["threads_started"] = thread_bomb(3 * SETTINGS.processes)
     result["socket"] = attempt(socket.socket)
     result["unix_socket"] = attempt(lambda: socket.socket(socket.AF_UNIX))
     result["fork"] = attempt(os.fork)

@@ -126,19 +126,17 @@ def check_golden(name: str, text: str) -> None:
 
 def record_trajectories(task: str, path: Path, episodes: int = 2, steps: int = 60) -> None:
     """Deterministic evaluation episodes (fixed seeds, a fixed action pattern) in the trajectories.npz layout."""
-    from rewardsmith.reward.state import schema_for, snapshot
+    from rewardsmith.reward.wrappers import ApplyReward
 
-    env = make_env(load_task(task))
-    recorder = TrajectoryRecorder()
-    schema = None
+    env = ApplyReward(make_env(load_task(task)), source="native")  # as the evaluation worker records
+    recorder = TrajectoryRecorder(env)
     for e in range(episodes):
-        obs, _ = env.reset(seed=e)
-        schema = schema or schema_for(env)
-        recorder.start(snapshot(env, obs, schema))
+        env.reset(seed=e)
+        recorder.start(env.state)
         for t in range(steps):
             action = np.full(env.action_space.shape, 0.8 * np.sin(0.2 * t + e), dtype=np.float32)
-            obs, *_ = env.step(action)
-            recorder.step(action, snapshot(env, obs, schema))
+            env.step(action)
+            recorder.step(action, env.state)
         recorder.finish(FITNESS[0] - 0.4 * e)
     env.close()
     recorder.save(path)

@@ -38,6 +38,8 @@ from rewardsmith.workers.run import run_job
 CORPUS = sorted(Path(__file__).with_name("hostile").glob("*.py"))
 TASK = "inverted-double-pendulum-balance"
 ESCAPE_GLOBS = ("/tmp/rewardsmith-hostile-*", "/dev/shm/rewardsmith-hostile-*", "/etc/rewardsmith-hostile-*")
+SYSV_KEYS = {0x52534831, 0x52534832}
+"""Keys of the SysV objects hostile/ipc_sysv_leftovers.py makes: none may be left on the host afterwards."""
 OUTPUT_CAP = 1_000_000
 PARALLEL = 3
 CRITIC_TIMEOUT_S = 10
@@ -117,6 +119,28 @@ def _escapes() -> list[str]:
     return [path for pattern in ESCAPE_GLOBS for path in glob.glob(pattern)]
 
 
+def _sysv_objects() -> list[str]:
+    """SysV shared memory segments, message queues and semaphore sets on the host with a hostile program's key."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        path = Path("/proc/sysvipc") / kind
+        lines = path.read_text().splitlines()[1:] if path.exists() else []
+        found += [f"{kind} key {int(line.split()[0]):#x}" for line in lines if int(line.split()[0]) in SYSV_KEYS]
+    return found
+
+
+def _remove_sysv_objects() -> None:
+    """Remove what an earlier (failed) run left, so each run is judged on its own."""
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    for key in SYSV_KEYS:
+        for get, ctl, args in ((libc.shmget, libc.shmctl, (0, 0)), (libc.msgget, libc.msgctl, (0,))):
+            ident = get(key, *args)
+            if ident >= 0:
+                ctl(ident, 0, None)  # IPC_RMID
+
+
 def _tree(folder: Path, skip: Path | None = None) -> dict[str, str]:
     """Relative path -> content hash of every file under `folder` (except under `skip` and bytecode caches)."""
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
@@ -155,6 +179,7 @@ class Run:
     connected: bool = False
     leaked: list[str] = dataclasses.field(default_factory=list)
     leftovers: list[int] = dataclasses.field(default_factory=list)
+    ipc: list[str] = dataclasses.field(default_factory=list)
     damaged: list[str] = dataclasses.field(default_factory=list)
     log_bytes: int = 0
 
@@ -183,6 +208,7 @@ def execute(run: Run, spec: TaskSpec, base: Path, secret: str) -> Run:
         except BlockingIOError:
             pass
     run.leftovers = _leftovers(run.outcome.worker_dir, cand)
+    run.ipc = _sysv_objects()
     run.leaked = [str(p) for p in cand.rglob("*") if p.is_file() and not p.is_symlink()
                   and secret.encode() in p.read_bytes()]
     if secret in run.outcome.reason:
@@ -232,6 +258,7 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     todo.sort(key=lambda run: (run.runner != "train", _expected(run.program, run.runner, run.gate) != "killed"))
     for path in _escapes():
         os.remove(path)
+    _remove_sysv_objects()
     limits = _parent_limits()
     with pytest.MonkeyPatch.context() as mp, ThreadPoolExecutor(PARALLEL) as pool:
         mp.setenv("OPENAI_API_KEY", secret)
@@ -239,6 +266,7 @@ def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
     assert _parent_limits() == limits, "a worker changed the parent's limits, priority or CPU affinity"
     for path in _escapes():
         os.remove(path)
+    _remove_sysv_objects()
     return {(run.program.stem, run.runner, "gate-on" if run.gate else "gate-off"): run for run in done}
 
 
@@ -265,6 +293,7 @@ def test_hostile_run_contained(program: Path, runner: str, gate: str, runs: dict
     assert not run.connected, "a connection reached the listener on 127.0.0.1"
     assert not run.leaked, f"the planted secret was found in {run.leaked}"
     assert not run.leftovers, f"processes of the worker survived: {run.leftovers}"
+    assert not run.ipc, f"SysV IPC objects outlived the worker: {run.ipc}"
     assert not run.damaged, f"the run folder was damaged: {run.damaged}"
     assert run.log_bytes <= OUTPUT_CAP + 100
     outcome = run.outcome

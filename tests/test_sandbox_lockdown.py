@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, LAYERS, LayerStatus, doct
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = Path(__file__).with_name("sandbox_child.py")
+SETTINGS_PROCESSES = 64  # sandbox_child.SETTINGS keeps the default process limit
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +32,7 @@ def checks(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("attack", ["socket", "unix_socket", "fork", "write_tmp", "parent_environ",
                                     "kill_parent", "prlimit_parent", "prlimit_parent_read", "setrlimit_own",
-                                    "prlimit_own", "renice_parent", "affinity_parent"])
+                                    "prlimit_own", "renice_parent", "affinity_parent", "sysv_shm", "sysv_msg"])
 def test_attacks_fail_after_lock_down(checks: dict, attack: str) -> None:
     assert checks[attack].startswith("blocked"), checks[attack]
 
@@ -46,9 +48,25 @@ def test_work_still_possible_after_lock_down(checks: dict) -> None:
 
 def test_layers_report_on_or_reason(checks: dict) -> None:
     layers = checks["layers"]
-    assert set(layers) == {"netns", "rlimits", "landlock", "uid-drop", "seccomp"}
+    assert set(layers) == {"netns", "ipc-ns", "pids", "rlimits", "landlock", "uid-drop", "seccomp"}
     assert all(v.startswith(("on", "off: ")) for v in layers.values())
     assert layers["seccomp"].startswith("on") and layers["rlimits"].startswith("on")
+
+
+def test_thread_limit_holds_also_for_uid_0(checks: dict) -> None:
+    """RLIMIT_NPROC does not bind root: the pids cgroup (or, after a uid drop, RLIMIT_NPROC) stops a thread bomb at the
+    limit, below what memory would allow."""
+    pids = checks["layers"]["pids"]
+    if pids.startswith("off"):
+        pytest.skip(f"no process limit can hold on this machine: {pids}")
+    assert checks["threads_started"] < SETTINGS_PROCESSES, (checks["threads_started"], pids)
+
+
+def test_ipc_namespace_of_its_own_where_root(checks: dict) -> None:
+    ipc = checks["layers"]["ipc-ns"]
+    assert checks["own_ipc_namespace"] == ipc.startswith("on"), ipc
+    if os.geteuid() == 0:  # the worker starts as root too: it can always make one
+        assert ipc.startswith("on"), ipc
 
 
 def test_doctor_proves_the_minimum_here() -> None:

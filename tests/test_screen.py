@@ -55,8 +55,9 @@ def test_state_from_arrays_matches_a_live_snapshot():
         np.testing.assert_allclose(rebuilt.body(name).pos, live.body(name).pos, atol=1e-12)
         np.testing.assert_allclose(rebuilt.body(name).linvel, live.body(name).linvel, atol=1e-9)
     assert rebuilt.joint("bthigh").qvel == live.joint("bthigh").qvel and rebuilt.time == live.time
-    archived = State.from_arrays(live.obs.astype(np.float32), live.qpos.astype(np.float32),
-                                 live.qvel.astype(np.float32), live.dt, schema)
+    archived = State.from_arrays(
+        live.obs.astype(np.float32), live.qpos.astype(np.float32), live.qvel.astype(np.float32), live.dt, schema
+    )
     np.testing.assert_allclose(archived.body("torso").pos, live.body("torso").pos, atol=1e-5)
     assert not rebuilt.qpos.flags.writeable
     env.close()
@@ -64,14 +65,18 @@ def test_state_from_arrays_matches_a_live_snapshot():
 
 def test_aligned_reward_passes_and_anti_aligned_fails_with_an_example(cheetah, tmp_path):
     spec, files = cheetah
-    aligned = reward_file(tmp_path / "up", "    v = float(next_state.body('torso').linvel[0])\n    return v, {'v': v}\n")
+    aligned = reward_file(
+        tmp_path / "up", "    v = float(next_state.body('torso').linvel[0])\n    return v, {'v': v}\n"
+    )
     report = screen(spec, aligned, tmp_path / "up", files)
     assert report.passed and report.accuracy == 1.0 and report.spearman == pytest.approx(1.0)
     assert report.episodes == 6 and report.pairs == 15
     assert {d["label"] for d in report.details} == {"1.1", "1.2"}
     assert json.loads((tmp_path / "up" / SCREEN_FILE).read_text())["passed"] is True
 
-    anti = reward_file(tmp_path / "down", "    v = float(next_state.body('torso').linvel[0])\n    return -v, {'v': -v}\n")
+    anti = reward_file(
+        tmp_path / "down", "    v = float(next_state.body('torso').linvel[0])\n    return -v, {'v': -v}\n"
+    )
     report = screen(spec, anti, tmp_path / "down", files)
     assert not report.passed and report.accuracy == 0.0 and report.spearman == pytest.approx(-1.0)
     assert report.message.startswith("your reward prefers the trajectories with lower fitness: accuracy 0.00 on 15")
@@ -85,11 +90,14 @@ def test_reward_errors_and_hostile_code_fail_the_screen(cheetah, tmp_path):
     spec, files = cheetah
     broken = reward_file(tmp_path / "broken", "    return 1.0 / float(action[0]), {}\n")
     report = screen(spec, broken, tmp_path / "broken", files)
-    assert not report.passed and report.message.endswith("ZeroDivisionError: float division by zero (on episode 0 "
-                                                         "of candidate 1.1, step 0)")
+    assert not report.passed and report.message.endswith(
+        "ZeroDivisionError: float division by zero (on episode 0 of candidate 1.1, step 0)"
+    )
     nan = reward_file(tmp_path / "nan", "    return float('nan'), {}\n")
-    assert "must be finite, got nan (on episode 0 of candidate 1.1, step 0)" in screen(spec, nan, tmp_path / "nan",
-                                                                                        files).message
+    assert (
+        "must be finite, got nan (on episode 0 of candidate 1.1, step 0)"
+        in screen(spec, nan, tmp_path / "nan", files).message
+    )
 
     hostile = tmp_path / "hostile"
     hostile.mkdir()
@@ -132,10 +140,15 @@ def test_too_few_episodes_pass_without_a_worker_and_bad_archives_are_skipped(che
     spec, files = cheetah
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     save_episodes(tmp_path / "two.npz", load_episodes(files["1.1"])[:2])
-    report = screen(spec, reward_file(tmp_path / "c", "    return 0.0, {}\n"), tmp_path / "c",
-                    {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"})
-    assert report.passed and report.message.startswith("passed without a verdict: not enough trajectories to judge "
-                                                       "(2 episodes")
+    report = screen(
+        spec,
+        reward_file(tmp_path / "c", "    return 0.0, {}\n"),
+        tmp_path / "c",
+        {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"},
+    )
+    assert report.passed and report.message.startswith(
+        "passed without a verdict: not enough trajectories to judge (2 episodes"
+    )
     assert "skipped unreadable archives" in report.message and not (tmp_path / "c" / WORKER_DIR).exists()
 
 
@@ -143,8 +156,10 @@ def test_statistics():
     np.testing.assert_array_equal(ranks(np.array([3.0, 1.0, 2.0, 2.0])), [3.0, 0.0, 1.5, 1.5])
     assert spearman(np.array([1.0, 2.0, 3.0]), np.array([10.0, 30.0, 20.0])) == pytest.approx(0.5)
     assert spearman(np.ones(3), np.arange(3.0)) is None
-    rows = [{"label": label, "episode": 0, "fitness": f, "return": r}
-            for label, (f, r) in zip("abcd", [(0.0, 1.0), (0.5, 1.0), (1.0, 3.0), (1.0, 0.0)])]
+    rows = [
+        {"label": label, "episode": 0, "fitness": f, "return": r}
+        for label, (f, r) in zip("abcd", [(0.0, 1.0), (0.5, 1.0), (1.0, 3.0), (1.0, 0.0)])
+    ]
     report = judge(rows)  # pairs with distinct fitness: 5; agree: (0,2) (1,2); tie (0,1) half; (0,3) (1,3) wrong
     assert report.pairs == 5 and report.accuracy == pytest.approx(0.5) and not report.passed
     assert report.message.startswith("your reward barely tells better trajectories from worse ones")
@@ -154,8 +169,11 @@ def test_an_archive_without_spread_passes_with_a_note_whatever_the_reward():
     """The pool run's case: every episode from near-random policies, fitness differences within the episode noise.
     Even a reward that ranks them backwards passes, and the verdict says the archive cannot judge."""
     rng = np.random.default_rng(0)
-    noisy = [{"label": label, "episode": i, "fitness": f, "return": -f}
-             for label in ("1.1", "1.2", "1.3") for i, f in enumerate(rng.normal(0.0, 0.02, 5))]
+    noisy = [
+        {"label": label, "episode": i, "fitness": f, "return": -f}
+        for label in ("1.1", "1.2", "1.3")
+        for i, f in enumerate(rng.normal(0.0, 0.02, 5))
+    ]
     report = judge(noisy)
     assert report.passed and report.accuracy is None
     assert "too little spread to judge" in report.message and "between-policy share" in report.message
@@ -183,9 +201,26 @@ def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path,
     monkeypatch.setattr(loop, "screen", functools.partial(screen, min_signal=0.2))
     spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=20000, eval_episodes=4)
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", str(spec_path), "--model", f"scripted:{DATA / 'loop_screen.jsonl'}",
-                                      "--iterations", "2", "--samples", "2", "--workers", "2", "--final-seeds", "0",
-                                      "--screen", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(spec_path),
+            "--model",
+            f"scripted:{DATA / 'loop_screen.jsonl'}",
+            "--iterations",
+            "2",
+            "--samples",
+            "2",
+            "--workers",
+            "2",
+            "--final-seeds",
+            "0",
+            "--screen",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, f"{result.output}\n{result.exception!r}"
     assert json.loads((out / "run.json").read_text())["config"]["screen"] is True
     for j in (1, 2):
@@ -212,7 +247,9 @@ def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path,
     random = [e for e in events if e["event"] == "random_policy_evaluated"]
     assert len(random) == 1 and random[0]["episodes"] == 4  # played once, for every screen of the run
     calls = [json.loads(p.read_text()) for p in sorted((out / "llm").glob("*_designer.json"))]
-    repair = next(c["messages"][-1]["content"] for c in calls if "trajectory screen rejected" in c["messages"][-1]["content"])
+    repair = next(
+        c["messages"][-1]["content"] for c in calls if "trajectory screen rejected" in c["messages"][-1]["content"]
+    )
     assert "e.g. episode of 1." in repair
     assert json.loads((anti / "candidate.json").read_text())["status"] == "trained"
 
@@ -228,16 +265,27 @@ def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
 
     spec, files = cheetah
     reward = reward_file(tmp_path / "cand", "    v = float(next_state.qvel[0])\n    return v, {'v': v}\n")
-    job = WorkerJob(mode="screen", task_path=spec.source, reward_path=reward, out_dir=tmp_path / "cand" / WORKER_DIR,
-                    options={"trajectories": {k: str(v) for k, v in files.items()}})
+    job = WorkerJob(
+        mode="screen",
+        task_path=spec.source,
+        reward_path=reward,
+        out_dir=tmp_path / "cand" / WORKER_DIR,
+        options={"trajectories": {k: str(v) for k, v in files.items()}},
+    )
     inputs = job_inputs(job)
     assert {"trajectories/0.npz", "trajectories/1.npz"} <= set(inputs)
     reply = run_on_node(job.model_dump_json(), inputs)
     assert reply["status"] == "ok", reply["error"]
     with tarfile.open(fileobj=io.BytesIO(reply["files"])) as tar:
         rows = json.load(tar.extractfile(SCREEN_FILE))["episodes"]
-    assert [(r["label"], r["return"]) for r in rows] == [("1.1", -40.0), ("1.1", -20.0), ("1.1", -10.0),
-                                                          ("1.2", 10.0), ("1.2", 20.0), ("1.2", 40.0)]
+    assert [(r["label"], r["return"]) for r in rows] == [
+        ("1.1", -40.0),
+        ("1.1", -20.0),
+        ("1.1", -10.0),
+        ("1.2", 10.0),
+        ("1.2", 20.0),
+        ("1.2", 40.0),
+    ]
 
 
 # -- the `replay` mode: a trained candidate's reward over its own evaluation episodes, for the analyzer ---------
@@ -249,28 +297,51 @@ KNOWN = """    v = float(next_state.body('torso').linvel[0])
 """
 
 
-@pytest.fixture(scope="module")
-def recorded(cheetah, tmp_path_factory):
-    """Two real HalfCheetah rollouts (varied actions) recorded as the evaluation worker records them."""
-    from rewardsmith.reward.state import snapshot
+def live_rollouts(spec, reward_fn, path: Path, episodes: int = 2, steps: int = 30) -> list[list[tuple]]:
+    """HalfCheetah rollouts (varied actions) through the path training takes (`ApplyReward` calling `reward_fn` on
+    live States), recorded as the evaluation worker records them into `path`; returns, per episode, what
+    `reward_fn` returned at each step."""
+    from rewardsmith.reward.wrappers import ApplyReward
+    from rewardsmith.task import make_scorer
     from rewardsmith.workers.trajectories import TrajectoryRecorder
 
-    spec, _ = cheetah
-    env = make_env(spec)
-    schema, recorder = None, TrajectoryRecorder()
-    for e in range(2):
-        obs, _ = env.reset(seed=e)
-        schema = schema or schema_for(env)
-        recorder.start(snapshot(env, obs, schema))
-        for t in range(30):
+    seen: list[list[tuple]] = []
+
+    def live(state, action, next_state):
+        result = reward_fn(state, action, next_state)
+        seen[-1].append(result)
+        return result
+
+    env = ApplyReward(make_env(spec), reward_fn=live, scorer=make_scorer(spec))
+    recorder = TrajectoryRecorder(env)
+    for e in range(episodes):
+        seen.append([])
+        env.reset(seed=e)
+        recorder.start(env.state)
+        for t in range(steps):
             action = np.cos(0.3 * t + np.arange(6) + e).astype(np.float32)
-            obs, *_ = env.step(action)
-            recorder.step(action, snapshot(env, obs, schema))
+            env.step(action)
+            recorder.step(action, env.state)
         recorder.finish(1.0 - e)
     env.close()
-    path = tmp_path_factory.mktemp("recorded") / "trajectories.npz"
     recorder.save(path)
-    return spec, path
+    return seen
+
+
+def load_reward(path: Path, source: str | None = None):
+    """`compute_reward` of a test's own reward file, loaded here (test code, not generated code)."""
+    namespace: dict = {}
+    exec(compile(source or path.read_text(), str(path), "exec"), namespace)
+    return namespace["compute_reward"]
+
+
+@pytest.fixture(scope="module")
+def recorded(cheetah, tmp_path_factory):
+    """Two real HalfCheetah rollouts recorded as the evaluation worker records them, and KNOWN's live values."""
+    spec, _ = cheetah
+    path = tmp_path_factory.mktemp("recorded") / "trajectories.npz"
+    live = live_rollouts(spec, load_reward(path, HEADER + KNOWN), path)
+    return spec, path, live
 
 
 def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorded, tmp_path, monkeypatch):
@@ -281,7 +352,7 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
 
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where the worker's folder is made
-    spec, path = recorded
+    spec, path, live = recorded
     episodes = load_episodes(path)
     reward = reward_file(tmp_path / "cand", KNOWN)
     steps = {0: [0, 7, 29], 1: [3]}
@@ -290,22 +361,13 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
     [replayed] = replayed
     assert len(replayed) == 2
 
-    namespace: dict = {}
-    exec(compile(HEADER + KNOWN, "known", "exec"), namespace)
-    env = make_env(spec)
-    schema, dt = schema_for(env), env.unwrapped.dt
-    env.close()
-    for i, episode in enumerate(episodes):
-        states = [State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], dt, schema, time=t * dt)
-                  for t in range(episode.steps + 1)]
-        here = [namespace["compute_reward"](states[t], np.array(episode.action[t], dtype=np.float64), states[t + 1])
-                for t in range(episode.steps)]
-        assert replayed[i]["return"] == pytest.approx(sum(total for total, _ in here), rel=1e-9, abs=1e-12)
+    for i, here in enumerate(live):  # the replay gives what training computed on the live states, exactly
+        assert replayed[i]["return"] == pytest.approx(sum(total for total, _ in here), rel=1e-12, abs=1e-12)
         for name in ("speed", "effort", "rise"):
-            assert replayed[i]["components"][name] == pytest.approx(sum(p[name] for _, p in here), rel=1e-9, abs=1e-12)
+            assert replayed[i]["components"][name] == pytest.approx(sum(p[name] for _, p in here), rel=1e-12, abs=1e-12)
         assert sorted(replayed[i]["trace"]) == steps[i]
         for t, parts in replayed[i]["trace"].items():
-            assert parts == pytest.approx(here[t][1], rel=1e-9, abs=1e-12)
+            assert parts == here[t][1]
     assert len({round(replayed[0]["trace"][t]["speed"], 9) for t in steps[0]}) == 3  # the steps really differ
     assert list((tmp_path / "tmp").iterdir()) == []  # the worker's temporary folder is gone
 
@@ -313,7 +375,7 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
 def test_replay_of_a_failing_or_hostile_reward_gives_no_components(recorded, tmp_path):
     from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
 
-    spec, path = recorded
+    spec, path, _ = recorded
     archives = [ReplayArchive(OWN, load_episodes(path), steps={0: [1]})]
     broken = reward_file(tmp_path / "broken", "    return 1.0 / 0.0, {}\n")
     replayed, why = replay_reward(spec, broken, archives)
@@ -332,10 +394,21 @@ def test_malformed_replay_reports_are_refused_whole():
 
     episodes = [Episode(np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((3, 1)), 1.0)]
     archives = [ReplayArchive("own", episodes, steps={0: [1, 2]})]
-    good = {"episodes": [{"label": "own", "episode": 0, "steps": 3, "return": 2.5, "components": {"speed": 2.0, "alive": 0.5},
-                          "trace": [{"step": 1, "total": 1.0, "components": {"speed": 0.7, "alive": 0.3}}]}]}
+    good = {
+        "episodes": [
+            {
+                "label": "own",
+                "episode": 0,
+                "steps": 3,
+                "return": 2.5,
+                "components": {"speed": 2.0, "alive": 0.5},
+                "trace": [{"step": 1, "total": 1.0, "components": {"speed": 0.7, "alive": 0.3}}],
+            }
+        ]
+    }
     assert parse_replay(good, archives) == [
-        [{"return": 2.5, "components": {"speed": 2.0, "alive": 0.5}, "trace": {1: {"speed": 0.7, "alive": 0.3}}}]]
+        [{"return": 2.5, "components": {"speed": 2.0, "alive": 0.5}, "trace": {1: {"speed": 0.7, "alive": 0.3}}}]
+    ]
 
     def bad(**change) -> dict:
         data = json.loads(json.dumps(good))
@@ -347,12 +420,28 @@ def test_malformed_replay_reports_are_refused_whole():
                 row[key] = value
         return data
 
-    for data in (None, [], {"episodes": []}, {"episodes": "x"}, bad(steps=4), bad(episode=1), bad(label="1.2"),
-                 bad(label=None), bad(**{"return": None}),
-                 bad(**{"return": True}), bad(components={"speed": "1"}), bad(components={"\x1b]52;c;x": 1.0}),
-                 bad(components={f"c{i}": 1.0 for i in range(40)}), bad(components=[1.0]), bad(trace="x"),
-                 bad(trace_step=2.0), bad(trace_step=3), bad(trace_components={"speed": 1e400}),
-                 bad(trace_components=None), bad(trace=[good["episodes"][0]["trace"][0]] * 2)):
+    for data in (
+        None,
+        [],
+        {"episodes": []},
+        {"episodes": "x"},
+        bad(steps=4),
+        bad(episode=1),
+        bad(label="1.2"),
+        bad(label=None),
+        bad(**{"return": None}),
+        bad(**{"return": True}),
+        bad(components={"speed": "1"}),
+        bad(components={"\x1b]52;c;x": 1.0}),
+        bad(components={f"c{i}": 1.0 for i in range(40)}),
+        bad(components=[1.0]),
+        bad(trace="x"),
+        bad(trace_step=2.0),
+        bad(trace_step=3),
+        bad(trace_components={"speed": 1e400}),
+        bad(trace_components=None),
+        bad(trace=[good["episodes"][0]["trace"][0]] * 2),
+    ):
         assert parse_replay(data, archives) is None, data
     unasked = [ReplayArchive("own", episodes)]
     assert parse_replay(good, unasked) is None  # values at a step the parent did not ask for
@@ -366,15 +455,143 @@ def test_trained_archives_come_from_the_parents_records(tmp_path):
     from rewardsmith.stages.screen import trained_archives
 
     folder = RunFolder(tmp_path)
-    for (i, j), status, archive in (((1, 1), "trained", True), ((1, 2), "failed", True), ((1, 3), "trained", False),
-                                    ((2, 1), "trained", True), ((2, 2), "designed", True)):
+    for (i, j), status, archive in (
+        ((1, 1), "trained", True),
+        ((1, 2), "failed", True),
+        ((1, 3), "trained", False),
+        ((2, 1), "trained", True),
+        ((2, 2), "designed", True),
+    ):
         (folder.cand_dir(i, j) / "eval").mkdir(parents=True)
         if archive:
             (folder.cand_dir(i, j) / "eval" / "trajectories.npz").write_bytes(b"x")
         folder.save_candidate(CandidateRecord(id=f"{i}.{j}", iteration=i, index=j, status=status))
     found = trained_archives(folder)
-    assert found == {cid: folder.cand_dir(*map(int, cid.split("."))) / "eval" / "trajectories.npz"
-                     for cid in ("1.1", "2.1")}
+    assert found == {
+        cid: folder.cand_dir(*map(int, cid.split("."))) / "eval" / "trajectories.npz" for cid in ("1.1", "2.1")
+    }
     assert list(trained_archives(folder, before_iteration=2)) == ["1.1"]
     (folder.cand_dir(1, 2) / "candidate.json").write_text('{"id": "1.2", "status": "trained"')  # unreadable: no record
     assert list(trained_archives(folder)) == ["1.1", "2.1"]
+
+
+def test_a_reward_cannot_tell_a_replay_from_training(cheetah, tmp_path):
+    """hostile/replay_tells.py reads every tell found (float32 round trips of qpos and obs, MuJoCo's running time,
+    dt, contacts and their forces, derived body arrays, the state chain, the action's dtype and shape): through the
+    replay worker (the screen's states) each one reads exactly what it read live in training."""
+    from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
+
+    spec, _ = cheetah
+    program = HOSTILE / "replay_tells.py"
+    live = live_rollouts(spec, load_reward(program), tmp_path / "trajectories.npz")
+    episodes = load_episodes(tmp_path / "trajectories.npz")
+    assert episodes[0].qpos.dtype == np.float64 and episodes[0].time is not None
+    steps = {i: list(range(e.steps)) for i, e in enumerate(episodes)}
+    replayed, why = replay_reward(spec, program, [ReplayArchive(OWN, episodes, steps=steps)])
+    assert why == "" and replayed is not None
+    for i, here in enumerate(live):
+        assert [total for total, _ in here] == [0.0] * len(here)  # live: qpos never survives a float32 round trip
+        for t, (_, parts) in enumerate(here):
+            assert replayed[0][i]["trace"][t] == parts, (i, t)
+    contacts = [parts["contacts"] for episode in live for _, parts in episode]
+    assert max(contacts) > 0  # the contacts tell was really exercised
+
+
+def test_archives_of_the_old_float32_layout_still_replay(cheetah, tmp_path):
+    """A run folder from before the float64 layout resumes: its archives load and replay."""
+    from rewardsmith.workers.replay import OWN, ReplayArchive, replay_reward
+
+    spec, _ = cheetah
+    env = make_env(spec)
+    obs, _ = env.reset(seed=0)
+    qpos, qvel = env.unwrapped.data.qpos.copy(), env.unwrapped.data.qvel.copy()
+    env.close()
+    f32 = np.float32
+    np.savez_compressed(
+        tmp_path / "old.npz",
+        obs=np.stack([obs, obs]).astype(f32),
+        qpos=np.stack([qpos, qpos]).astype(f32),
+        qvel=np.stack([qvel, qvel]).astype(f32),
+        action=np.zeros((1, 6), f32),
+        steps=np.array([1]),
+        fitness=np.array([0.5]),
+    )
+    [episode] = load_episodes(tmp_path / "old.npz")
+    assert episode.time is None and episode.steps == 1 and episode.fitness == 0.5
+    reward = reward_file(tmp_path / "cand", KNOWN)
+    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, [episode])])
+    assert why == "" and replayed is not None and np.isfinite(replayed[0][0]["return"])
+
+
+def _fingerprint(state, action, next_state, previous: list) -> list:
+    """Everything a reward can read of a transition: arrays (bytes, dtype, shape, flags, ownership), time, dt, goal,
+    contacts, every body's pose and velocity, the action, and whether `state` is the last call's `next_state`."""
+    out: list = []
+    for s in (state, next_state):
+        arrays = [s.obs, s.qpos, s.qvel, *s.parts.values()] + ([s.goal] if s.goal is not None else [])
+        out.append(
+            [(a.dtype.str, a.shape, a.tobytes(), a.flags.writeable, a.flags.owndata, a.base is None) for a in arrays]
+        )
+        out.append((s.time, s.dt, s.goal is None))
+        if s.qpos.size:
+            out.append(s.contacts())
+            out.append(
+                [
+                    s.body(n).pos.tobytes() + s.body(n).linvel.tobytes() + s.body(n).xmat.tobytes()
+                    for n in s.names["bodies"]
+                ]
+            )
+    out.append((action.dtype.str, action.shape, action.tobytes(), action.flags.writeable, state is previous[0]))
+    previous[0] = next_state
+    return out
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "lunarlander-land",  # no MuJoCo model, float32 observations
+        "fetch-reach",  # a dict observation and a mocap body
+        "adroit-door",  # the door's pose is randomised in the model at reset
+    ],
+)
+def test_replayed_states_are_bit_identical_to_live_ones(task, tmp_path):
+    from rewardsmith.reward.wrappers import ApplyReward
+    from rewardsmith.task import make_scorer
+    from rewardsmith.workers.replay import Replayer
+    from rewardsmith.workers.trajectories import TrajectoryRecorder
+
+    spec = load_task(task)
+    live: list = []
+    previous: list = [None]
+
+    def reward(state, action, next_state):
+        live.append(_fingerprint(state, action, next_state, previous))
+        return 0.0, {}
+
+    env = ApplyReward(make_env(spec), reward_fn=reward, scorer=make_scorer(spec))
+    recorder = TrajectoryRecorder(env)
+    for e in range(2):
+        env.reset(seed=e)
+        env.action_space.seed(e)
+        recorder.start(env.state)
+        for _ in range(25):
+            action = env.action_space.sample()
+            *_, terminated, truncated, _ = env.step(action)
+            recorder.step(action, env.state)
+            if terminated or truncated:
+                break
+        recorder.finish(0.0)
+    env.close()
+    recorder.save(tmp_path / "trajectories.npz")
+    fresh = make_env(spec)
+    replayer = Replayer(fresh)
+    fresh.close()
+    previous[0] = None
+    replayed = [
+        _fingerprint(*t, previous)
+        for e in load_episodes(tmp_path / "trajectories.npz")
+        for t in replayer.transitions(e)
+    ]
+    assert len(replayed) == len(live) > 0
+    for t, (here, there) in enumerate(zip(live, replayed)):
+        assert here == there, t

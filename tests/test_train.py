@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -12,6 +14,7 @@ from rewardsmith.reward.wrappers import ApplyReward, RewardWrapper, is_native_re
 from rewardsmith.task import ENVS_DIR
 
 EXAMPLES = ENVS_DIR / "examples"
+HOSTILE = Path(__file__).with_name("hostile")
 
 
 @pytest.mark.parametrize("task,reward", [
@@ -122,3 +125,29 @@ def test_sac_trains_from_the_spec(cli, tiny_spec, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["algo"] == "SAC" and summary["timesteps"] >= 300
     assert summary["device"] == "cpu"
+
+
+@pytest.mark.slow
+def test_train_refuses_a_reward_over_run_s_per_call_budget(cli, tiny_spec, tmp_path):
+    """`train` times the reward as `run`'s critic does and refuses one that `run` would reject as too slow, before
+    any training (the issue: one `train` of this reward took 282 s)."""
+    started = time.monotonic()
+    code, _, err = cli("train", tiny_spec("inverted-double-pendulum-balance"), HOSTILE / "slow_reward.py",
+                       "--out", tmp_path / "out")
+    err = " ".join(err.split())
+    assert code == 2 and "too slow to train" in err and "ms (median); the budget is 2 ms" in err, err
+    assert not (tmp_path / "out" / "summary.json").exists()  # no training started
+    assert time.monotonic() - started < 60
+
+
+@pytest.mark.slow
+def test_train_stops_a_reward_that_gets_slow_during_training(cli, tiny_spec, tmp_path):
+    """A reward cheap while the critic times it and slow later is stopped by the per-call budget `run` gives
+    training jobs (10x the measured median), with that reason, instead of running to the wall limit."""
+    started = time.monotonic()
+    code, out, err = cli("train", tiny_spec("inverted-double-pendulum-balance", timesteps=4096),
+                         HOSTILE / "late_slow_reward.py", "--out", tmp_path / "out")
+    err = " ".join(err.split())
+    assert code == 2 and "got too slow during training" in err and "stopped early" in err, (out, err)
+    assert "ms per reward call at most" in out
+    assert time.monotonic() - started < 120  # the job's wall limit would be 180 + 4096/40 s

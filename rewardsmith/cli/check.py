@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from rewardsmith.cli import app, console
-from rewardsmith.cli.core import TaskArg, usable_reward_file, work_folder
+from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here, usable_reward_file, work_folder
 from rewardsmith.formatting import cell, inert, plural
 
 
@@ -25,12 +25,14 @@ def check(
     out: Path | None = typer.Option(
         None, help="Folder to keep the critic's files in (default: a temporary folder, removed)."
     ),
+    sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
     """Check a reward file without training: the AST policy, then a sandboxed smoke run on real states.
 
     Exit 0 when accepted, 1 when rejected (a table of findings), 2 when the input is unusable (no such file, a
-    folder, a syntax error, no `compute_reward(state, action, next_state)`, a bad task): one line on stderr
-    (and with --json, {"accepted": false, "error": "<reason>"} on stdout).
+    folder, a syntax error, no `compute_reward(state, action, next_state)`, a bad task), or this machine lacks a
+    sandbox layer that `--sandbox-minimum` requires (as `run` refuses): one line on stderr (and with --json,
+    {"accepted": false, "error": "<reason>"} on stdout).
     """
     from rewardsmith.errors import RewardsmithError
     from rewardsmith.stages.critic import critique
@@ -41,6 +43,7 @@ def check(
         make_env(spec).close()  # an env that cannot be built is unusable input, before any folder is made
         make_scorer(spec)  # so is a misspelt scorer class or argument
         usable_reward_file(reward)
+        require_sandbox_here(sandbox_minimum)  # the reward's code runs in the smoke worker: same preflight as `run`
     except RewardsmithError as e:
         if as_json:
             typer.echo(json.dumps({"accepted": False, "error": str(e)}))

@@ -23,6 +23,21 @@ if TYPE_CHECKING:
     from rewardsmith.task import TaskSpec
 
 TaskArg = typer.Argument(..., help="A task spec name (see `rewardsmith tasks`) or a path to a .toml file.")
+SandboxMinimumOpt = typer.Option(
+    None,
+    "--sandbox-minimum",
+    help="Comma-separated sandbox layers that must hold before the reward's code runs, else refuse (default: "
+    "settings file [sandbox] minimum, else clean-start,rlimits,seccomp,ast-gate,uid-drop; see `rewardsmith doctor`).",
+)
+
+
+def require_sandbox_here(sandbox_minimum: str | None) -> None:
+    """The sandbox preflight of every verb that runs candidate code (`run`, `resume`, `batch`, `check`, `train`,
+    `evaluate --video`, `report`'s videos): a SandboxError (one line, exit 2) when this machine offers fewer layers
+    than required; call it before any folder is made or worker started."""
+    from rewardsmith.settings import require_sandbox
+
+    require_sandbox(sandbox_minimum.split(",") if sandbox_minimum else None)
 
 
 UNUSABLE_CODES = ("too-large", "syntax-error", "signature")
@@ -142,8 +157,12 @@ def train(
     out: Path | None = typer.Option(
         None, help="Folder to keep the model, metrics and logs in (default: a temporary folder, removed)."
     ),
+    sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
-    """Train a policy on TASK with a reward file in a sandboxed worker and report its fitness."""
+    """Train a policy on TASK with a reward file in a sandboxed worker and report its fitness.
+
+    The reward gets `run`'s time budgets: the critic's smoke run times it first (too slow: refused, exit 2), and a
+    reward that gets slow during training is stopped early with the reason."""
     from rewardsmith.reward.contract import require_static_ok
     from rewardsmith.task import load_task, make_env
 
@@ -151,6 +170,7 @@ def train(
     make_env(spec).close()  # an unknown env id fails here, before any work
     usable_reward_file(reward)
     require_static_ok(reward)
+    require_sandbox_here(sandbox_minimum)
     with work_folder(out, "train", keep_on_error=True) as folder:
         _train_in(folder, spec, reward, timesteps or spec.train.timesteps, seed, device)
         if out is None:
@@ -170,8 +190,18 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
 
     shutil.copyfile(reward, folder / "reward.py")
     executor = LocalExecutor(1)
+    try:
+        budget_s = _measured_budget(spec, reward, folder, executor)
+    except BaseException:
+        executor.shutdown()
+        raise
     console.print(
-        f"training [bold]{spec.name}[/] with {reward} ({spec.train.algo}, {steps:,} steps, seed {seed})",
+        f"training [bold]{spec.name}[/] with {reward} ({spec.train.algo}, {steps:,} steps, seed {seed}; "
+        + (
+            f"{budget_s * 1000:.3g} ms per reward call at most)"
+            if budget_s
+            else "the reward's cost per call unmeasured)"
+        ),
         highlight=False,
     )
     with training_progress() as progress:
@@ -187,6 +217,7 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
                 executor=executor,
                 device=device,
                 on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
+                reward_budget_s=budget_s,
             )
         finally:
             executor.shutdown()
@@ -228,6 +259,21 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
             f"[dim]no cached baseline for {steps:,} steps: run `rewardsmith baseline {spec.name} --timesteps {steps}` "
             "for the human-normalised score[/]"
         )
+
+
+def _measured_budget(spec: TaskSpec, reward: Path, folder: Path, executor) -> float | None:
+    """The reward's time budgets, as `run` applies them: the critic's smoke worker times it on real transitions
+    (in `folder/critic/`); a reward over the critic's per-call limits (median and slowest call) is refused with its
+    finding (RewardFileError), and training gets `reward_budget`'s per-call budget (10x the measured median)."""
+    from rewardsmith.search.training import reward_budget
+    from rewardsmith.stages.critic import WORKER_DIR, dynamic_findings
+
+    console.print("[dim]timing the reward on sampled transitions (the critic's smoke run)[/]")
+    findings, stats = dynamic_findings(spec, folder / "reward.py", folder / WORKER_DIR, executor=executor)
+    slow = [f for f in findings if f.severity == "error" and f.code == "too-slow"]
+    if slow:
+        raise RewardFileError(f"{reward}: too slow to train, as `run` would reject it: {slow[0].message}")
+    return reward_budget({"dynamic": stats})
 
 
 def _bar_callback(progress: Progress, bar: TaskID) -> Callable[[int, int], None]:
@@ -272,17 +318,33 @@ def doctor() -> None:
     import re
 
     from rewardsmith.sandbox.lockdown import SandboxSettings
-    from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, PROBE_MEMORY_MB, doctor_rows
+    from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, GIVEN_UP, PROBE_MEMORY_MB, PROBE_PROCESSES, doctor_rows
+    from rewardsmith.settings import ALLOW_UID0_ENV
 
     table = Table("layer", "available", "detail", title="sandbox layers on this machine")
     table.columns[0].no_wrap = True
-    workers_as = SandboxSettings().memory_mb
+    workers = SandboxSettings()
+    missing = []
     for layer, ok, detail in doctor_rows():
         if layer == "rlimits":  # the probe tests a small limit; say the one workers get, as run.json records it
-            detail = re.sub(r"as=\d+MiB", f"as={workers_as}MiB (probed with {PROBE_MEMORY_MB}MiB)", detail, count=1)
+            detail = re.sub(
+                r"as=\d+MiB", f"as={workers.memory_mb}MiB (probed with {PROBE_MEMORY_MB}MiB)", detail, count=1
+            )
+        if layer == "pids":
+            detail = detail.replace(f"={PROBE_PROCESSES}", f"={workers.processes} (probed with {PROBE_PROCESSES})", 1)
         table.add_row(layer, "[green]yes[/]" if ok else "[red]no[/]", inert(detail))
+        missing += [] if ok else [layer]
     console.print(table)
+    for layer in missing:
+        console.print(f"without {layer}: {GIVEN_UP[layer]}", highlight=False, markup=False)
     console.print(f"default minimum (sandbox.minimum): {', '.join(DEFAULT_MINIMUM)}")
+    if "uid-drop" in missing:
+        console.print(
+            f"uid-drop is in the default minimum: runs refuse here unless you accept uid 0 with {ALLOW_UID0_ENV}=1 "
+            "or `[sandbox] allow_uid0 = true`",
+            highlight=False,
+            markup=False,
+        )
     from rewardsmith.sandbox import forkserver
 
     console.print(

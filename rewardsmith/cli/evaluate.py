@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from rewardsmith.cli import app, console
+from rewardsmith.cli.core import SandboxMinimumOpt, require_sandbox_here
 from rewardsmith.formatting import cell, mean_pm
 
 
@@ -25,15 +26,19 @@ def evaluate(
     video_out: Path | None = typer.Option(
         None, help="Where to write the video (default: ./<task>-evaluate.mp4, with --video)."
     ),
+    sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
     """Evaluate a saved policy with the task's trusted scorer, in the same sandbox as the search; optionally a video.
 
-    The run folder is not written to: the policy is copied to a temporary folder and measured there.
+    The run folder is not written to: the policy is copied to a temporary folder and measured there. A video loads
+    the candidate-written model.zip (unpickled) in a sandboxed worker, so it takes `run`'s sandbox preflight.
     """
     from rewardsmith.views.evaluate import evaluate_target, find_policy
 
     policy = find_policy(target, candidate=candidate, task=task)
     wanted = (video_out or Path(f"{policy.spec.name}-evaluate.mp4")) if (video or video_out) else None
+    if wanted is not None:
+        require_sandbox_here(sandbox_minimum)
     console.print(f"evaluating {policy.label} on {episodes} fresh seeds ({policy.spec.name})", highlight=False)
     evaluation, saved = evaluate_target(policy, episodes=episodes, video=wanted)
     table = Table("fitness (trusted)", "success rate", "episode length", "ended by", title=f"{policy.spec.name}")

@@ -76,7 +76,17 @@ def report(
     from rewardsmith.views.run_view import require_run_dir
 
     require_run_dir(run_dir)  # the same one-line error as every verb that takes a run folder
+    refused = ""
+    if videos:  # recording loads candidate-written model.zip files in sandboxed workers: `run`'s preflight first
+        from rewardsmith.cli.core import require_sandbox_here
+        from rewardsmith.errors import SandboxError
+
+        try:
+            require_sandbox_here(None)
+        except SandboxError as e:
+            videos, refused = False, f"no missing video recorded: {e}"
     path, warnings = write_any_report(run_dir, videos=videos)
+    warnings = [refused, *warnings] if refused else warnings
     for w in warnings:
         console.print(f"[yellow]warning:[/] {w}", highlight=False)
     console.print(f"report: {path}")

@@ -4,7 +4,7 @@ A worker is a fresh interpreter (`python -I`, never a fork of the parent) with a
 environment, its own session, no stdin and a capped log. It dies with its parent (PR_SET_PDEATHSIG,
 set before the worker's code runs; a worker whose parent died before that exits at once). Timeouts,
 heartbeat stalls, a folder over its byte quota and a stop request (`interrupt.STOP`) kill the whole
-session; afterwards every process the worker left behind is killed too.
+session; afterwards every process the worker left behind is killed too, and its pids cgroup (if it made one) removed.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from rewardsmith.errors import SandboxError
 from rewardsmith.sandbox import forkserver
 from rewardsmith.sandbox.forkserver import WarmProcess
 from rewardsmith.sandbox.interrupt import STOP, raise_if_stopping
-from rewardsmith.sandbox.lockdown import sandbox_uid
+from rewardsmith.sandbox.lockdown import release_pids_cgroup, sandbox_uid
 
 PASSTHROUGH_ENV = ("MUJOCO_GL", "PYTHONHASHSEED")
 """The only parent variables a worker sees (when set); nothing that could hold a secret."""
@@ -195,6 +195,7 @@ def run_worker(
         _kill_group(proc.pid)
         kill_leftovers(proc.pid)
         proc.wait()
+        release_pids_cgroup(proc.pid)  # the worker's own pids cgroup, empty now
         copier.join(timeout=5)
     raise_if_stopping()
     over = over or _over_quota(cwd, quota_bytes)

@@ -2,8 +2,30 @@
 
 Call `lock_down` once, in the worker, after heavy imports and env construction and BEFORE the
 reward module is loaded or called. Layers, in order (each one recorded "on ..." or "off: why"):
-netns (needs root) → rlimits → landlock → uid-drop (root only) → seccomp (last: it forbids the
-calls the earlier layers make).
+netns, ipc-ns, pids (these three need root) → rlimits → landlock → uid-drop (root only) → seccomp (last: it
+forbids the calls the earlier layers make).
+
+What each OS layer promises, and what is lost where it cannot hold (`rewardsmith doctor` says which hold here):
+
+- netns: an empty network namespace, no interface but loopback. Without it (not root) only seccomp's socket
+  denial and Landlock's TCP rule keep the worker off the network.
+- ipc-ns: an IPC namespace of its own, so SysV shared memory, message queues, semaphores and POSIX message queues
+  a worker makes die with it and the host's are out of reach. Seccomp also denies every SysV IPC and POSIX
+  message-queue call, so without the namespace (not root) nothing is lost while seccomp holds; without both, such
+  objects outlive the worker.
+- pids: a cgroup of its own whose pids.max counts every thread and process (`_enter_pids_cgroup`), needed because
+  RLIMIT_NPROC does not apply to uid 0. Without a writable pids controller the limit is RLIMIT_NPROC after a uid
+  drop; a worker that keeps uid 0 there has no thread limit, only RLIMIT_AS (each thread's stack) and RLIMIT_CPU
+  bound it, and fork stays denied by seccomp. The cgroup holds while Landlock keeps /sys read-only (uid 0 without
+  capabilities still owns the cgroup files).
+- rlimits: memory (address space), CPU seconds, file size, open files, no core dumps; per process, always.
+- landlock: reads limited to system folders, the interpreter and the package; writes to the worker's folder only.
+- uid-drop: a uid of its own (root only), so other processes and files are out of reach by permissions, and
+  RLIMIT_NPROC applies. Where uid 0 is kept, all capabilities are dropped, but the worker still owns what root owns.
+- seccomp: no exec, fork, ptrace, namespaces, mounts, SysV IPC, sockets (unless allowed), acting on other
+  processes' limits or priorities.
+
+The AST gate (`policy`) is a layer of its own in front of these; the OS layers assume it has been walked around.
 """
 
 from __future__ import annotations
@@ -14,6 +36,7 @@ import resource
 import stat
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -24,8 +47,11 @@ SANDBOX_UID_BASE = 100_000
 """A root-started worker with pid P runs as uid/gid SANDBOX_UID_BASE + P: unique among live
 workers, so limits count per worker and the parent can find every process it left behind."""
 
-LOCKDOWN_LAYERS = ("netns", "rlimits", "landlock", "uid-drop", "seccomp")
+LOCKDOWN_LAYERS = ("netns", "ipc-ns", "pids", "rlimits", "landlock", "uid-drop", "seccomp")
 _CLONE_NEWNET = 0x40000000
+_CLONE_NEWIPC = 0x08000000
+PIDS_CGROUP_PREFIX = "rewardsmith-worker-"
+"""A worker's own pids cgroup is named this plus its pid (see `_enter_pids_cgroup`)."""
 _PR_SET_PDEATHSIG = 1
 _SYSTEM_READ_ROOTS = (
     "/usr",
@@ -61,8 +87,9 @@ class SandboxSettings(BaseModel):
     """Quota for the worker's whole folder in MiB, enforced by the supervising parent (RLIMIT_FSIZE caps one
     file only): over it the worker is killed and the candidate rejected."""
     processes: int = 64
-    """RLIMIT_NPROC for the sandbox uid (threads count; fork is also denied by seccomp).
-    Applied only after a uid drop, since an unprivileged user's limit counts all their processes."""
+    """Threads and processes of the worker (fork is also denied by seccomp): a pids cgroup's pids.max where one can be
+    made (root), else RLIMIT_NPROC for the sandbox uid, applied only after a uid drop (an unprivileged user's limit
+    counts all their processes; root's is not enforced)."""
     allow_network: bool = False
     """Keep network access (no netns, sockets allowed). Only for trusted debugging."""
     extra_read_paths: list[Path] = []
@@ -91,6 +118,8 @@ def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
         "" if threads == 1 else f" (this thread and later ones; {threads - 1} earlier threads keep the old setting)"
     )
     status = {"netns": "off: allow_network=True" if settings.allow_network else _guard(_unshare_network) + thread_note}
+    status["ipc-ns"] = _guard(_unshare_ipc) + thread_note
+    status["pids"] = _guard(lambda: _limit_processes(settings.processes))
     status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=False))
     status["landlock"] = (
         _guard(lambda: landlock_rules.restrict(read_roots(settings), writable, block_tcp=not settings.allow_network))
@@ -99,7 +128,11 @@ def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
     status["uid-drop"] = _guard(lambda: _drop_privileges(writable))
     if status["uid-drop"].startswith("on") and status["rlimits"].startswith("on"):
         status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=True))
+        if status["pids"].startswith("off"):
+            status["pids"] = f"on (RLIMIT_NPROC={settings.processes} for the sandbox uid; {status['pids'][5:]})"
     status["seccomp"] = _guard(lambda: syscall_filter.install(allow_network=settings.allow_network))
+    if status["pids"].startswith("on (cgroup") and not status["landlock"].startswith("on") and os.getuid() == 0:
+        status["pids"] = status["pids"][:-1] + "; but without Landlock this uid-0 worker could lift it)"
     return status
 
 
@@ -118,6 +151,21 @@ def _unshare_network() -> str:
         err = ctypes.get_errno()
         return f"off: unshare(CLONE_NEWNET): {os.strerror(err)}"
     return "empty network namespace"
+
+
+def _unshare_ipc() -> str:
+    if os.geteuid() != 0:
+        return "off: not root (an IPC namespace needs CAP_SYS_ADMIN)"
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(_CLONE_NEWIPC) != 0:
+        return f"off: unshare(CLONE_NEWIPC): {os.strerror(ctypes.get_errno())}"
+    return "own IPC namespace: SysV and POSIX message-queue objects die with the worker"
+
+
+def _limit_processes(limit: int) -> str:
+    if os.geteuid() != 0:
+        return "off: not root: no cgroup of its own (RLIMIT_NPROC applies only after a uid drop)"
+    return _enter_pids_cgroup(limit)
 
 
 def _set_rlimits(settings: SandboxSettings, *, with_nproc: bool) -> str:
@@ -205,3 +253,120 @@ def read_roots(settings: SandboxSettings) -> list[Path]:
     roots += [package, *settings.extra_read_paths]
     unique = dict.fromkeys(p.resolve() for p in roots if p.exists())
     return list(unique)
+
+
+# -- the pids cgroup: a thread and process limit that also binds uid 0 -----------------------------------
+
+
+def _cgroup_mount(version: int) -> tuple[Path, str] | None:
+    """(mount point, mount root) of the pids hierarchy of cgroup v1, or of the cgroup v2 tree."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        head, _, tail = line.partition(" - ")
+        fields, kind = head.split(), tail.split()
+        if len(fields) < 5 or len(kind) < 3:
+            continue
+        if (version == 1 and kind[0] == "cgroup" and "pids" in kind[2].split(",")) or (
+            version == 2 and kind[0] == "cgroup2"
+        ):
+            return Path(fields[4]), fields[3]
+    return None
+
+
+def _own_cgroup(version: int) -> str | None:
+    """This process's cgroup path in the hierarchy of `version`, from /proc/self/cgroup."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if (version == 1 and "pids" in controllers.split(",")) or (version == 2 and controllers == ""):
+            return path
+    return None
+
+
+def _pids_base() -> tuple[Path, int] | None:
+    """(folder under which workers' pids cgroups are made, cgroup version), or None where there is no pids
+    controller. Worker and parent find the same folder: both start in the same cgroup. A v1 worker's cgroup is a
+    child of that cgroup, a v2 one a sibling (v2 puts no process in an inner cgroup)."""
+    for version in (1, 2):
+        mount, own = _cgroup_mount(version), _own_cgroup(version)
+        if mount is None or own is None:
+            continue
+        point, root = mount
+        relative = os.path.relpath(own, root) if own.startswith(root) else None
+        if relative is None or relative.startswith(".."):
+            continue
+        folder = point if relative == "." else point / relative
+        if version == 2:
+            folder = folder if folder == point else folder.parent
+            try:
+                if "pids" not in (folder / "cgroup.subtree_control").read_text().split():
+                    continue
+            except OSError:
+                continue
+        return folder, version
+    return None
+
+
+def pids_cgroup_folder(pid: int) -> Path | None:
+    """Where a worker with this pid makes its pids cgroup (None where there is no pids controller)."""
+    found = _pids_base()
+    return found[0] / f"{PIDS_CGROUP_PREFIX}{pid}" if found else None
+
+
+def _enter_pids_cgroup(limit: int) -> str:
+    """Move this process into a fresh pids cgroup with `pids.max = limit`; a description, or "off: why"."""
+    found = _pids_base()
+    if found is None:
+        return "off: no pids cgroup controller mounted here (neither a cgroup v1 pids hierarchy nor v2 with pids)"
+    base, version = found
+    folder = base / f"{PIDS_CGROUP_PREFIX}{os.getpid()}"
+    try:
+        folder.mkdir()
+        (folder / "pids.max").write_text(str(limit))
+        (folder / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError as e:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+        return f"off: cannot make a pids cgroup under {base} ({e.strerror or e})"
+    return f"cgroup v{version} pids.max={limit} (threads and processes)"
+
+
+def release_pids_cgroup(pid: int, attempts: int = 20) -> bool:
+    """Remove a finished worker's pids cgroup (and any stale empty ones of dead workers); True when its own is gone.
+    Only empty cgroups can be removed, so this never touches a live worker's."""
+    found = _pids_base()
+    if found is None:
+        return True
+    base, _ = found
+    mine = base / f"{PIDS_CGROUP_PREFIX}{pid}"
+    for _ in range(attempts):
+        try:
+            mine.rmdir()
+            break
+        except FileNotFoundError:
+            break
+        except OSError:
+            time.sleep(0.05)  # the last thread is still being reaped
+    try:
+        found_there = [p for p in base.iterdir() if p.name.startswith(PIDS_CGROUP_PREFIX)]
+    except OSError:
+        found_there = []
+    stale = [p for p in found_there if not _pid_alive(p.name.removeprefix(PIDS_CGROUP_PREFIX))]
+    for folder in stale:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+    return not mine.exists()
+
+
+def _pid_alive(pid: str) -> bool:
+    return pid.isdigit() and Path(f"/proc/{pid}").exists()

@@ -19,11 +19,40 @@ from pathlib import Path
 
 from rewardsmith.errors import SandboxError
 
-LAYERS = ("clean-start", "ast-gate", "rlimits", "seccomp", "landlock", "netns", "uid-drop", "proc-isolation")
+LAYERS = (
+    "clean-start",
+    "ast-gate",
+    "rlimits",
+    "seccomp",
+    "landlock",
+    "netns",
+    "ipc-ns",
+    "pids",
+    "uid-drop",
+    "proc-isolation",
+)
 DEFAULT_MINIMUM = ["clean-start", "rlimits", "seccomp", "ast-gate", "uid-drop"]
 """uid-drop holds when workers do not run as uid 0 (dropped to a sandbox uid, or never root). Where it cannot
 hold, runs refuse unless the user opts in: `[sandbox] allow_uid0 = true` or REWARDSMITH_ALLOW_UID0=1."""
+GIVEN_UP = {
+    "clean-start": "workers could inherit the parent's environment (API keys) and site settings",
+    "ast-gate": "generated code reaches the OS layers unfiltered",
+    "rlimits": "no cap on a worker's memory, CPU time, file size or open files",
+    "seccomp": "workers may fork, exec, use sockets, SysV IPC and namespaces (the other layers are all that remain)",
+    "landlock": "workers may read and write any file their uid may (other runs, your home, /tmp); the pids cgroup "
+    "holds only while /sys stays read-only",
+    "netns": "workers share the host's network interfaces (seccomp's socket denial remains)",
+    "ipc-ns": "workers share the host's SysV IPC and POSIX message queues (seccomp denies those calls; without it, "
+    "objects a worker makes outlive it)",
+    "pids": "no limit on a worker's threads: only the memory and CPU limits stop a thread bomb (fork stays denied by "
+    "seccomp)",
+    "uid-drop": "workers run as uid 0 without capabilities: they own what root owns and RLIMIT_NPROC does not apply",
+    "proc-isolation": "workers can read the parent's environment (API keys) through /proc",
+}
+"""What a user gives up where a layer cannot hold: the doctor prints it under the table."""
 PROBE_MEMORY_MB = 1024
+PROBE_PROCESSES = 16
+_SYSV_KEY = 0x52534D50  # "RSMP": the probe's own SysV segment, removed at once if it was made
 _PROBE_TIMEOUT_S = 120.0
 
 
@@ -113,11 +142,17 @@ def _child(folder: Path) -> dict[str, tuple[bool, str]]:
     allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", *THREAD_VARS, *PASSTHROUGH_ENV}
     extra = sorted(set(os.environ) - allowed)
     clean = sys.flags.isolated == 1 and not extra
-    layers = lock_down(folder, SandboxSettings(memory_mb=PROBE_MEMORY_MB))
+    from rewardsmith.sandbox.lockdown import pids_cgroup_folder
+
+    ipc_before = os.readlink("/proc/self/ns/ipc")
+    cgroup = pids_cgroup_folder(os.getpid())  # where lock_down puts this process, if it can
+    layers = lock_down(folder, SandboxSettings(memory_mb=PROBE_MEMORY_MB, processes=PROBE_PROCESSES))
     ppid = os.getppid()
     proofs = {
         "rlimits": _attempt(lambda: len(bytearray(2 * PROBE_MEMORY_MB * 1024 * 1024))),
-        "seccomp": _attempt(_fork) or _attempt(socket.socket),
+        "seccomp": _attempt(_fork) or _attempt(socket.socket) or _attempt(_sysv_segment),
+        "ipc-ns": "" if os.readlink("/proc/self/ns/ipc") != ipc_before else "still in the parent's IPC namespace",
+        "pids": _thread_bomb(PROBE_PROCESSES + 8) or _attempt(lambda: _leave_pids_cgroup(cgroup)),
         "landlock": _attempt(lambda: open(f"/tmp/rewardsmith-probe-{os.getpid()}", "w").close()),
         "netns": "" if _interfaces() == ["lo"] else f"interfaces {_interfaces()}",
         "uid-drop": "" if os.getuid() != 0 else "still uid 0",
@@ -143,6 +178,54 @@ def _child(folder: Path) -> dict[str, tuple[bool, str]]:
         )
         result[name] = (holds, detail if threads_ok else f"{detail}; threads broke")
     return result
+
+
+def _sysv_segment() -> int:
+    """Make (and remove at once) a SysV shared memory segment; OSError when that is denied."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    shmid = libc.shmget(_SYSV_KEY, 4096, 0o1600)  # IPC_CREAT | 0600
+    if shmid < 0:
+        raise OSError(ctypes.get_errno(), "shmget")
+    libc.shmctl(shmid, 0, None)  # IPC_RMID
+    return shmid
+
+
+def _leave_pids_cgroup(cgroup: Path | None) -> str:
+    """Try to lift this process's pids limit, then to move out of its cgroup (a worker that keeps uid 0 owns the
+    cgroup files: Landlock must stop both)."""
+    if cgroup is None or not cgroup.is_dir():
+        raise OSError("no pids cgroup of its own")  # nothing to leave: the limit, if any, is RLIMIT_NPROC
+    done = []
+    for target, value in ((cgroup / "pids.max", "max"), (cgroup.parent / "cgroup.procs", str(os.getpid()))):
+        try:
+            target.write_text(value)
+            done.append(str(target))
+        except OSError:
+            pass
+    if not done:
+        raise OSError("both refused")
+    return f"wrote {', '.join(done)}"
+
+
+def _thread_bomb(tries: int) -> str:
+    """ "" when starting `tries` threads (more than the probe's limit) failed along the way, else what happened."""
+    release, started = threading.Event(), []
+    threading.stack_size(256 * 1024)  # so the memory limit is not what stops them
+    try:
+        for _ in range(tries):
+            thread = threading.Thread(target=release.wait, daemon=True)
+            thread.start()
+            started.append(thread)
+    except RuntimeError:  # "can't start new thread": the limit held
+        return ""
+    finally:
+        release.set()
+        for thread in started:
+            thread.join()
+        threading.stack_size(0)
+    return f"started {len(started)} threads where the limit is {PROBE_PROCESSES}"
 
 
 def _interfaces() -> list[str]:

@@ -70,6 +70,25 @@ DENIED = (
     "fsconfig",
     "fsmount",
     "fspick",
+    # SysV IPC and POSIX message queues: objects that outlive the worker (without its own IPC namespace) or belong
+    # to other processes; a reward has no one to share them with
+    "shmget",
+    "shmat",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
     # limits and scheduling of other processes (a uid-0 worker without capabilities may still act on the
     # parent's: same uid); the worker's own limits are set before this filter and stay as they are
     "setrlimit",

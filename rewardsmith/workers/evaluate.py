@@ -59,7 +59,7 @@ def run_evaluate_job(job: WorkerJob) -> dict[str, Any]:
         policy = build_policy(spec, env.observation_space, env.action_space)
         load_weights(policy, weights_path(job))
     layers = enter_sandbox(job)
-    recorder = TrajectoryRecorder()
+    recorder = TrajectoryRecorder(env)
     episodes = run_episodes(policy, env, seeds, recorder, heartbeat=job.out_dir / HEARTBEAT_FILE)
     for episode in episodes:
         append_jsonl(job.out_dir / EPISODES_FILE, episode)

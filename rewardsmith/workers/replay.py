@@ -1,8 +1,9 @@
 """Sandboxed replays of a candidate reward over recorded episodes: the `screen` and `replay` worker modes, and
 the parent side of `replay`.
 
-Both modes read `trajectories.npz` archives (`rewardsmith.workers.trajectories`) before lock-down, rebuild
-`State`s from obs/qpos/qvel, then lock down, load the candidate reward and run it over every transition.
+Both modes read `trajectories.npz` archives (`rewardsmith.workers.trajectories`) and make the task's env before
+lock-down, then lock down, load the candidate reward and run it over every transition, on `State`s rebuilt as
+training builds them (`Replayer`: a reward cannot tell the replay from training by the states).
 
 - `screen` sums it over the episodes of several archives and writes the returns to `screen.json`; the parent
   (`rewardsmith.stages.screen`) judges them against the fitness labels it read itself.
@@ -20,16 +21,17 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rewardsmith.errors import RewardFileError
+from rewardsmith.errors import RewardFileError, RewardsmithError
 from rewardsmith.files import remove_tree, write_json_atomic
 from rewardsmith.reward.contract import validate_result
-from rewardsmith.reward.state import State, schema_for
+from rewardsmith.reward.state import State, control_period, schema_for
 from rewardsmith.run_folder.records import SCREEN_FILE, SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
@@ -49,12 +51,7 @@ def run_screen_job(job: WorkerJob) -> dict[str, Any]:
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 
     archives = {str(label): load_episodes(Path(path)) for label, path in job.options["trajectories"].items()}
-    schema, dt = _schema(job.task())
-    replays = [
-        (label, i, _states(episode, schema, dt))
-        for label, episodes in archives.items()
-        for i, episode in enumerate(episodes)
-    ]
+    replayer = _replayer(job.task())
     source = read_job_reward(job)
     sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
     reward_fn = load_job_reward(job, source)
@@ -62,10 +59,11 @@ def run_screen_job(job: WorkerJob) -> dict[str, Any]:
         {
             "label": label,
             "episode": i,
-            "steps": len(actions),
-            "return": episode_return(reward_fn, states, actions, f"episode {i} of candidate {label}"),
+            "steps": episode.steps,
+            "return": episode_return(reward_fn, replayer.transitions(episode), f"episode {i} of candidate {label}"),
         }
-        for label, i, (states, actions) in replays
+        for label, episodes in archives.items()
+        for i, episode in enumerate(episodes)
     ]
     report = {"episodes": rows, "sandbox": sandbox}
     write_json_atomic(job.out_dir / SCREEN_FILE, report)
@@ -82,29 +80,29 @@ def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 
     picked, steps = job.options.get("episodes") or {}, job.options.get("steps") or {}
-    schema, dt = _schema(job.task())
+    replayer = _replayer(job.task())
     replays = []
     for label, path in job.options["trajectories"].items():
         episodes = load_episodes(Path(path))
         wanted = {int(i): {int(t) for t in ts} for i, ts in (steps.get(label) or {}).items()}
         for i in range(len(episodes)) if picked.get(label) is None else [int(i) for i in picked[label]]:
-            replays.append((str(label), i, _states(episodes[i], schema, dt), wanted.get(i, set())))
+            replays.append((str(label), i, episodes[i], wanted.get(i, set())))
     source = read_job_reward(job)
     sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
     reward_fn = load_job_reward(job, source)
     rows = []
-    for label, i, (states, actions), wanted_steps in replays:
+    for label, i, episode, wanted_steps in replays:
         total, trace = 0.0, []
         sums: dict[str, float] = {}
         where = f"recorded evaluation episode {i}" if label == OWN else f"episode {i} of candidate {label}"
-        for t in range(len(actions)):
-            value, parts = reward_step(reward_fn, states, actions, t, where)
+        for t, transition in enumerate(replayer.transitions(episode)):
+            value, parts = reward_step(reward_fn, transition, t, where)
             total += value
             for name, part in parts.items():
                 sums[name] = sums.get(name, 0.0) + part
             if t in wanted_steps:
                 trace.append({"step": t, "total": value, "components": parts})
-        row = {"label": label, "episode": i, "steps": len(actions), "return": total, "components": sums}
+        row = {"label": label, "episode": i, "steps": episode.steps, "return": total, "components": sums}
         rows.append({**row, "trace": trace})
     report = {"episodes": rows, "sandbox": sandbox}
     write_json_atomic(job.out_dir / REPLAY_FILE, report)
@@ -112,40 +110,97 @@ def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     return report
 
 
-def _schema(spec: TaskSpec):
+class Replayer:
+    """Rebuilds archived episodes as the `State`s training hands a reward, from the task's env (made before
+    lock-down: its model, control period and a scratch MjData)."""
+
+    def __init__(self, env) -> None:
+        self.schema = schema_for(env)
+        self.dt = control_period(env)[0]
+        model = self.model = getattr(env.unwrapped, "model", None)
+        if self.schema is not None:
+            import mujoco
+
+            self.data = mujoco.MjData(model)
+        else:
+            self.data = None
+        self.ngeom = int(getattr(model, "ngeom", 0)) if self.schema is not None else 0
+        self.action_shape = tuple(getattr(env.action_space, "shape", None) or ())
+
+    def transitions(self, episode: Episode) -> Iterator[tuple[State, np.ndarray, State]]:
+        """(state, action, next_state) of every step, built one state ahead, as training does: a state's derived
+        arrays are read from the MjData until the next state is set up, then frozen (`State.freeze`)."""
+        if episode.time is None:  # the old float32 layout: no time, contacts or parts were recorded
+            states = [
+                State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], self.dt, self.schema, t * self.dt)
+                for t in range(episode.steps + 1)
+            ]
+            for t in range(episode.steps):
+                yield states[t], self._action(episode, t), states[t + 1]
+            return
+        contacts = episode.contacts
+        if contacts is not None and int(contacts.geom.max(initial=-1)) >= self.ngeom:
+            raise RewardsmithError("the archive's contacts name geoms this task's model does not have")
+        if self.data is not None:
+            for name, values in episode.model.items():  # the poses the env gave this episode's model at reset
+                target = getattr(self.model, name)
+                if values.size != target.size:
+                    raise RewardsmithError(f"the archive's model.{name} does not fit this task's model")
+                target[:] = values.reshape(target.shape)
+        state = self._state(episode, 0)
+        for t in range(episode.steps):
+            state.freeze()  # as `ApplyReward.step` does before the simulator moves on
+            next_state = self._state(episode, t + 1)
+            yield state, self._action(episode, t), next_state
+            state = next_state
+
+    def _action(self, episode: Episode, t: int) -> np.ndarray:
+        """A read-only float64 copy in the action space's shape, as `ApplyReward.step` hands it to a reward."""
+        row = episode.action[t]
+        action = np.array(row.reshape(self.action_shape) if row.size == int(np.prod(self.action_shape)) else row)
+        action.flags.writeable = False
+        return action
+
+    def _state(self, episode: Episode, s: int) -> State:
+        data = self.data
+        if data is not None:
+            data.qpos[:], data.qvel[:], data.time = episode.qpos[s], episode.qvel[s], float(episode.time[s])  # type: ignore[index]
+            if episode.mocap_pos is not None and episode.mocap_quat is not None:
+                data.mocap_pos[:] = episode.mocap_pos[s].reshape(data.mocap_pos.shape)
+                data.mocap_quat[:] = episode.mocap_quat[s].reshape(data.mocap_quat.shape)
+        if episode.parts:
+            obs: Any = {name: part[s] for name, part in episode.parts.items()}
+        else:
+            obs = episode.obs[s].astype(episode.obs_dtype)  # the raw dtype: States take the same branch as live
+        state = State(obs, self.dt, self.schema, data)
+        if episode.contacts is not None and self.schema is not None:
+            state._contacts = episode.contacts.at(s, self.schema)  # what the live state reported at this step
+        return state
+
+
+def _replayer(spec: TaskSpec) -> Replayer:
+    """A `Replayer` for the task's env (made now, before lock-down)."""
     env = make_env(spec)
-    schema, dt = schema_for(env), float(getattr(env.unwrapped, "dt", 0.0))
-    env.close()
-    return schema, dt
-
-
-def _states(episode: Episode, schema, dt: float) -> tuple[list[State], list[np.ndarray]]:
-    states = [
-        State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], dt, schema, time=t * dt)
-        for t in range(episode.steps + 1)
-    ]
-    actions = []
-    for action in episode.action:
-        frozen = np.array(action, dtype=np.float64)
-        frozen.flags.writeable = False
-        actions.append(frozen)
-    return states, actions
+    try:
+        return Replayer(env)
+    finally:
+        env.close()
 
 
 def reward_step(
-    reward_fn, states: list[State], actions: list[np.ndarray], t: int, where: str
+    reward_fn, transition: tuple[State, np.ndarray, State], t: int, where: str
 ) -> tuple[float, dict[str, float]]:
     """The reward's (total, components) on transition t; an exception or contract breach names the step."""
     try:
-        return validate_result(reward_fn(states[t], actions[t], states[t + 1]))
+        return validate_result(reward_fn(*transition))
     except Exception as e:  # noqa: BLE001 - untrusted code; reported as the candidate's fault
         what = str(e) if isinstance(e, RewardFileError) else f"{type(e).__name__}: {e}"
         raise RewardFileError(f"{what} (on {where}, step {t})") from None
 
 
-def episode_return(reward_fn, states: list[State], actions: list[np.ndarray], where: str) -> float:
+def episode_return(reward_fn, transitions: Iterator[tuple[State, np.ndarray, State]], where: str) -> float:
     """The reward summed over one episode's transitions; an exception or contract breach names its step."""
-    return sum((reward_step(reward_fn, states, actions, t, where)[0] for t in range(len(actions))), 0.0)
+    return sum((reward_step(reward_fn, transition, t, where)[0] for t, transition in enumerate(transitions)), 0.0)
 
 
 # -- parent side of `replay` ---------------------------------------------------------------------------------

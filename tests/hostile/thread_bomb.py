@@ -2,7 +2,8 @@
 # gate: reject
 # critic: exception
 # train: rejected
-# expect: rejected by ast-gate; contained: rlimits (RLIMIT_AS/NPROC stop thread creation) and the wall timeout
+# expect: rejected by ast-gate; contained: the pids cgroup (pids.max, also for uid 0) or RLIMIT_NPROC after a uid drop,
+# else RLIMIT_AS; and the wall timeout
 import threading
 
 
