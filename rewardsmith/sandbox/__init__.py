@@ -6,7 +6,8 @@
 - `launch`: starts workers clean and supervises them (parent side): timeouts, stalls, folder quota.
 - `forkserver`: warm workers: a clean, pre-imported interpreter that forks one fresh worker per job.
 - `interrupt`: SIGINT/SIGTERM stop every worker promptly (`STOP`, `interruptible`).
-- `lockdown`: locks a worker down (netns, rlimits, Landlock, uid drop, seccomp).
+- `lockdown`: locks a worker down (netns, ipc-ns, pids cgroup, rlimits, Landlock, uid drop, seccomp); its
+  docstring says, per layer, what it promises and what is lost without it.
 - `landlock_rules`, `syscall_filter`, `capabilities`: the kernel layers lockdown applies.
 - `probe`: proves which layers hold on this machine (`rewardsmith doctor`).
 
@@ -25,9 +26,10 @@ loads the candidate's code, so no layer below is what keeps the fitness honest. 
   about numpy's or CPython's own memory bugs, nor about time or memory use (the OS layers bound those). Its
   findings go back to the LLM as repair requests.
 - The OS layers (`lockdown`, applied in the worker before the code loads): rlimits (CPU, memory, files,
-  processes), an empty network namespace, Landlock (read-only everywhere, writable only in the candidate's
+  processes), a pids cgroup (the thread and process limit that binds uid 0 too), an empty network namespace, its
+  own IPC namespace (no SysV object outlives the worker), Landlock (read-only everywhere, writable only in the candidate's
   folder), a uid drop where the interpreter's folder allows it, no capabilities, and a seccomp filter (no
-  sockets, exec, fork, ptrace, signals to other processes, limit changes, mount, bpf, io_uring). They promise
+  sockets, exec, fork, ptrace, signals to other processes, limit changes, mount, bpf, io_uring, SysV IPC). They promise
   that even native code (a gate bypass, a numpy bug) cannot touch the network, other processes or files
   outside its folder. Which of them hold depends on the kernel and on root; `doctor` shows it.
 
