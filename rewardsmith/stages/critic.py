@@ -1,7 +1,7 @@
 """The critic: static, dynamic and semantic checks of a reward file, before any training.
 
 1. static: the AST policy (`rewardsmith.sandbox.policy.check_source`): syntax, signature, imports.
-2. dynamic: a sandboxed worker (`rewardsmith.workers.smoke`) calls the reward on real transitions; the reward
+2. dynamic: a sandboxed worker (`rewardsmith.workers.critic`) calls the reward on real transitions; the reward
    never runs in this process. Contract violations, exceptions, slow calls and worker crashes are
    errors; a constant total and a dominant component are warnings (sent to the designer, not rejected).
 3. semantic: an LLM reviews the code against the task, seeing the smoke run's values (Auto MC-Reward's Reward
@@ -124,7 +124,7 @@ def critique(
     """Run the static, dynamic and semantic stages (each only if the previous passed); write critic.json.
 
     `semantic=None` reviews with the LLM only for real API models (`model.kind == "api"`); `options` go to
-    the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.workers.smoke.DEFAULTS`). The smoke worker runs
+    the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.workers.critic.DEFAULTS`). The smoke worker runs
     through `executor` when given (a run's or batch's shared pool, local or Ray), else directly.
     """
     reward_path, out_dir = Path(reward_path).resolve(), Path(out_dir)
@@ -179,7 +179,7 @@ def dynamic_findings(
 ) -> tuple[list[CriticFinding], dict]:
     """Smoke-run the reward in a sandboxed worker; a crash, kill or timeout is an error finding."""
     from rewardsmith.workers.run import read_json_file, run_job
-    from rewardsmith.workers.smoke import SMOKE_FILE
+    from rewardsmith.workers.critic import SMOKE_FILE
 
     if spec.source is None:
         raise TaskSpecError(f"task '{spec.name}' has no spec file; the critic worker re-reads the spec from disk")

@@ -1,4 +1,4 @@
-"""The critic's dynamic check, worker side: call a reward file on real transitions and measure it.
+"""The `critic` worker mode: the critic's dynamic check (a smoke run), worker side: call a reward file on real transitions and measure it.
 
 Runs inside a sandboxed worker (`rewardsmith.workers.main critic JOB`). Before the reward is loaded, it
 collects transitions (state, action, next_state) from the task env with random-action and zero-action
@@ -59,7 +59,7 @@ CONSTANT_ATOL = 1e-9
 Transition = tuple[State, np.ndarray, State]
 
 
-def run_smoke_job(job: WorkerJob) -> dict[str, Any]:
+def run_critic_job(job: WorkerJob) -> dict[str, Any]:
     """Collect transitions, load the reward, sandbox, call it on every transition; write smoke.json."""
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 

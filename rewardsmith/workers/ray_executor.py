@@ -30,8 +30,7 @@ from typing import Any
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.task import read_task
-from rewardsmith.workers.executor import lane
-from rewardsmith.workers.job import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE, MODES, WorkerJob
+from rewardsmith.workers.job import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE, MODES, WorkerJob, lane
 from rewardsmith.workers.run import JobResult, ProgressFn, run_job, stop_workers_under
 
 log = logging.getLogger(__name__)
@@ -231,7 +230,7 @@ class RayExecutor:
 
     def submit(self, job: WorkerJob, on_progress: ProgressFn | None = None) -> Future[JobResult]:
         """Queue a job; it is sent to the cluster as soon as one of this driver's slots of its lane is free. Cheap
-        checks (`QUICK_MODES`) have their own slots and ask the cluster for no whole CPU (`QUICK_CPUS`), so they
+        checks (a `quick` mode) have their own slots and ask the cluster for no whole CPU (`QUICK_CPUS`), so they
         start at once even while every CPU trains."""
         pool = self._quick if lane(job) == "quick" else self._pool
         return pool.submit(self._run, job, on_progress)

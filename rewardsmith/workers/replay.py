@@ -1,5 +1,5 @@
-"""Sandboxed replays of a candidate reward over recorded episodes: the `screen` and `replay` worker modes, and
-the parent side of `replay`.
+"""Sandboxed replays of a candidate reward over recorded episodes: the `replay` worker mode, its parent side,
+and the replay machinery the `screen` mode (`rewardsmith.workers.screen`) shares.
 
 Both modes read `trajectories.npz` archives (`rewardsmith.workers.trajectories`) before lock-down, rebuild
 `State`s from obs/qpos/qvel, then lock down, load the candidate reward and run it over every transition.
@@ -30,7 +30,7 @@ from rewardsmith.errors import RewardFileError
 from rewardsmith.files import remove_tree, write_json_atomic
 from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.state import State, schema_for
-from rewardsmith.run_folder.records import SCREEN_FILE, SUMMARY_FILE
+from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
 from rewardsmith.workers.trajectories import Episode, load_episodes, unlabelled_copies
@@ -44,35 +44,6 @@ OWN = "own"
 """The label of the candidate's own evaluation archive in a replay (other archives carry candidate ids)."""
 
 
-def run_screen_job(job: WorkerJob) -> dict[str, Any]:
-    """Read the archives, sandbox, load the reward, sum it over every archived episode; write screen.json."""
-    from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
-
-    archives = {str(label): load_episodes(Path(path)) for label, path in job.options["trajectories"].items()}
-    schema, dt = _schema(job.task())
-    replays = [
-        (label, i, _states(episode, schema, dt))
-        for label, episodes in archives.items()
-        for i, episode in enumerate(episodes)
-    ]
-    source = read_job_reward(job)
-    sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
-    reward_fn = load_job_reward(job, source)
-    rows = [
-        {
-            "label": label,
-            "episode": i,
-            "steps": len(actions),
-            "return": episode_return(reward_fn, states, actions, f"episode {i} of candidate {label}"),
-        }
-        for label, i, (states, actions) in replays
-    ]
-    report = {"episodes": rows, "sandbox": sandbox}
-    write_json_atomic(job.out_dir / SCREEN_FILE, report)
-    write_json_atomic(job.out_dir / SUMMARY_FILE, {"status": "screened", "episodes": len(rows)})
-    return report
-
-
 def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     """Read the archives in `options["trajectories"]` ({label: path}), sandbox, load the reward and run it over
     the episodes `options["episodes"]` picks ({label: [episode index]}; all of an archive it does not name); write
@@ -82,13 +53,13 @@ def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 
     picked, steps = job.options.get("episodes") or {}, job.options.get("steps") or {}
-    schema, dt = _schema(job.task())
+    schema, dt = replay_schema(job.task())
     replays = []
     for label, path in job.options["trajectories"].items():
         episodes = load_episodes(Path(path))
         wanted = {int(i): {int(t) for t in ts} for i, ts in (steps.get(label) or {}).items()}
         for i in range(len(episodes)) if picked.get(label) is None else [int(i) for i in picked[label]]:
-            replays.append((str(label), i, _states(episodes[i], schema, dt), wanted.get(i, set())))
+            replays.append((str(label), i, replay_states(episodes[i], schema, dt), wanted.get(i, set())))
     source = read_job_reward(job)
     sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
     reward_fn = load_job_reward(job, source)
@@ -112,14 +83,16 @@ def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     return report
 
 
-def _schema(spec: TaskSpec):
+def replay_schema(spec: TaskSpec):
+    """The task env's state schema and time step, from one env built and closed again (before lock-down)."""
     env = make_env(spec)
     schema, dt = schema_for(env), float(getattr(env.unwrapped, "dt", 0.0))
     env.close()
     return schema, dt
 
 
-def _states(episode: Episode, schema, dt: float) -> tuple[list[State], list[np.ndarray]]:
+def replay_states(episode: Episode, schema, dt: float) -> tuple[list[State], list[np.ndarray]]:
+    """One recorded episode as the `State`s the reward sees and the actions between them."""
     states = [
         State.from_arrays(episode.obs[t], episode.qpos[t], episode.qvel[t], dt, schema, time=t * dt)
         for t in range(episode.steps + 1)
