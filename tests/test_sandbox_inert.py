@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from rewardsmith.formatting import inert
-from rewardsmith.search.progress import describe_state
+from rewardsmith.search.live import describe_state
 
 HOSTILE = Path(__file__).with_name("hostile")
 TASK = "inverted-double-pendulum-balance"

@@ -9,5 +9,6 @@
 - `training`: train a reward, then measure the policy in the evaluation worker (the fitness that decides).
 - `baselines`: the human (env reward) and sparse (success-only) baselines, cached.
 - `batch`: one search per task of a list on a shared worker pool.
-- `progress`, `batch_progress`: live views of a run and of a batch.
+- `live`, `batch_live`: the live views of a run and of a batch (the progress display; the progress-count
+  bonus is `rewardsmith.reward.progress`).
 """

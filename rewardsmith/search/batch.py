@@ -39,7 +39,7 @@ from rewardsmith.run_folder.claim import RUNS_DIR, claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder, versions
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.sandbox.launch import pid_alive
-from rewardsmith.search.batch_progress import BatchProgress, make_batch_progress
+from rewardsmith.search.batch_live import BatchProgress, make_batch_progress
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under

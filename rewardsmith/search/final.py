@@ -20,7 +20,7 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import TASK_FILE, WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.baselines import load_cached, normalized_score
 from rewardsmith.search.halving import CHECKPOINT_FILE
-from rewardsmith.search.progress import Progress
+from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import best_record, pick, rule_for
 from rewardsmith.search.training import clear_training_outputs, remeasure, train_and_evaluate
 from rewardsmith.task import TaskSpec

@@ -32,7 +32,7 @@ from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
-from rewardsmith.search.progress import Progress
+from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import pick, ranked, standard_error
 from rewardsmith.search.training import (
     record_training,

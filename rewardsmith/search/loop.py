@@ -30,7 +30,7 @@ from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.final import retrain_best, write_summary
 from rewardsmith.search.halving import halve_iteration
-from rewardsmith.search.progress import Progress, ReplyClock, ReplyTicker, make_progress
+from rewardsmith.search.live import Progress, ReplyClock, ReplyTicker, make_progress
 from rewardsmith.search.selection import best_record, ranked, rule_for
 from rewardsmith.search.training import (
     record_training,
