@@ -22,11 +22,11 @@ from rewardsmith.config import RunConfig
 from rewardsmith.files import append_jsonl, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.loop import HEADER
 from rewardsmith.search.selection import best_record
 from rewardsmith.search.training import train_and_evaluate
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import CriticFinding, CriticReport, static_findings
+from rewardsmith.stages.history import HEADER
 from rewardsmith.task import ENVS_DIR, read_task
 from rewardsmith.workers.executor import LocalExecutor
 
@@ -125,7 +125,11 @@ def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str,
     folder.save_candidate(record)
     folder.event("training_done", candidate=cid, status="trained", fitness=record.fitness,
                  success_rate=record.success_rate, error=None)
-    analysis = analyze(spec, cand)
+    executor = LocalExecutor(1)  # the analyzer's replay worker
+    try:
+        analysis = analyze(spec, cand, model=None, executor=executor, env_description=None)
+    finally:
+        executor.shutdown()
     if cid == "2.1":  # a planted flag: whether 1,024 steps make progress depends on the machine, not the test
         analysis["flags"] = [f for f in analysis["flags"] if f["code"] != "no-progress"] + [PLANTED_FLAG]
         write_json_atomic(cand / "analysis.json", analysis)

@@ -32,8 +32,12 @@ from rewardsmith.sandbox.lockdown import SANDBOX_UID_BASE, SandboxSettings
 from rewardsmith.sandbox.policy import check_source
 from rewardsmith.stages.critic import WORKER_DIR, critique, dynamic_findings
 from rewardsmith.task import TaskSpec, read_task
+from rewardsmith.workers.executor import LocalExecutor
 from rewardsmith.workers.job import JOB_FILE, WorkerJob
 from rewardsmith.workers.run import run_job
+
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
 CORPUS = sorted(Path(__file__).with_name("hostile").glob("*.py"))
 TASK = "inverted-double-pendulum-balance"
@@ -76,10 +80,10 @@ def run_critic(spec: TaskSpec, cand: Path, gate: bool) -> Outcome:
     "static", "killed" or the first error's code (exception, contract, too-slow, worker)."""
     reward = cand / "reward.py"
     if gate:
-        errors = critique(spec, reward, cand, timeout_s=CRITIC_TIMEOUT_S, options=CRITIC_OPTIONS).errors
+        errors = critique(spec, reward, cand, timeout_s=CRITIC_TIMEOUT_S, options=CRITIC_OPTIONS, model=None, executor=EXECUTOR, env_description=None).errors
     else:
         findings, _ = dynamic_findings(spec, reward, cand / WORKER_DIR, ast_gate=False, timeout_s=CRITIC_TIMEOUT_S,
-                                       options=CRITIC_OPTIONS)
+                                       options=CRITIC_OPTIONS, executor=EXECUTOR)
         errors = [f for f in findings if f.severity == "error"]
     if not errors:
         return Outcome("accepted", "", cand / WORKER_DIR)

@@ -35,6 +35,7 @@ def check(
     from rewardsmith.errors import RewardsmithError
     from rewardsmith.stages.critic import critique
     from rewardsmith.task import load_task, make_env, make_scorer
+    from rewardsmith.workers.executor import LocalExecutor
 
     try:
         spec = load_task(task)
@@ -45,9 +46,22 @@ def check(
         if as_json:
             typer.echo(json.dumps({"accepted": False, "error": str(e)}))
         raise
-    with work_folder(out, "check") as folder:
-        shutil.copyfile(reward, folder / "reward.py")
-        report = critique(spec, folder / "reward.py", folder, semantic=False, timeout_s=timeout)
+    executor = LocalExecutor(workers=1)
+    try:
+        with work_folder(out, "check") as folder:
+            shutil.copyfile(reward, folder / "reward.py")
+            report = critique(
+                spec,
+                folder / "reward.py",
+                folder,
+                model=None,  # no semantic review
+                executor=executor,
+                env_description=None,
+                semantic=False,
+                timeout_s=timeout,
+            )
+    finally:
+        executor.shutdown()
     if as_json:
         typer.echo(json.dumps({"accepted": report.accepted, "findings": report.to_dict()["findings"]}))
         raise typer.Exit(0 if report.accepted else 1)

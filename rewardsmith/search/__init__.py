@@ -1,9 +1,14 @@
 """The search: iterations of designer, critic, trainer and analyzer, then the final retraining.
 
-- `loop`: one run, resumable at candidate granularity.
+- `loop`: one run, resumable at candidate granularity. An iteration is one route for its candidates:
+  `design_round` (design, critique, repair, screen) -> `halving` (training) -> `analysis_round`.
+- `session`: `Search`, what a run holds while it runs (config, model, executor, the env description built once).
+- `design_round`: the designer's round and each candidate's attempt loop (critic, screen, repair requests).
+- `analysis_round`: the analyzer over the round's trained candidates.
 - `selection`: the noise-aware rule that picks the best candidate (lower confidence bound) and says whether the
   winner is distinguishable from the runner-up.
-- `halving`: successive halving of an iteration's candidates over training rungs, resumed from checkpoints.
+- `halving`: successive halving of an iteration's candidates over training rungs, resumed from checkpoints (the
+  one way a candidate is trained in the search).
 - `final`: the best candidate's retraining on several seeds (announced, skippable, sharing the search's work),
   `summary.json`.
 - `training`: train a reward, then measure the policy in the evaluation worker (the fitness that decides).

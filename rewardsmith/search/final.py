@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rewardsmith.config import RunConfig
+from rewardsmith.config import ResolvedConfig
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import TASK_FILE, WEIGHTS_FILE, CandidateRecord
@@ -45,13 +45,13 @@ def finished_seeds(folder: RunFolder, candidate: str) -> dict[int, dict[str, Any
     return rows
 
 
-def final_plan(folder: RunFolder, config: RunConfig, best: CandidateRecord) -> dict[int, str]:
+def final_plan(folder: RunFolder, config: ResolvedConfig, best: CandidateRecord) -> dict[int, str]:
     """Seed -> how the final retraining gets it: "reuse" (the search trained the winner on this seed with the full
     budget already), "resume" (continue the winner's own rung checkpoint on this seed) or "train" (from scratch)."""
     plan = {}
     checkpoint = folder.cand_dir(best.iteration, best.index) / CHECKPOINT_FILE
-    total = config.final_timesteps or 0
-    for seed in [config.seed + k for k in range(config.final_seeds or 0)]:
+    total = config.final_timesteps
+    for seed in [config.seed + k for k in range(config.final_seeds)]:
         same = seed == config.seed and best.timesteps > 0
         # the search's budget is the final one and the winner reached it (PPO rounds a budget up to whole
         # rollouts: a 20,000-step budget trains 20,480)
@@ -65,11 +65,16 @@ def final_plan(folder: RunFolder, config: RunConfig, best: CandidateRecord) -> d
 
 
 def announce_final(
-    folder: RunFolder, config: RunConfig, best: CandidateRecord, plan: dict[int, str], progress: Progress, workers: int
+    folder: RunFolder,
+    config: ResolvedConfig,
+    best: CandidateRecord,
+    plan: dict[int, str],
+    progress: Progress,
+    workers: int,
 ) -> dict[str, Any]:
     """Say what the final retraining will cost before it starts (env steps, and a time estimate from the winner's
     own measured training speed); returns the announcement, also recorded as an event."""
-    total = config.final_timesteps or 0
+    total = config.final_timesteps
     steps = sum(total - (best.timesteps if how == "resume" else 0) for how in plan.values() if how != "reuse")
     speed = best.timesteps / best.wall_s if best.wall_s > 0 and best.timesteps else None
     rounds = math.ceil(sum(how != "reuse" for how in plan.values()) / max(1, workers))
@@ -83,7 +88,9 @@ def announce_final(
     return {"steps": steps, "estimate_s": estimate, "plan": {str(k): v for k, v in plan.items()}}
 
 
-def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progress: Progress) -> dict[str, Any] | None:
+def retrain_best(
+    folder: RunFolder, config: ResolvedConfig, executor: Executor, progress: Progress
+) -> dict[str, Any] | None:
     """Train the best reward with `final_timesteps` on `final_seeds` seeds in parallel; seeds already done are kept,
     the search's own full-budget training of the winner is reused, a rung checkpoint is resumed. None when
     `final_seeds` is 0 (skipped)."""
@@ -132,7 +139,7 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
                 folder.path / TASK_FILE,
                 reward,
                 final_dir / f"seed_{seed}",
-                timesteps=(config.final_timesteps or 0) - (best.timesteps if resume else 0),
+                timesteps=(config.final_timesteps) - (best.timesteps if resume else 0),
                 seed=seed,
                 eval_episodes=eval_episodes,
                 executor=executor,
@@ -182,7 +189,7 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
 
 def write_summary(
     folder: RunFolder,
-    config: RunConfig,
+    config: ResolvedConfig,
     spec: TaskSpec,
     status: str,
     *,

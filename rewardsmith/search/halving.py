@@ -27,7 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from rewardsmith.config import RunConfig
+from rewardsmith.config import ResolvedConfig
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
@@ -221,7 +221,7 @@ def successive_halving(
 
 
 def rung_trainer(
-    folder: RunFolder, config: RunConfig, spec: TaskSpec, executor: Executor, progress: Progress
+    folder: RunFolder, config: ResolvedConfig, spec: TaskSpec, executor: Executor, progress: Progress
 ) -> TrainRung:
     """The `TrainRung` of a run: one sandboxed training job per rung in the candidate's folder, measured by the
     trusted evaluation worker (`rewardsmith.search.training.train_and_evaluate`). A resumed rung starts from the
@@ -248,7 +248,7 @@ def rung_trainer(
             cand,
             timesteps=timesteps - done,
             seed=config.seed,
-            eval_episodes=rung_episodes(spec.train.eval_episodes, timesteps, config.timesteps or spec.train.timesteps),
+            eval_episodes=rung_episodes(spec.train.eval_episodes, timesteps, config.timesteps),
             executor=executor,
             device=config.device,
             on_progress=lambda d, t: progress.update(record.id, "training", done=done + d, total=timesteps),
@@ -325,7 +325,7 @@ def first_rung_minimum(spec: TaskSpec, explicit: bool = False) -> int:
 
 def halve_iteration(
     folder: RunFolder,
-    config: RunConfig,
+    config: ResolvedConfig,
     spec: TaskSpec,
     executor: Executor,
     progress: Progress,
@@ -335,7 +335,7 @@ def halve_iteration(
     """Run successive halving over an iteration's designed (or, on resume, partly trained) candidates and write
     `iter_<i>/halving.json`; returns the rungs (none, and no file, when no candidate is left to train)."""
     budgets = rung_budgets(
-        config.timesteps or spec.train.timesteps,
+        config.timesteps,
         config.rung_fractions(),
         first_rung_minimum(spec, explicit=config.rungs is not None),
     )

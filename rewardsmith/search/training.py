@@ -257,11 +257,10 @@ def fresh_seeds(n: int) -> list[int]:
 
 def reward_budget(critic: dict[str, Any] | None) -> float | None:
     """The per-call budget in seconds for the training worker: `BUDGET_FACTOR` times the critic's measured median
-    (from `critic.json` or its "stats", as the parent wrote them), at least `BUDGET_FLOOR_S`; None if the
-    critic measured nothing."""
-    stats = critic.get("stats", critic) if isinstance(critic, dict) else None
+    (from `critic.json` as the parent wrote it: `stats.dynamic.time_ms.median`), at least `BUDGET_FLOOR_S`; None
+    if the critic measured nothing."""
     try:
-        median_ms = float(((stats or {}).get("dynamic") or {})["time_ms"]["median"])
+        median_ms = float((critic or {})["stats"]["dynamic"]["time_ms"]["median"])
     except (KeyError, TypeError, ValueError):
         return None
     return max(BUDGET_FACTOR * median_ms / 1000, BUDGET_FLOOR_S) if median_ms >= 0 else None

@@ -28,6 +28,7 @@ import numpy as np
 
 from rewardsmith.errors import LLMError
 from rewardsmith.files import read_jsonl, write_json_atomic
+from rewardsmith.llm import Model
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
     EVAL_DIR,
@@ -47,6 +48,7 @@ from rewardsmith.stages.reflection import (
 )
 from rewardsmith.stages.run_replay import recorded_episodes, replay_evaluation
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 
 ANALYSIS_FILE = "analysis.json"
 CURVE_POINTS = 10
@@ -56,8 +58,19 @@ PROGRESS_GAIN = 0.05  # no learning progress: best later fitness within 5% of th
 EARLY_TERMINATION = 0.5  # flag when at least half the final eval episodes ended by termination
 
 
-def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = False) -> dict[str, Any]:
-    """Analyse one trained candidate folder; write and return `analysis.json` (never raises on bad files)."""
+def analyze(
+    spec: TaskSpec,
+    cand_dir: Path,
+    *,
+    model: Model | None,
+    executor: Executor,
+    env_description: str | None,
+    llm_summary: bool = False,
+) -> dict[str, Any]:
+    """Analyse one trained candidate folder; write and return `analysis.json` (never raises on bad files).
+
+    The reward's replay runs through `executor`; `model` sizes the step traces and, with `llm_summary`, writes
+    the summary from the run's `env_description` (`model=None` or `env_description=None`: no summary)."""
     cand_dir = Path(cand_dir)
     metrics, problems = read_jsonl(cand_dir / METRICS_FILE)
     episodes, more = read_jsonl(cand_dir / EVAL_DIR / EPISODES_FILE)  # the evaluation worker's, never training's
@@ -84,7 +97,7 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
     }
     code = _read_code(cand_dir)
     path, recorded, analysis["traces"] = recorded_episodes(cand_dir)
-    components, pairs = replay_evaluation(spec, cand_dir, path, recorded, episodes, summary, analysis)
+    components, pairs = replay_evaluation(spec, cand_dir, path, recorded, episodes, summary, analysis, executor)
     if recorded:
         analysis["traces"] = trace_lines(spec, recorded, episodes, code, trace_budget(model), components)
     candidates = len(analysis["replay"]["candidates"])
@@ -108,8 +121,8 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
     analysis["flags"] = flags(analysis)
     analysis["problems"] = problems
     analysis["feedback"] = feedback_text(analysis)
-    if llm_summary and model is not None:
-        _add_llm_summary(analysis, spec, model, code)
+    if llm_summary and model is not None and env_description is not None:
+        _add_llm_summary(analysis, spec, model, code, env_description)
     write_json_atomic(cand_dir / ANALYSIS_FILE, analysis)
     return analysis
 
@@ -392,13 +405,16 @@ def feedback_text(analysis: dict[str, Any]) -> str:
     return "\n".join(lines[:70])
 
 
-def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model, code: str) -> None:
+def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model: Model, code: str, env_description: str) -> None:
     """Ask the model for likely failure causes and fixes, showing it the reward code, the environment
     description and the task; append to feedback, record tokens and cost."""
     response = None
     try:
         response = model.complete(
-            analyzer_messages(spec, code, analysis["feedback"]), role="analyzer", temperature=0.2, max_tokens=800
+            analyzer_messages(spec, code, analysis["feedback"], env_description),
+            role="analyzer",
+            temperature=0.2,
+            max_tokens=800,
         )
     except LLMError as e:
         analysis["problems"].append(f"LLM summary unavailable: {e}")
@@ -413,16 +429,15 @@ def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model, code: str)
     analysis["feedback"] += "\nanalysis of likely causes:\n" + text
 
 
-def analyzer_messages(spec: TaskSpec, code: str, feedback: str) -> list[dict[str, str]]:
+def analyzer_messages(spec: TaskSpec, code: str, feedback: str, env_description: str) -> list[dict[str, str]]:
     """The analyzer LLM's request: the task (with success and fitness unit), the environment, the code, the numbers."""
-    from rewardsmith.stages.critic import env_description
     from rewardsmith.stages.designer import task_text
     from rewardsmith.stages.prompts import render
 
     prompt = render(
         "analyzer.j2",
         task=task_text(spec),
-        env_description=env_description(spec).strip(),
+        env_description=env_description.strip(),
         code=code.strip(),
         feedback=feedback,
     )

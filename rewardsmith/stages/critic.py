@@ -22,11 +22,13 @@ from typing import Any
 
 from rewardsmith.errors import LLMError, RewardsmithError, TaskSpecError
 from rewardsmith.files import write_json_atomic
+from rewardsmith.llm import Model
 from rewardsmith.reward.contract import read_reward_source
 from rewardsmith.reward.progress import ProgressOptions
 from rewardsmith.sandbox.policy import check_progress_signature, check_source
 from rewardsmith.stages.prompts import render
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 
 CRITIC_FILE = "critic.json"
@@ -114,18 +116,20 @@ def critique(
     reward_path: Path,
     out_dir: Path,
     *,
-    model=None,
+    model: Model | None,
+    executor: Executor,
+    env_description: str | None,
     semantic: bool | None = None,
     ast_gate: bool = True,
     timeout_s: float = 120,
     options: dict[str, Any] | None = None,
-    executor=None,
 ) -> CriticReport:
     """Run the static, dynamic and semantic stages (each only if the previous passed); write critic.json.
 
-    `semantic=None` reviews with the LLM only for real API models (`model.kind == "api"`); `options` go to
-    the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.workers.critic.DEFAULTS`). The smoke worker runs
-    through `executor` when given (a run's or batch's shared pool, local or Ray), else directly.
+    `semantic=None` reviews with the LLM only for real API models (`model.kind == "api"`); the review shows the
+    model `env_description` (the run's, built once); `model=None` or `env_description=None` mean no review can
+    run. `options` go to the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.workers.critic.DEFAULTS`),
+    which runs through `executor` (a run's or batch's shared pool, local or Ray; `check`'s one-worker pool).
     """
     reward_path, out_dir = Path(reward_path).resolve(), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -147,11 +151,11 @@ def critique(
         report.findings += findings
     review = semantic if semantic is not None else getattr(model, "kind", None) == "api"
     if review and not report.errors:
-        if model is None:
-            raise ValueError("semantic review needs a model: pass model=get_model(...)")
+        if model is None or env_description is None:
+            raise ValueError("a semantic review needs a model and the environment description")
         report.stats["stages"].append("semantic")
         findings, report.stats["semantic"], report.tokens, report.cost_usd = semantic_findings(
-            spec, source, model, report.stats.get("dynamic")
+            spec, source, model, env_description, report.stats.get("dynamic")
         )
         report.findings += findings
     report.accepted = not report.errors
@@ -172,14 +176,14 @@ def dynamic_findings(
     reward_path: Path,
     work_dir: Path,
     *,
+    executor: Executor,
     ast_gate: bool = True,
     timeout_s: float = 120,
     options: dict[str, Any] | None = None,
-    executor=None,
 ) -> tuple[list[CriticFinding], dict]:
     """Smoke-run the reward in a sandboxed worker; a crash, kill or timeout is an error finding."""
-    from rewardsmith.workers.run import read_json_file, run_job
     from rewardsmith.workers.critic import SMOKE_FILE
+    from rewardsmith.workers.run import read_json_file
 
     if spec.source is None:
         raise TaskSpecError(f"task '{spec.name}' has no spec file; the critic worker re-reads the spec from disk")
@@ -191,7 +195,7 @@ def dynamic_findings(
         ast_gate=ast_gate,
         options={**(options or {}), "timeout_s": timeout_s, "stall_timeout_s": timeout_s},
     )
-    result = executor.submit(job).result() if executor is not None else run_job(job)
+    result = executor.submit(job).result()
     if result.status == "failed":
         raise RewardsmithError(
             f"the critic worker could not check {reward_path.name}: {result.error} (log: {work_dir / 'worker.log'})"
@@ -260,7 +264,9 @@ def _progress_stats(raw: Any) -> dict[str, list[float]] | None:
     return out if len({len(v) for v in out.values()}) == 1 else None
 
 
-def critic_messages(spec: TaskSpec, source: str, smoke: dict[str, Any] | None = None) -> list[dict[str, str]]:
+def critic_messages(
+    spec: TaskSpec, source: str, env_description: str, smoke: dict[str, Any] | None = None
+) -> list[dict[str, str]]:
     """The semantic review request: task (with success and fitness unit), environment, code, smoke values."""
     from rewardsmith.stages.designer import task_text
 
@@ -272,7 +278,7 @@ def critic_messages(spec: TaskSpec, source: str, smoke: dict[str, Any] | None = 
     prompt = render(
         "critic.j2",
         task=task_text(spec),
-        env_description=env_description(spec).strip(),
+        env_description=env_description.strip(),
         code=source.strip(),
         smoke={"transitions": (smoke or {}).get("evaluated") or (smoke or {}).get("transitions"), "lines": lines}
         if lines
@@ -302,13 +308,15 @@ def named_problems(reasons: str) -> list[str]:
 
 
 def semantic_findings(
-    spec: TaskSpec, source: str, model, smoke: dict[str, Any] | None = None
+    spec: TaskSpec, source: str, model: Model, env_description: str, smoke: dict[str, Any] | None = None
 ) -> tuple[list[CriticFinding], dict, int, float]:
     """LLM review of the code against the task: (findings, stats, tokens, cost). Never raises for bad answers.
 
     Only the problems the review names become error findings; a REVISE without any is a warning."""
     try:
-        response = model.complete(critic_messages(spec, source, smoke), role="critic", temperature=0.2, max_tokens=1024)
+        response = model.complete(
+            critic_messages(spec, source, env_description, smoke), role="critic", temperature=0.2, max_tokens=1024
+        )
     except LLMError as e:
         return (
             [CriticFinding("semantic", "semantic-unavailable", f"the review could not run: {e}", "warning")],
@@ -354,13 +362,3 @@ def parse_verdict(text: str) -> tuple[str | None, str]:
     verdict = last.group(1).upper()
     lines = [ln for ln in (text or "").splitlines() if not _VERDICT.search(ln)]
     return verdict, "\n".join(lines).strip()
-
-
-def env_description(spec: TaskSpec) -> str:
-    """The generated environment description the designer saw (a placeholder if it cannot be built)."""
-    from rewardsmith.stages.env_description import describe
-
-    try:
-        return describe(spec)
-    except RewardsmithError as e:
-        return f"(no environment description available: {e})"

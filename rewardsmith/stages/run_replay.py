@@ -34,6 +34,7 @@ from rewardsmith.run_folder.records import (
 from rewardsmith.stages.reflection import EVALUATION_PAIRS, TRAINING_PAIRS, evaluation_pairs, trace_picks, trace_steps
 from rewardsmith.stages.screen import trained_archives
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 
 MAX_EPISODES = 60
 """Most evaluation episodes in one replay, the candidate's own included."""
@@ -101,9 +102,10 @@ def replay_evaluation(
     episodes: list[dict],
     summary: dict[str, Any],
     analysis: dict,
+    executor: Executor,
 ) -> tuple[dict[int, dict[int, dict[str, float]]], list[tuple[float, float]] | None]:
     """Replay the candidate's reward over its own recorded evaluation episodes and the other trained candidates'
-    (see the module docstring) under the training job's gate and sandbox settings; record the outcome as
+    (see the module docstring) under the training job's gate and sandbox settings, as a job of `executor`; record the outcome as
     `analysis["replay"]`. Returns the traces' component values ({episode: {state index: {name: value}}}, the
     reward of the step into that state) and the (replayed return, trusted fitness) pairs, or ({}, None) when
     the replay failed or could not run (`analysis["replay"]["pairs"]` then names the training worker's)."""
@@ -123,11 +125,11 @@ def replay_evaluation(
     if not reward.is_file() or not (own or others):
         info["reason"] = "no recorded evaluation episodes" if reward.is_file() else "no reward.py"
         return {}, None
-    replayed, why = replay_reward(spec, reward, own + others, settings_from=cand_dir)
+    replayed, why = replay_reward(spec, reward, own + others, executor=executor, settings_from=cand_dir)
     if replayed is None and others and own:
         info["others_failed"] = why  # the reward failed on another candidate's episodes: its own alone
         others, labels = [], []
-        replayed, why = replay_reward(spec, reward, own, settings_from=cand_dir)
+        replayed, why = replay_reward(spec, reward, own, executor=executor, settings_from=cand_dir)
     if replayed is None:
         info.update(status="failed", reason=why)
         return {}, None

@@ -32,6 +32,7 @@ from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import load_episodes, unlabelled_copies
 
@@ -226,7 +227,7 @@ def screen(
     out_dir: Path,
     trajectory_files: Mapping[str, Path],
     *,
-    executor=None,
+    executor: Executor,
     ast_gate: bool = True,
     timeout_s: float = 300,
     min_signal: float = MIN_SIGNAL,
@@ -264,13 +265,13 @@ def _screen_in_worker(
     out_dir: Path,
     files: dict[str, str],
     labels: list[dict[str, Any]],
-    executor,
+    executor: Executor,
     ast_gate: bool,
     timeout_s: float,
     min_signal: float,
 ) -> ScreenReport:
     """Run the screen worker on the label-free `files`, and judge its returns against the parent's `labels`."""
-    from rewardsmith.workers.run import read_json_file, run_job
+    from rewardsmith.workers.run import read_json_file
 
     job = WorkerJob(
         mode="screen",
@@ -280,7 +281,7 @@ def _screen_in_worker(
         ast_gate=ast_gate,
         options={"trajectories": files, "timeout_s": timeout_s, "stall_timeout_s": timeout_s},
     )
-    result = executor.submit(job).result() if executor is not None else run_job(job)
+    result = executor.submit(job).result()
     if result.status == "failed":
         raise RewardsmithError(
             f"the screen worker could not run {Path(reward_path).name}: {result.error} "

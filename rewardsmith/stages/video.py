@@ -23,6 +23,7 @@ import numpy as np
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ def record_video(
     spec: TaskSpec,
     cand_dir: Path,
     *,
-    executor=None,
+    executor: Executor,
     seed: int = 0,
     max_steps: int | None = None,
     every: int | None = None,
@@ -88,12 +89,10 @@ def record_video(
     about WHOLE_EPISODE_FRAMES frames are rendered and encoded (small file, short render); `max_steps`/`every`
     override that.
 
-    Runs the rollout in a sandboxed worker (through `executor` if given, else directly) and encodes in
+    Runs the rollout in a sandboxed worker (a job of `executor`) and encodes in
     this process. Returns the video path, or None when the folder has no policy or rendering failed
     (the reason is logged and kept in `<cand_dir>/video/worker.log`).
     """
-    from rewardsmith.workers.run import run_job
-
     cand_dir = Path(cand_dir).resolve()
     model = cand_dir / "model.zip"
     if not model.is_file():
@@ -128,7 +127,7 @@ def record_video(
             },
         )
         job.sandbox.extra_read_paths = [cand_dir]
-        result = executor.submit(job).result() if executor is not None else run_job(job)
+        result = executor.submit(job).result()
         if result.ok or not result.error.startswith(RENDER_ERROR):
             break
     if result is None or not result.ok:

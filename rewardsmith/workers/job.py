@@ -38,6 +38,7 @@ LOG_FILE = "worker.log"
 REPLAY_FILE = "replay.json"
 """What the `replay` worker writes: a candidate reward replayed over its own recorded evaluation episodes."""
 
+
 @dataclass(frozen=True)
 class Mode:
     """One kind of worker job."""

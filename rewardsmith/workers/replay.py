@@ -32,6 +32,7 @@ from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.state import State, schema_for
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
+from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
 from rewardsmith.workers.trajectories import Episode, load_episodes, unlabelled_copies
 
@@ -145,14 +146,16 @@ def replay_reward(
     reward_path: Path,
     archives: list[ReplayArchive],
     *,
+    executor: Executor,
     settings_from: Path | None = None,
     timeout_s: float = REPLAY_TIMEOUT_S,
 ) -> tuple[list[list[dict[str, Any]]] | None, str]:
-    """Replay a reward over the picked episodes of `archives` in one sandboxed worker under a temporary folder;
+    """Replay a reward over the picked episodes of `archives` in one sandboxed worker (a job of `executor`, in its
+    quick lane) under a temporary folder;
     returns (per archive, per picked episode: `parse_replay`'s row, "") or (None, why there are none).
     `settings_from`: a folder whose `job.json` (the candidate's training job, written by the parent) gives the
     AST gate and sandbox settings; the defaults otherwise. Never raises for the worker's faults."""
-    from rewardsmith.workers.run import read_json_file, run_job
+    from rewardsmith.workers.run import read_json_file
 
     ast_gate, sandbox = job_settings(settings_from)
     if spec.source is None:
@@ -176,7 +179,7 @@ def replay_reward(
                 "stall_timeout_s": timeout_s,
             },
         )
-        result = run_job(job)
+        result = executor.submit(job).result()
         if not result.ok:
             verdict = "rejected the reward" if result.status == "rejected" else "failed"
             return None, f"the replay worker {verdict}: {result.error or 'no reason given'}"[:500]

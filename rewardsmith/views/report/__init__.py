@@ -33,14 +33,19 @@ def record_missing_videos(run_dir: Path) -> list[str]:
     worker per CPU core at once; returns problems."""
     from rewardsmith.stages.video import record_video
     from rewardsmith.views.report.html import iteration_bests
+    from rewardsmith.workers.executor import LocalExecutor
 
     view = read_run(run_dir)
     if view.spec is None:
         return []
     spec, seed = view.spec, int(view.config.get("seed") or 0)
     todo = [c for c in iteration_bests(view) if c.video is None and (c.path / "model.zip").is_file()]
-    with ThreadPoolExecutor(max(1, min(len(todo), os.cpu_count() or 1))) as pool:
-        videos = list(pool.map(lambda c: record_video(spec, c.path, seed=seed), todo))
+    executor = LocalExecutor(max(1, min(len(todo), os.cpu_count() or 1)))
+    try:
+        with ThreadPoolExecutor(executor.workers) as pool:
+            videos = list(pool.map(lambda c: record_video(spec, c.path, executor=executor, seed=seed), todo))
+    finally:
+        executor.shutdown()
     return [
         f"{c.id}: no video (rendering failed; see {c.path / 'video' / 'worker.log'})"
         for c, video in zip(todo, videos, strict=True)
