@@ -195,7 +195,8 @@ def test_llm_summary_is_appended_with_its_tokens(tmp_path):
     script = tmp_path / "script.jsonl"
     script.write_text(json.dumps({"role": "analyzer", "content": "1. The hopper falls: reward torso height."}) + "\n")
     folder = write_candidate(tmp_path / "c", fitness=[0.1, 0.4], returns=[1.0, 2.0], episodes=ALIGNED_EPISODES)
-    a = analyze(SPEC, folder, model=get_model(f"scripted:{script}"), llm_summary=True, executor=EXECUTOR, env_description=None)
+    a = analyze(SPEC, folder, model=get_model(f"scripted:{script}"), llm_summary=True, executor=EXECUTOR,
+                env_description="ENV")
     assert a["llm_summary"] == "1. The hopper falls: reward torso height."
     assert a["feedback"].endswith("analysis of likely causes:\n1. The hopper falls: reward torso height.")
     assert a["llm"]["tokens"] > 0 and json.loads((folder / ANALYSIS_FILE).read_text())["llm"]["tokens"] > 0

@@ -53,10 +53,10 @@ def test_every_lazily_read_state_field_is_captured_before_the_reward_loads():
     import re
 
     from rewardsmith.reward import state
-    from rewardsmith.workers import smoke
+    from rewardsmith.workers import critic
 
     read = set(re.findall(r'_array\("(\w+)"\)', Path(state.__file__).read_text()))
-    assert read and read <= set(smoke.CAPTURED_FIELDS)
+    assert read and read <= set(critic.CAPTURED_FIELDS)
 
 
 @pytest.mark.parametrize("source, code, line", [
