@@ -21,8 +21,8 @@ from conftest import make_tiny_spec
 from rewardsmith.config import RunConfig
 from rewardsmith.files import append_jsonl, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import HEADER
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.loop import HEADER
 from rewardsmith.search.selection import best_record
 from rewardsmith.search.training import train_and_evaluate
 from rewardsmith.stages.analyzer import analyze

@@ -52,7 +52,6 @@ from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
 
-HEADER = "# rewardsmith candidate"
 DEDUPE = "[dedupe]"
 """The reason of a candidate whose code repeats an earlier one; a round of only these is not retried (the same
 prompt would bring the same code again: the built-in local model's template does, and the quick start paid
@@ -178,7 +177,7 @@ def record_videos(s: Search) -> None:
         ]
     for record in {r.id: r for r in targets if r is not None}.values():
         cand = s.folder.cand_dir(record.iteration, record.index)
-        if find_video(cand) is None:
+        if find_video(cand) is None:  # verified: a video the parent did not record is made again
             s.progress.update(record.id, "video")
             video = record_video(s.spec, cand, executor=s.executor, seed=s.config.seed)
             s.progress.update(
@@ -347,11 +346,7 @@ def sample_number(iteration: int, index: int) -> int:
 
 def find_duplicates(folder: RunFolder, iteration: int, designs: dict[int, Design]) -> dict[int, str]:
     """Index -> id of an earlier candidate with the same code (up to whitespace and comments)."""
-    known = [
-        (r.id, strip_header((folder.cand_dir(r.iteration, r.index) / "reward.py").read_text()))
-        for r in folder.candidates()
-        if r.status != "rejected"
-    ]
+    known = [(r.id, candidate_code(folder, r)) for r in folder.candidates() if r.status != "rejected"]
     found: dict[int, str] = {}
     for j, design in designs.items():
         if design.code is None:
@@ -463,11 +458,7 @@ def design_candidate(
         attempts.append(entry)
         write_json_atomic(folder / "attempts.json", attempts)
         if entry["accepted"]:
-            header = (
-                f"{HEADER} {cid} (iteration {iteration}, parent {parent or 'none'}, model {s.model.name})\n"
-                f"{HEADER}: compute_reward(state, action, next_state) -> (float, dict[str, float])\n\n"
-            )
-            (folder / "reward.py").write_text(header + (design.code or "").strip() + "\n", encoding="utf-8")
+            s.folder.cand(iteration, index).write_reward(design.code or "", parent=parent, model=s.model.name)
             record.status = "designed"
             break
     if record.status == "rejected":
@@ -541,14 +532,6 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
 
 
 # -- selection and prompts -----------------------------------------------------------------------------
-
-
-def strip_header(code: str) -> str:
-    """A reward file without the header comment the loop adds."""
-    lines = code.splitlines()
-    while lines and (lines[0].startswith(HEADER) or not lines[0].strip()):
-        lines.pop(0)
-    return "\n".join(lines).strip()
 
 
 def usage(s: Search) -> dict[str, float]:

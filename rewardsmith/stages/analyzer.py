@@ -28,14 +28,16 @@ import numpy as np
 
 from rewardsmith.errors import LLMError
 from rewardsmith.files import read_jsonl, write_json_atomic
-from rewardsmith.run_folder.records import (
+from rewardsmith.run_folder.candidate import CandidateFolder, candidate_at
+from rewardsmith.run_folder.names import (
+    ANALYSIS_FILE,
     EPISODES_FILE,
     EVAL_DIR,
     EVALUATION_FILE,
     METRICS_FILE,
-    Evaluation,
-    read_record,
+    REWARD_FILE,
 )
+from rewardsmith.run_folder.records import Evaluation, read_record
 from rewardsmith.stages.reflection import (
     TRAINING_PAIRS,
     end_reason,
@@ -48,7 +50,7 @@ from rewardsmith.stages.reflection import (
 from rewardsmith.stages.run_replay import recorded_episodes, replay_evaluation
 from rewardsmith.task import TaskSpec
 
-ANALYSIS_FILE = "analysis.json"
+MAX_EPISODES_BYTES = 16 * 2**20
 CURVE_POINTS = 10
 STATE_ROWS = 10
 DOMINANCE_RATIO = 100.0
@@ -59,10 +61,13 @@ EARLY_TERMINATION = 0.5  # flag when at least half the final eval episodes ended
 def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = False) -> dict[str, Any]:
     """Analyse one trained candidate folder; write and return `analysis.json` (never raises on bad files)."""
     cand_dir = Path(cand_dir)
+    cand = candidate_at(cand_dir)
     metrics, problems = read_jsonl(cand_dir / METRICS_FILE)
     episodes, more = read_jsonl(cand_dir / EVAL_DIR / EPISODES_FILE)  # the evaluation worker's, never training's
     problems = [p.replace(f"{cand_dir}/", "") for p in problems + more]
-    summary = _read_evaluation(cand_dir / EVAL_DIR / EVALUATION_FILE, problems)
+    if cand is not None and cand.verified(cand.episodes_path, MAX_EPISODES_BYTES) is None:
+        episodes = []  # in a run: only the episodes the parent accepted with the evaluation
+    summary = _read_evaluation(cand_dir / EVAL_DIR / EVALUATION_FILE, problems, cand)
     train = [m for m in metrics if m.get("kind") == "train" and _num(m.get("timesteps")) is not None]
     evals = [m for m in metrics if m.get("kind") == "eval" and _num(m.get("timesteps")) is not None]
     episodes = [e for e in episodes if _num(e.get("fitness")) is not None]
@@ -110,14 +115,17 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
     analysis["feedback"] = feedback_text(analysis)
     if llm_summary and model is not None:
         _add_llm_summary(analysis, spec, model, code)
-    write_json_atomic(cand_dir / ANALYSIS_FILE, analysis)
+    if cand is not None:
+        cand.save_analysis(analysis)  # signed: only this analysis is ever shown or prompted
+    else:
+        write_json_atomic(cand_dir / ANALYSIS_FILE, analysis)
     return analysis
 
 
 def _read_code(cand_dir: Path) -> str:
     """The candidate's reward code (shown to the analyzer LLM and read for the step traces' columns)."""
     try:
-        return (cand_dir / "reward.py").read_text(encoding="utf-8")[:20000]
+        return (cand_dir / REWARD_FILE).read_text(encoding="utf-8")[:20000]
     except (OSError, UnicodeDecodeError):
         return ""
 
@@ -128,10 +136,11 @@ def _num(value: Any) -> float | None:
     return float(value)
 
 
-def _read_evaluation(path: Path, problems: list[str]) -> dict[str, Any]:
-    """The final numbers of the evaluation worker's `evaluation.json` (the only fitness that decides anything);
-    the learning curves and components come from `metrics.jsonl`, reported by the training worker."""
-    evaluation = read_record(path, Evaluation)
+def _read_evaluation(path: Path, problems: list[str], cand: CandidateFolder | None = None) -> dict[str, Any]:
+    """The final numbers of the evaluation worker's `evaluation.json` (the only fitness that decides anything;
+    in a run's candidate folder only as the parent accepted it); the learning curves and components come from
+    `metrics.jsonl`, reported by the training worker."""
+    evaluation = cand.evaluation() if cand is not None else read_record(path, Evaluation)
     if evaluation is None:
         problems.append(f"{EVAL_DIR}/{EVALUATION_FILE}: missing or unreadable")
         return {}
