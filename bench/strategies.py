@@ -42,10 +42,10 @@ from rich.console import Console
 
 from rewardsmith.config import RunConfig
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import strip_header
 from rewardsmith.search.live import PlainProgress
 from rewardsmith.search.loop import run as run_search
 from rewardsmith.stages.designer import is_duplicate
-from rewardsmith.stages.history import strip_header
 from rewardsmith.stages.screen import spearman
 
 POOLS = Path(__file__).parent / "pools"

@@ -88,7 +88,11 @@ def read_capped(path: Path, max_bytes: int = MAX_READ_BYTES) -> bytes | None:
 def read_json(path: Path, max_bytes: int = MAX_READ_BYTES, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """A JSON file read as hostile input (see `read_capped`): None if missing, oversized, nested deeper than
     `max_depth`, or not JSON. Every parse error is caught."""
-    data = read_capped(path, max_bytes)
+    return parse_json(read_capped(path, max_bytes), max_depth)
+
+
+def parse_json(data: bytes | None, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """JSON bytes read as hostile input: None for None, nesting deeper than `max_depth`, or anything not JSON."""
     if data is None or json_depth(data) > max_depth:
         return None
     try:

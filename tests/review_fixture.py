@@ -21,12 +21,12 @@ from conftest import make_tiny_spec
 from rewardsmith.config import RunConfig
 from rewardsmith.files import append_jsonl, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import HEADER
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.selection import best_record
 from rewardsmith.search.training import train_and_evaluate
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import CriticFinding, CriticReport, static_findings
-from rewardsmith.stages.history import HEADER
 from rewardsmith.task import ENVS_DIR, read_task
 from rewardsmith.workers.executor import LocalExecutor
 

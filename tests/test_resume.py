@@ -99,3 +99,39 @@ def test_resume_after_kill_9(tiny_spec, tmp_path):
 
     again = run_cli("resume", str(out), cwd=tmp_path, env=env)  # resuming a finished run changes nothing
     assert again.returncode == 0 and len(events(out)) == len(log)
+
+
+FIXTURE = DATA / "run_before_proofs.tar.gz"
+"""A run folder written by rewardsmith before candidate folders were typed and signed (commit 5651da5): the
+scripted run of loop_e2e.jsonl on a tiny inverted-double-pendulum spec (`--iterations 2 --samples 3 --rungs 1
+--final-seeds 1`), stopped by SIGINT right after iteration 1 (TensorBoard folders and model.zip files removed)."""
+
+
+def unpack_fixture(tmp_path: Path) -> Path:
+    import tarfile
+
+    with tarfile.open(FIXTURE) as archive:
+        archive.extractall(tmp_path, filter="data")
+    out = tmp_path / "run"
+    info = json.loads((out / "run.json").read_text())
+    info["config"]["model"] = info["model"] = f"scripted:{SCRIPT}"  # the script's path on this machine
+    (out / "run.json").write_text(json.dumps(info))
+    return out
+
+
+@pytest.mark.slow
+def test_resume_a_run_folder_written_before_proofs(tmp_path):
+    out = unpack_fixture(tmp_path)
+    assert RunFolder(out).status() == "interrupted"
+    trained = {f"1.{j}": (out / f"iter_1/cand_{j}/eval/evaluation.json").read_bytes() for j in (1, 2, 3)}
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(Path(__file__).parents[1])}
+    result = run_cli("resume", str(out), cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    log = events(out)
+    assert log[-1]["event"] == "run_finished"
+    for cid, evaluation in trained.items():  # iteration 1 was not trained again
+        assert sum(e["event"] == "training_started" and e["candidate"] == cid for e in log) == 1
+        i, j = cid.split(".")
+        assert (out / f"iter_{i}/cand_{j}/eval/evaluation.json").read_bytes() == evaluation
+    assert any(e["event"] == "iteration_done" and e["iteration"] == 2 for e in log)
+    assert json.loads((out / "summary.json").read_text())["status"] == "finished"

@@ -78,9 +78,9 @@ from typing import Any
 
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RunFolderError
-from rewardsmith.files import append_jsonl, read_jsonl, write_json_atomic
-from rewardsmith.run_folder.records import (
-    ANALYSIS_FILE,
+from rewardsmith.files import append_jsonl, read_jsonl, remove_tree, write_bytes_atomic, write_json_atomic
+from rewardsmith.run_folder.candidate import CandidateFolder
+from rewardsmith.run_folder.names import (
     BEST_DIR,
     CANDIDATE_FILE,
     EVENTS_FILE,
@@ -90,11 +90,11 @@ from rewardsmith.run_folder.records import (
     RUN_FILE,
     SUMMARY_FILE,
     TASK_FILE,
-    CandidateRecord,
+    Event,
     cand_dir_name,
-    read_object,
-    read_record,
 )
+from rewardsmith.run_folder.proofs import Proofs
+from rewardsmith.run_folder.records import CandidateRecord, Evaluation, read_object, read_record
 from rewardsmith.sandbox.launch import pid_alive
 from rewardsmith.task import TaskSpec, read_task
 
@@ -119,11 +119,13 @@ class RunFolder:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.proofs = Proofs(self.path)
 
     @classmethod
     def create(cls, path: Path, config: RunConfig, spec: TaskSpec, model_name: str) -> RunFolder:
         """Fill a fresh folder: task.toml (and its trusted modules), run.json; returns the folder."""
         folder = cls(path)
+        folder.proofs.create_key()
         if spec.source is None:
             raise RunFolderError(f"task '{spec.name}' has no spec file to copy into the run folder")
         shutil.copyfile(spec.source, folder.path / TASK_FILE)
@@ -164,9 +166,9 @@ class RunFolder:
         """The task spec of the run, from its own copy."""
         return read_task(self.path / TASK_FILE)
 
-    def event(self, name: str, **fields: Any) -> None:
+    def event(self, name: Event | str, **fields: Any) -> None:
         """Append one event line."""
-        append_jsonl(self.path / EVENTS_FILE, {"t": round(time.time(), 3), "event": name, **fields})
+        append_jsonl(self.path / EVENTS_FILE, {"t": round(time.time(), 3), "event": str(name), **fields})
 
     def events(self) -> list[dict[str, Any]]:
         """All readable event lines, oldest first."""
@@ -185,6 +187,32 @@ class RunFolder:
         if pid is not None and pid != os.getpid() and pid_alive(pid):
             raise RunFolderError(f"{self.path}: run is still running (pid {pid}); wait for it or stop it first")
         write_json_atomic(self.path / LOCK_FILE, os.getpid())
+        self.prepare()
+
+    def prepare(self) -> None:
+        """Make the folder's parent-only files trustworthy before the loop reads them: a folder written before
+        proofs existed gets its key and adopts what its parent had recorded (the design files and candidate
+        records; a trained candidate's evaluation when it still holds the recorded fitness; never an analysis or
+        a video, which are made again); then every parent-only file without a valid proof is removed, so it is
+        computed again, never shown (`rewardsmith.run_folder.candidate.PARENT_ONLY`)."""
+        if self.proofs.legacy:
+            self.proofs.create_key()
+            adopted = [self._adopt(c) for c in self.candidate_folders()]
+            self.event(Event.PROOFS_ADOPTED, candidates=sum(adopted))
+        for cand in self.candidate_folders():
+            for path in cand.unproven():
+                remove_tree(path)
+
+    def _adopt(self, cand: CandidateFolder) -> bool:
+        record = read_record(cand.record_path, CandidateRecord)
+        if record is None:
+            return False
+        cand.accept_design()
+        cand.sign(cand.record_path)
+        evaluation = read_record(cand.evaluation_path, Evaluation)
+        if record.status == "trained" and evaluation is not None and evaluation.fitness_mean == record.fitness:
+            cand.accept_evaluation(evaluation)
+        return True
 
     def release(self) -> None:
         """Remove run.lock if this process holds it."""
@@ -199,10 +227,10 @@ class RunFolder:
         ends = [
             e["event"]
             for e in self.events()
-            if e.get("event") in ("run_finished", "run_failed", "run_resumed", "run_started")
+            if e.get("event") in (Event.RUN_FINISHED, Event.RUN_FAILED, Event.RUN_RESUMED, Event.RUN_STARTED)
         ]
         last = ends[-1] if ends else None
-        return {"run_finished": "finished", "run_failed": "failed"}.get(last or "", "interrupted")
+        return {str(Event.RUN_FINISHED): "finished", str(Event.RUN_FAILED): "failed"}.get(last or "", "interrupted")
 
     # -- candidates ----------------------------------------------------------------------------------
 
@@ -210,32 +238,49 @@ class RunFolder:
         """`iter_<i>/cand_<j>/` (not created)."""
         return self.path / cand_dir_name(iteration, index)
 
+    def cand(self, iteration: int, index: int) -> CandidateFolder:
+        """The candidate's folder as a `CandidateFolder`."""
+        return CandidateFolder(self.path, iteration, index)
+
+    def cand_of(self, record: CandidateRecord) -> CandidateFolder:
+        """The `CandidateFolder` of a record."""
+        return CandidateFolder(self.path, record.iteration, record.index)
+
+    def candidate_folders(self) -> list[CandidateFolder]:
+        """Every `iter_<i>/cand_<j>/` folder present, in (iteration, index) order."""
+        found = []
+        for path in self.path.glob("iter_*/cand_*"):
+            try:
+                found.append(CandidateFolder.at(path))
+            except ValueError:
+                continue
+        return sorted(found, key=lambda c: (c.iteration, c.index))
+
     def candidate(self, iteration: int, index: int) -> CandidateRecord | None:
-        """The candidate's record, or None while it has none (not designed yet, or cut short)."""
-        return read_record(self.cand_dir(iteration, index) / CANDIDATE_FILE, CandidateRecord)
+        """The candidate's record (verified), or None while it has none (not designed yet, or cut short)."""
+        return self.cand(iteration, index).record()
 
     def save_candidate(self, record: CandidateRecord) -> None:
-        """Write candidate.json atomically."""
-        folder = self.cand_dir(record.iteration, record.index)
-        folder.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(folder / CANDIDATE_FILE, record.model_dump())
+        """Write candidate.json atomically, signed (see `CandidateFolder.save_record`)."""
+        self.cand_of(record).save_record(record)
 
     def candidates(self) -> list[CandidateRecord]:
-        """Every candidate with a record, in (iteration, index) order."""
-        found = (read_record(path, CandidateRecord) for path in self.path.glob(f"iter_*/cand_*/{CANDIDATE_FILE}"))
+        """Every candidate with a record the parent wrote, in (iteration, index) order."""
+        found = (c.record() for c in self.candidate_folders() if (c.path / CANDIDATE_FILE).is_file())
         return sorted((r for r in found if r is not None), key=lambda r: (r.iteration, r.index))
 
     def analysis(self, record: CandidateRecord) -> dict[str, Any] | None:
-        """The candidate's analysis.json, if written."""
-        return read_object(self.cand_dir(record.iteration, record.index) / ANALYSIS_FILE)
+        """The candidate's analysis.json, if the parent wrote it (a planted one reads as missing)."""
+        return self.cand_of(record).analysis()
 
     def save_best(self, record: CandidateRecord) -> None:
-        """Copy a candidate to best/ (each file atomically, candidate.json last)."""
+        """Copy a candidate to best/ (each file atomically, candidate.json last); only its verified reward."""
         best = self.path / BEST_DIR
         best.mkdir(exist_ok=True)
-        tmp = best / f".reward.py.{os.getpid()}.tmp"
-        shutil.copyfile(self.cand_dir(record.iteration, record.index) / REWARD_FILE, tmp)
-        os.replace(tmp, best / REWARD_FILE)
+        code = self.cand_of(record).verified(self.cand_of(record).reward_path)
+        if code is None:
+            raise RunFolderError(f"{record.id}: its {REWARD_FILE} is missing or was not written by rewardsmith")
+        write_bytes_atomic(best / REWARD_FILE, code)
         write_json_atomic(best / CANDIDATE_FILE, record.model_dump())
 
     def best_id(self) -> str | None:

@@ -1,4 +1,4 @@
-"""The run folder as code: every file name, the typed records stored in it, and one tolerant reader.
+"""The run folder as code: the typed records stored in it and one tolerant reader (the file names are in `names`).
 
 Records are pydantic models that ignore unknown keys and give every key a writer may omit a default, so an
 older or newer run folder still reads. `read_record` returns None for a missing, unreadable or malformed file
@@ -16,34 +16,83 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, V
 
 from rewardsmith.files import MAX_READ_BYTES, read_json
 from rewardsmith.formatting import mean_pm
-
-# the run
-RUN_FILE, EVENTS_FILE, LOCK_FILE, TASK_FILE = "run.json", "events.jsonl", "run.lock", "task.toml"
-OWNER_FILE, BEST_DIR, FINAL_DIR, LLM_DIR = ".owner", "best", "final", "llm"
-# a candidate
-REWARD_FILE, CANDIDATE_FILE, ATTEMPTS_FILE, ANALYSIS_FILE = (
-    "reward.py",
-    "candidate.json",
-    "attempts.json",
-    "analysis.json",
+from rewardsmith.run_folder.names import (
+    ANALYSIS_FILE,
+    ATTEMPTS_FILE,
+    BEST_DIR,
+    CANDIDATE_FILE,
+    CRITIC_FILE,
+    EPISODES_FILE,
+    EVAL_DIR,
+    EVALUATION_FILE,
+    EVENTS_FILE,
+    FINAL_DIR,
+    FRAMES_FILE,
+    LLM_DIR,
+    LOCK_FILE,
+    METRICS_FILE,
+    MODEL_FILE,
+    OWNER_FILE,
+    REWARD_FILE,
+    RUN_FILE,
+    SANDBOX_FILE,
+    SCREEN_FILE,
+    SMOKE_FILE,
+    SUMMARY_FILE,
+    TASK_FILE,
+    TRAJECTORIES_FILE,
+    WEIGHTS_FILE,
+    cand_dir_name,
 )
-CRITIC_FILE, EVALUATION_FILE = "critic.json", "evaluation.json"
-# what workers write
-SUMMARY_FILE, METRICS_FILE, EPISODES_FILE = "summary.json", "metrics.jsonl", "eval_episodes.jsonl"
-TRAJECTORIES_FILE, MODEL_FILE, SANDBOX_FILE = "trajectories.npz", "model.zip", "sandbox.json"
-WEIGHTS_FILE = "policy.safetensors"
-"""The training worker's only trusted output: the policy's tensors (safetensors, no pickle)."""
-EVAL_DIR = "eval"
-"""Below a training folder: the evaluation worker's folder. The parent empties and recreates it after training
-ended and copies the weights into it, so nothing the training worker wrote can be read from it; it holds
-`policy.safetensors` (the parent's copy), `evaluation.json`, `eval_episodes.jsonl`, `trajectories.npz`,
-`summary.json`, `sandbox.json`, `job.json` and `worker.log`."""
-SMOKE_FILE, SCREEN_FILE, FRAMES_FILE = "smoke.json", "screen.json", "frames.npy"
 
-
-def cand_dir_name(iteration: int, index: int) -> str:
-    """`iter_<i>/cand_<j>` relative to the run folder."""
-    return f"iter_{iteration}/cand_{index}"
+__all__ = [  # the file names are re-exported from `names`, their first home
+    "ANALYSIS_FILE",
+    "ATTEMPTS_FILE",
+    "BEST_DIR",
+    "CANDIDATE_FILE",
+    "CRITIC_FILE",
+    "EPISODES_FILE",
+    "EVALUATION_FILE",
+    "EVAL_DIR",
+    "EVENTS_FILE",
+    "FINAL_DIR",
+    "FRAMES_FILE",
+    "LLM_DIR",
+    "LOCK_FILE",
+    "METRICS_FILE",
+    "MODEL_FILE",
+    "OWNER_FILE",
+    "REWARD_FILE",
+    "RUN_FILE",
+    "SANDBOX_FILE",
+    "SCREEN_FILE",
+    "SMOKE_FILE",
+    "SUMMARY_FILE",
+    "TASK_FILE",
+    "TRAJECTORIES_FILE",
+    "WEIGHTS_FILE",
+    "cand_dir_name",
+    "Record",
+    "CandidateRecord",
+    "Attempt",
+    "Attempts",
+    "Finding",
+    "CriticRecord",
+    "MetricsPoint",
+    "Evaluation",
+    "TrainSummary",
+    "FinalSeed",
+    "FinalResult",
+    "RunSummary",
+    "Flag",
+    "Analysis",
+    "as_number",
+    "read_object",
+    "check_record",
+    "read_record",
+    "Reported",
+    "R",
+]
 
 
 class Record(BaseModel):

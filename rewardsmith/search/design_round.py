@@ -21,7 +21,7 @@ from rewardsmith.search.session import Search, usage
 from rewardsmith.search.training import screen_archives
 from rewardsmith.stages.critic import critique
 from rewardsmith.stages.designer import Design, Failure, is_duplicate
-from rewardsmith.stages.history import HEADER, best_for_prompt, candidate_code, prompt_inputs, strip_header
+from rewardsmith.stages.history import best_for_prompt, candidate_code, prompt_inputs
 from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
 
 DEDUPE = "[dedupe]"
@@ -111,11 +111,7 @@ def sample_number(iteration: int, index: int) -> int:
 
 def find_duplicates(folder: RunFolder, iteration: int, designs: dict[int, Design]) -> dict[int, str]:
     """Index -> id of an earlier candidate with the same code (up to whitespace and comments)."""
-    known = [
-        (r.id, strip_header((folder.cand_dir(r.iteration, r.index) / "reward.py").read_text()))
-        for r in folder.candidates()
-        if r.status != "rejected"
-    ]
+    known = [(r.id, candidate_code(folder, r)) for r in folder.candidates() if r.status != "rejected"]
     found: dict[int, str] = {}
     for j, design in designs.items():
         if design.code is None:
@@ -156,11 +152,7 @@ def design_candidate(
         attempts.append(entry)
         write_json_atomic(cand / "attempts.json", attempts)
         if entry["accepted"]:
-            header = (
-                f"{HEADER} {cid} (iteration {iteration}, parent {parent or 'none'}, model {s.model.name})\n"
-                f"{HEADER}: compute_reward(state, action, next_state) -> (float, dict[str, float])\n\n"
-            )
-            (cand / "reward.py").write_text(header + (design.code or "").strip() + "\n", encoding="utf-8")
+            s.folder.cand(iteration, index).write_reward(design.code or "", parent=parent, model=s.model.name)
             record.status = "designed"
             break
     if record.status == "rejected":

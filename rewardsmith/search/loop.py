@@ -145,7 +145,7 @@ def record_videos(s: Search) -> None:
         ]
     for record in {r.id: r for r in targets if r is not None}.values():
         cand = s.folder.cand_dir(record.iteration, record.index)
-        if find_video(cand) is None:
+        if find_video(cand) is None:  # verified: a video the parent did not record is made again
             s.progress.update(record.id, "video")
             video = record_video(s.spec, cand, executor=s.executor, seed=s.config.seed)
             s.progress.update(

@@ -296,6 +296,12 @@ def record_training(
     else:
         update.update(status="failed", reason=f"[training] {result.error}")
     record = record.model_copy(update=update)
+    if (
+        record.status == "trained"
+        and evaluation is not None
+        and not folder.cand_of(record).accept_evaluation(evaluation)
+    ):
+        record = record.model_copy(update={"status": "failed", "reason": "[evaluation] evaluation.json changed"})
     folder.save_candidate(record)
     folder.event(
         "training_done",

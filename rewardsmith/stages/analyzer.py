@@ -29,14 +29,16 @@ import numpy as np
 from rewardsmith.errors import LLMError
 from rewardsmith.files import read_jsonl, write_json_atomic
 from rewardsmith.llm import Model
-from rewardsmith.run_folder.records import (
+from rewardsmith.run_folder.candidate import CandidateFolder, candidate_at
+from rewardsmith.run_folder.names import (
+    ANALYSIS_FILE,
     EPISODES_FILE,
     EVAL_DIR,
     EVALUATION_FILE,
     METRICS_FILE,
-    Evaluation,
-    read_record,
+    REWARD_FILE,
 )
+from rewardsmith.run_folder.records import Evaluation, read_record
 from rewardsmith.stages.reflection import (
     TRAINING_PAIRS,
     end_reason,
@@ -50,7 +52,7 @@ from rewardsmith.stages.run_replay import recorded_episodes, replay_evaluation
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
-ANALYSIS_FILE = "analysis.json"
+MAX_EPISODES_BYTES = 16 * 2**20
 CURVE_POINTS = 10
 STATE_ROWS = 10
 DOMINANCE_RATIO = 100.0
@@ -72,10 +74,13 @@ def analyze(
     The reward's replay runs through `executor`; `model` sizes the step traces and, with `llm_summary`, writes
     the summary from the run's `env_description` (`model=None` or `env_description=None`: no summary)."""
     cand_dir = Path(cand_dir)
+    cand = candidate_at(cand_dir)
     metrics, problems = read_jsonl(cand_dir / METRICS_FILE)
     episodes, more = read_jsonl(cand_dir / EVAL_DIR / EPISODES_FILE)  # the evaluation worker's, never training's
     problems = [p.replace(f"{cand_dir}/", "") for p in problems + more]
-    summary = _read_evaluation(cand_dir / EVAL_DIR / EVALUATION_FILE, problems)
+    if cand is not None and cand.verified(cand.episodes_path, MAX_EPISODES_BYTES) is None:
+        episodes = []  # in a run: only the episodes the parent accepted with the evaluation
+    summary = _read_evaluation(cand_dir / EVAL_DIR / EVALUATION_FILE, problems, cand)
     train = [m for m in metrics if m.get("kind") == "train" and _num(m.get("timesteps")) is not None]
     evals = [m for m in metrics if m.get("kind") == "eval" and _num(m.get("timesteps")) is not None]
     episodes = [e for e in episodes if _num(e.get("fitness")) is not None]
@@ -123,14 +128,17 @@ def analyze(
     analysis["feedback"] = feedback_text(analysis)
     if llm_summary and model is not None and env_description is not None:
         _add_llm_summary(analysis, spec, model, code, env_description)
-    write_json_atomic(cand_dir / ANALYSIS_FILE, analysis)
+    if cand is not None:
+        cand.save_analysis(analysis)  # signed: only this analysis is ever shown or prompted
+    else:
+        write_json_atomic(cand_dir / ANALYSIS_FILE, analysis)
     return analysis
 
 
 def _read_code(cand_dir: Path) -> str:
     """The candidate's reward code (shown to the analyzer LLM and read for the step traces' columns)."""
     try:
-        return (cand_dir / "reward.py").read_text(encoding="utf-8")[:20000]
+        return (cand_dir / REWARD_FILE).read_text(encoding="utf-8")[:20000]
     except (OSError, UnicodeDecodeError):
         return ""
 
@@ -141,10 +149,11 @@ def _num(value: Any) -> float | None:
     return float(value)
 
 
-def _read_evaluation(path: Path, problems: list[str]) -> dict[str, Any]:
-    """The final numbers of the evaluation worker's `evaluation.json` (the only fitness that decides anything);
-    the learning curves and components come from `metrics.jsonl`, reported by the training worker."""
-    evaluation = read_record(path, Evaluation)
+def _read_evaluation(path: Path, problems: list[str], cand: CandidateFolder | None = None) -> dict[str, Any]:
+    """The final numbers of the evaluation worker's `evaluation.json` (the only fitness that decides anything;
+    in a run's candidate folder only as the parent accepted it); the learning curves and components come from
+    `metrics.jsonl`, reported by the training worker."""
+    evaluation = cand.evaluation() if cand is not None else read_record(path, Evaluation)
     if evaluation is None:
         problems.append(f"{EVAL_DIR}/{EVALUATION_FILE}: missing or unreadable")
         return {}

@@ -22,15 +22,14 @@ from pathlib import Path
 import numpy as np
 
 from rewardsmith.errors import RewardsmithError
+from rewardsmith.run_folder.candidate import candidate_at
+from rewardsmith.run_folder.names import FRAMES_FILE, MODEL_FILE, VIDEO_DIR, VIDEO_NAMES
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 
 log = logging.getLogger(__name__)
 
-VIDEO_DIR = "video"
-FRAMES_FILE = "frames.npy"
-VIDEO_NAMES = ("video.mp4", "video.gif")
 MAX_FRAMES = 300
 WHOLE_EPISODE_FRAMES = 150
 """Frames kept from a whole episode by default: every k-th step, so the file and the render time stay small."""
@@ -54,7 +53,11 @@ def gl_backends() -> list[str]:
 
 
 def find_video(cand_dir: Path) -> Path | None:
-    """The candidate's encoded video, if one was recorded."""
+    """The candidate's encoded video, if one was recorded (in a run's candidate folder: by the parent, with its
+    proof; a planted video is never found)."""
+    cand = candidate_at(cand_dir)
+    if cand is not None:
+        return cand.video()
     return next((Path(cand_dir) / n for n in VIDEO_NAMES if (Path(cand_dir) / n).is_file()), None)
 
 
@@ -94,7 +97,7 @@ def record_video(
     (the reason is logged and kept in `<cand_dir>/video/worker.log`).
     """
     cand_dir = Path(cand_dir).resolve()
-    model = cand_dir / "model.zip"
+    model = cand_dir / MODEL_FILE
     if not model.is_file():
         log.warning("%s: no model.zip, so no video", cand_dir)
         return None
@@ -136,6 +139,8 @@ def record_video(
     try:
         frames = load_frames(work / FRAMES_FILE)
         path = encode_video(frames, cand_dir, fps=float(result.summary.get("fps") or 10))
+        if (cand := candidate_at(cand_dir)) is not None:
+            cand.sign(path)
     except RewardsmithError as e:
         log.warning("%s", e)
         return None

@@ -58,7 +58,7 @@ def headline(view: RunView) -> str:
 
 def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> Path:
     """Write `to/reward.py` (provenance header + code) and `to/README.md`; returns the reward path."""
-    from rewardsmith.stages.history import strip_header
+    from rewardsmith.run_folder.names import strip_header
 
     view = read_run(run_dir)
     c = view.candidate(candidate) if candidate else view.best

@@ -350,7 +350,7 @@ def _earlier(view: RunView, new: CandidateView) -> str:
 
 def unified_diff(old: CandidateView, new: CandidateView) -> list[str]:
     """Unified diff lines between two candidates' reward files (the loop's header comment left out)."""
-    from rewardsmith.stages.history import strip_header
+    from rewardsmith.run_folder.names import strip_header
 
     def lines(c: CandidateView) -> list[str]:
         return (strip_header(c.code) + "\n").splitlines(keepends=True) if c.code else []
