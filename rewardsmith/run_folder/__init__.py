@@ -6,5 +6,6 @@
 - `candidate`: `CandidateFolder`, one candidate's folder: its paths, typed records and verified reads.
 - `folder`: `RunFolder`, which writes and reads one run folder; its docstring documents the layout.
 - `claim`: creating a fresh run folder atomically, or claiming an explicit `--out` one.
-- `index`: finding runs and batches under a folder and summarising each in one row.
+- `index`: finding runs and batches under a folder and summarising each in one row; the one wording for a
+  missing run folder (`require_run_dir`).
 """

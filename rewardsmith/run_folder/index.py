@@ -24,6 +24,17 @@ from rewardsmith.run_folder.records import (
     read_record,
 )
 
+NO_RUN_FOLDER = "{path}: no such run folder (expected runs/<task>/<stamp>/; list them with `rewardsmith runs`)"
+"""The one wording for a missing run folder, used by every verb that takes RUN_DIR."""
+
+
+def require_run_dir(path: Path) -> Path:
+    """`path` if it is a folder; RunFolderError in the shared wording otherwise."""
+    if not Path(path).is_dir():
+        raise RunFolderError(NO_RUN_FOLDER.format(path=path))
+    return Path(path)
+
+
 BATCH_FILE = "batch.json"
 MAX_DEPTH = 4
 SKIP = {"baselines", "llm", "final", "best", "tb", "critic", "screen", "video"}

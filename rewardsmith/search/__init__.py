@@ -12,6 +12,7 @@
 - `final`: the best candidate's retraining on several seeds (announced, skippable, sharing the search's work),
   `summary.json`.
 - `training`: train a reward, then measure the policy in the evaluation worker (the fitness that decides).
+- `saved_policy`: a saved policy measured again by the trusted evaluation worker (`rewardsmith evaluate`).
 - `baselines`: the human (env reward) and sparse (success-only) baselines, cached.
 - `batch`: one search per task of a list on a shared worker pool.
 - `live`, `batch_live`: the live views of a run and of a batch (the progress display; the progress-count

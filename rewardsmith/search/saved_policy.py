@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
+from rewardsmith.run_folder.index import require_run_dir
 from rewardsmith.run_folder.records import RUN_FILE, TASK_FILE, WEIGHTS_FILE, Evaluation
 from rewardsmith.task import TaskSpec, load_task, read_task
-from rewardsmith.views.run_view import require_run_dir
 
 MODEL_ZIP = "model.zip"
 

@@ -3,7 +3,6 @@
 - `run_view`: a run folder read for review (every candidate with its code, critic, training and analysis).
 - `tables`: rich renderables for `runs` and `review`.
 - `export`: a reward as a standalone module with its provenance.
-- `evaluate`: a saved policy measured again by the trusted evaluation worker (`rewardsmith evaluate`).
 - `logs`: a run's LLM call log (prompts and responses) for `rewardsmith logs`.
 - `report/`: one self-contained HTML page per run or batch.
 """

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from rewardsmith.errors import RunFolderError, TaskSpecError
 from rewardsmith.files import read_jsonl
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.index import require_run_dir
 from rewardsmith.run_folder.records import (
     ANALYSIS_FILE,
     ATTEMPTS_FILE,
@@ -255,17 +256,6 @@ def metrics_points(lines: list[dict[str, Any]], kind: str) -> list[MetricsPoint]
             except ValidationError:
                 continue
     return points
-
-
-NO_RUN_FOLDER = "{path}: no such run folder (expected runs/<task>/<stamp>/; list them with `rewardsmith runs`)"
-"""The one wording for a missing run folder, used by every verb that takes RUN_DIR."""
-
-
-def require_run_dir(path: Path) -> Path:
-    """`path` if it is a folder; RunFolderError in the shared wording otherwise."""
-    if not Path(path).is_dir():
-        raise RunFolderError(NO_RUN_FOLDER.format(path=path))
-    return Path(path)
 
 
 def read_run(path: Path) -> RunView:
