@@ -189,11 +189,12 @@ class LateReward:
         self._over: deque[bool] = deque(maxlen=window)
         self._over_count = 0
 
-    def __call__(self, state, action, next_state):
+    def __call__(self, *args: Any) -> Any:
+        """The loaded function's result for `args` ((state, action, next_state) for a reward), timed when watched."""
         if self.budget_s is None or not self.watch:
-            return self.fn(state, action, next_state)
+            return self.fn(*args)
         started = time.perf_counter()
-        result = self.fn(state, action, next_state)
+        result = self.fn(*args)
         self._record(time.perf_counter() - started)
         return result
 
@@ -214,17 +215,10 @@ class LateReward:
 
 
 class LateProgress(LateReward):
-    """The candidate's `progress`, loaded after lock-down like `LateReward`, with its own per-call budget watch."""
+    """The candidate's `progress(state)`, loaded after lock-down like `LateReward`, with its own per-call budget
+    watch."""
 
     what = "progress"
-
-    def __call__(self, state):
-        if self.budget_s is None or not self.watch:
-            return self.fn(state)
-        started = time.perf_counter()
-        result = self.fn(state)
-        self._record(time.perf_counter() - started)
-        return result
 
 
 def _warm_up(env) -> None:
