@@ -151,6 +151,32 @@ def screened_order(order: list[CandidateRecord], verdicts: dict[str, ScreenRepor
     return passed + [r for r in order if r not in passed]
 
 
+def cut(
+    rung: Rung, ok: list[CandidateRecord], keep: float, previous: dict[str, CandidateRecord] | None
+) -> list[CandidateRecord]:
+    """Who of a rung's trained candidates `ok` goes on, best first: the `keep` fraction by the noise-aware rank (the
+    screen's rejects behind, `screened_order`), at least two unless the leader is distinguishable, and, given the
+    candidates' records at the `previous` rung, without a survivor whose curve went flat (`is_flat`) unless that
+    leaves a close call with one. Why each other one stopped goes into `rung.stopped`."""
+    order = screened_order(ranked(ok), rung.screen)
+    going = order[: survivors(len(ok), keep)]
+    for r in order[len(going) :]:
+        verdict = rung.screen.get(r.id)
+        rung.stopped[r.id] = "halved" if verdict is None or verdict.passed else f"screened out: {verdict.message}"
+    if len(going) == 2 > by_fraction(len(ok), keep) and pick(going).distinguishable:
+        rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
+        going = going[:1]
+    if previous is None:
+        return going
+    flat = [r for r in going[1:] if is_flat(previous.get(r.id), r)]
+    kept = [r for r in going if r not in flat]
+    if len(kept) < 2 <= len(going) and not pick([going[0], flat[0]]).distinguishable:
+        kept.append(flat.pop(0))  # a close call keeps two, however noisy the runner-up's curve
+    for r in flat:
+        rung.stopped[r.id] = "flat curve"
+    return [r for r in going if r in kept]
+
+
 def successive_halving(
     records: list[CandidateRecord],
     train: TrainRung,
@@ -192,25 +218,9 @@ def successive_halving(
             if on_rung:
                 on_rung(rung)
             break
-        order = ranked(ok)
         if screen is not None and index == 0:
             rung.screen = screen(ok)
-            order = screened_order(order, rung.screen)
-        going = order[: survivors(len(ok), keep)]
-        for r in order[len(going) :]:
-            verdict = rung.screen.get(r.id)
-            rung.stopped[r.id] = "halved" if verdict is None or verdict.passed else f"screened out: {verdict.message}"
-        if len(going) == 2 > by_fraction(len(ok), keep) and pick(going).distinguishable:
-            rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
-            going = going[:1]
-        if stop_flat:
-            flat = [r for r in going[1:] if is_flat(previous.get(r.id), r)]
-            kept = [r for r in going if r not in flat]
-            if len(kept) < 2 <= len(going) and not pick([going[0], flat[0]]).distinguishable:
-                kept.append(flat.pop(0))  # a close call keeps two, however noisy the runner-up's curve
-            for r in flat:
-                rung.stopped[r.id] = "flat curve"
-            going = [r for r in going if r in kept]
+        going = cut(rung, ok, keep, previous if stop_flat else None)
         rung.promoted = [r.id for r in going]
         rungs.append(rung)
         if on_rung:
