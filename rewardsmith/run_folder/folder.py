@@ -172,7 +172,13 @@ class RunFolder:
 
     def events(self) -> list[dict[str, Any]]:
         """All readable event lines, oldest first."""
-        return read_jsonl(self.path / EVENTS_FILE)[0]
+        return self.read_events()[0]
+
+    def read_events(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """All readable event lines, oldest first, and the lines that could not be read (the parent writes them,
+        so the caps are wider than for a worker's output)."""
+        path = self.path / EVENTS_FILE
+        return read_jsonl(path, max_bytes=MAX_RUN_FILE_BYTES, max_lines=10**7, max_line_bytes=MAX_RUN_FILE_BYTES)
 
     def lock_pid(self) -> int | None:
         """The pid in run.lock, if any."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import LLMError, RewardsmithError, TaskSpecError
-from rewardsmith.files import write_json_atomic
+from rewardsmith.files import MAX_COMPONENTS, clean_name, write_json_atomic
 from rewardsmith.reward.contract import read_reward_source
 from rewardsmith.reward.progress import ProgressOptions
 from rewardsmith.sandbox.policy import check_progress_signature, check_source
@@ -239,7 +239,7 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
         "time_ms": numbers(smoke.get("time_ms")),
         "budget_ms": numbers(smoke.get("budget")),
         "total": numbers(smoke.get("total")),
-        "components": {str(k)[:60]: numbers(v) for k, v in list(components.items())[:50]},
+        "components": {clean_name(k): numbers(v) for k, v in list(components.items())[:MAX_COMPONENTS]},
         **({"progress": progress} if progress else {}),
         "sandbox": {str(k): str(v)[:200] for k, v in sandbox.items()},
     }
