@@ -35,6 +35,7 @@ from rewardsmith.run_folder.names import (
     RUN_FILE,
     SUMMARY_FILE,
     TASK_FILE,
+    VIDEO_NAMES,
 )
 from rewardsmith.run_folder.records import (
     Analysis,
@@ -345,6 +346,9 @@ def read_candidate(root: Path, folder: Path, warnings: list[str]) -> CandidateVi
             view.episodes = episodes
     view.analysis = _verified(cand, cand.analysis_path, Analysis, warnings, root, "analysis")
     view.video = cand.video()
+    for name in VIDEO_NAMES:
+        if view.video is None and (folder / name).is_file():
+            warnings.append(f"{(folder / name).relative_to(root)}: {NOT_THE_PARENTS}")
     return inert_view(view)
 
 
