@@ -12,6 +12,7 @@ from rich.table import Table
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import TaskArg, usable_reward_file, work_folder
 from rewardsmith.formatting import cell, inert, plural
+from rewardsmith.run_folder.names import REWARD_FILE
 
 
 @app.command()
@@ -46,8 +47,8 @@ def check(
             typer.echo(json.dumps({"accepted": False, "error": str(e)}))
         raise
     with work_folder(out, "check") as folder:
-        shutil.copyfile(reward, folder / "reward.py")
-        report = critique(spec, folder / "reward.py", folder, semantic=False, timeout_s=timeout)
+        shutil.copyfile(reward, folder / REWARD_FILE)
+        report = critique(spec, folder / REWARD_FILE, folder, semantic=False, timeout_s=timeout)
     if as_json:
         typer.echo(json.dumps({"accepted": report.accepted, "findings": report.to_dict()["findings"]}))
         raise typer.Exit(0 if report.accepted else 1)

@@ -26,6 +26,7 @@ from rewardsmith.llm import Model, default_model_name, get_model
 from rewardsmith.reward.task_check import validate_task
 from rewardsmith.run_folder.claim import claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import REWARD_FILE, SCREEN_FILE
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.final import retrain_best, write_summary
@@ -47,7 +48,7 @@ from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.history import best_for_prompt, candidate_code, prompt_inputs
 from rewardsmith.stages.human_feedback import check_option
 from rewardsmith.stages.human_feedback import collect as collect_feedback
-from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
+from rewardsmith.stages.screen import ScreenReport, screen
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
@@ -513,7 +514,7 @@ def train_candidate(s: Search, record: CandidateRecord) -> CandidateRecord:
     s.progress.update(record.id, "training", done=0, total=s.config.timesteps)
     result, evaluation = train_and_evaluate(
         s.spec.source,
-        folder / "reward.py",
+        folder / REWARD_FILE,
         folder,
         timesteps=s.config.timesteps or s.spec.train.timesteps,
         seed=s.config.seed,

@@ -24,13 +24,12 @@ from rewardsmith.errors import LLMError, RewardsmithError, TaskSpecError
 from rewardsmith.files import MAX_COMPONENTS, clean_name, write_json_atomic
 from rewardsmith.reward.contract import read_reward_source
 from rewardsmith.reward.progress import ProgressOptions
+from rewardsmith.run_folder.names import CRITIC_DIR, CRITIC_FILE
 from rewardsmith.sandbox.policy import check_progress_signature, check_source
 from rewardsmith.stages.prompts import render
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.job import WorkerJob
 
-CRITIC_FILE = "critic.json"
-WORKER_DIR = "critic"
 _VERDICT = re.compile(r"VERDICT\W{0,6}(OK|REVISE)\b", re.IGNORECASE)
 _PROBLEM = re.compile(r"^\s*(?:[-*\d.)]+\s*)?\**PROBLEM\**\s*:\**\s*(.+)$", re.IGNORECASE)
 MAX_MESSAGE = 2000
@@ -138,7 +137,7 @@ def critique(
         findings, report.stats["dynamic"] = dynamic_findings(
             spec,
             reward_path,
-            out_dir / WORKER_DIR,
+            out_dir / CRITIC_DIR,
             ast_gate=ast_gate,
             timeout_s=timeout_s,
             options=options or {},
@@ -178,8 +177,8 @@ def dynamic_findings(
     executor=None,
 ) -> tuple[list[CriticFinding], dict]:
     """Smoke-run the reward in a sandboxed worker; a crash, kill or timeout is an error finding."""
+    from rewardsmith.run_folder.names import SMOKE_FILE
     from rewardsmith.workers.run import read_json_file, run_job
-    from rewardsmith.workers.smoke import SMOKE_FILE
 
     if spec.source is None:
         raise TaskSpecError(f"task '{spec.name}' has no spec file; the critic worker re-reads the spec from disk")

@@ -36,6 +36,7 @@ from rewardsmith.run_folder.names import (
     SUMMARY_FILE,
     TASK_FILE,
     VIDEO_NAMES,
+    Event,
 )
 from rewardsmith.run_folder.records import (
     Analysis,
@@ -204,7 +205,7 @@ class RunView:
 
     @property
     def iterations_done(self) -> int:
-        return len({e.get("iteration") for e in self.events if e.get("event") == "iteration_done"})
+        return len({e.get("iteration") for e in self.events if e.get("event") == Event.ITERATION_DONE})
 
     def candidate(self, cid: str) -> CandidateView:
         """A candidate by id ("2.1"); RunFolderError naming the known ids if there is none."""

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from rewardsmith.run_folder.names import REPLAY_FILE
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
     EVALUATION_FILE,
@@ -30,11 +31,6 @@ from rewardsmith.run_folder.records import (
 from rewardsmith.sandbox.lockdown import SandboxSettings
 from rewardsmith.task import TaskSpec, read_task
 
-JOB_FILE = "job.json"
-ERROR_FILE = "error.json"
-HEARTBEAT_FILE = "heartbeat"
-LOG_FILE = "worker.log"
-REPLAY_FILE = "replay.json"
 """What the `replay` worker writes: a candidate reward replayed over its own recorded evaluation episodes."""
 
 ModeName = Literal["train", "evaluate", "critic", "screen", "replay", "video"]
