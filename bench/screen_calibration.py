@@ -37,9 +37,9 @@ from strategies import LABELS, label, pool  # bench/ is on sys.path when this fi
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.names import strip_header
+from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, strip_header
 from rewardsmith.run_folder.records import EVAL_DIR, RUN_FILE, TASK_FILE, TRAJECTORIES_FILE
-from rewardsmith.search.training import RANDOM_POLICY_DIR, evaluate_policy
+from rewardsmith.search.training import evaluate_policy
 from rewardsmith.stages.designer import is_duplicate
 from rewardsmith.stages.screen import RANDOM_LABEL, screen, trained_archives
 from rewardsmith.task import TaskSpec, load_task

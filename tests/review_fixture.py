@@ -119,6 +119,7 @@ def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str,
         return
     folder.event("training_started", candidate=cid, timesteps=1024)
     result, evaluation = trained
+    assert folder.cand(iteration, index).accept_evaluation(evaluation)  # as record_training does
     record = record.model_copy(update={"status": "trained", "fitness": evaluation.fitness_mean,
                                        "fitness_se": evaluation.fitness_se, "episodes": len(evaluation.fitness),
                                        "success_rate": evaluation.success_rate, "wall_s": result.wall_s})
@@ -132,7 +133,7 @@ def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str,
         executor.shutdown()
     if cid == "2.1":  # a planted flag: whether 1,024 steps make progress depends on the machine, not the test
         analysis["flags"] = [f for f in analysis["flags"] if f["code"] != "no-progress"] + [PLANTED_FLAG]
-        write_json_atomic(cand / "analysis.json", analysis)
+        folder.cand(iteration, index).save_analysis(analysis)
     folder.event("analysis_done", candidate=cid, flags=[f["code"] for f in analysis["flags"]])
 
 

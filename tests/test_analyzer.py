@@ -82,10 +82,10 @@ def test_every_field_from_an_aligned_candidate(tmp_path):
     assert not a["reward_hacking"]["flag"] and a["reward_hacking"]["reason"] == ""
     assert {f["code"] for f in a["flags"]} == {"constant-component", "early-termination"}
     assert a["problems"] == [] and a["final"]["fitness"] == 0.9
-    for expected in ("fitness (trusted task score) during training: 0.1 @ 1000, 0.4 @ 2000, 0.9 @ 3000",
+    for expected in ("during training, as reported by the training worker (untrusted):\n  fitness: 0.1 @ 1000, 0.4 @ 2000, 0.9 @ 3000",
                      "speed: [0, 0.1, 0.2, 0.3, 0.4, 0.5]", "2 of 4 (50%) ended by termination",
                      "torso.z: mean 1.2 vs 0.7", "Spearman rho = 1.00", "component alive stayed at 1",
-                     "episode length (steps) during training: 100 @ 1000"):
+                     "  episode length (steps): 100 @ 1000"):
         assert expected in a["feedback"]
     assert len(a["feedback"].splitlines()) <= 70
 

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from rewardsmith.cli import app
 from rewardsmith.llm import get_model
-from rewardsmith.stages.critic import CRITIC_FILE, critic_messages, critique, parse_verdict
+from rewardsmith.run_folder.names import CRITIC_FILE
+from rewardsmith.stages.critic import critic_messages, critique, parse_verdict
 from rewardsmith.task import read_task
 from rewardsmith.workers.executor import LocalExecutor
 

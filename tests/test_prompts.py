@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from rewardsmith.cli import app
 from rewardsmith.config import RunConfig
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.run_folder.records import CandidateRecord, Evaluation, read_record
 from rewardsmith.stages.analyzer import analyze, analyzer_messages
 from rewardsmith.stages.critic import critic_messages
 from rewardsmith.stages.designer import Designer
@@ -182,6 +182,8 @@ def plant_candidate(folder: RunFolder, task: str, index: int, code: str, fitness
         record_trajectories(task, cand / "eval" / "trajectories.npz")
     record = CandidateRecord(id=f"1.{index}", iteration=1, index=index, status="trained", fitness=fitness,
                              fitness_se=0.05, episodes=2, success_rate=0.0, timesteps=12000)
+    folder.cand(1, index).accept_design()  # the parent's files, signed as the loop signs them
+    assert folder.cand(1, index).accept_evaluation(read_record(cand / "eval" / "evaluation.json", Evaluation))
     folder.save_candidate(record)
     analyze(load_task(task), cand, model=None, executor=EXECUTOR, env_description=None)
     return record

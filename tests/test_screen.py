@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from rewardsmith.cli import app
 from rewardsmith.reward.state import State, schema_for, snapshot
-from rewardsmith.stages.screen import SCREEN_FILE, WORKER_DIR, judge, ranks, screen, signal_share, spearman
+from rewardsmith.run_folder.names import SCREEN_DIR, SCREEN_FILE
+from rewardsmith.stages.screen import judge, ranks, screen, signal_share, spearman
 from rewardsmith.task import load_task, make_env, read_task
 from rewardsmith.workers.executor import LocalExecutor
 from rewardsmith.workers.trajectories import Episode, load_episodes, save_episodes
@@ -81,7 +82,7 @@ def test_aligned_reward_passes_and_anti_aligned_fails_with_an_example(cheetah, t
     assert report.message.startswith("your reward prefers the trajectories with lower fitness: accuracy 0.00 on 15")
     assert "e.g. episode of 1.2 (fitness 2) got return -40" in report.message
     assert "fitness -2) got 40" in report.message and "Mean fitness" in report.repair_text()
-    worker = json.loads((tmp_path / "down" / WORKER_DIR / SCREEN_FILE).read_text())
+    worker = json.loads((tmp_path / "down" / SCREEN_DIR / SCREEN_FILE).read_text())
     assert [row["steps"] for row in worker["episodes"]] == [20] * 6 and worker["sandbox"]
 
 
@@ -101,7 +102,7 @@ def test_reward_errors_and_hostile_code_fail_the_screen(cheetah, tmp_path):
     report = screen(spec, hostile / "reward.py", hostile, files, executor=EXECUTOR)
     assert not report.passed and report.accuracy is None
     assert f"{(hostile / 'reward.py').resolve()}:" in report.message and "os" in report.message
-    assert not Path("/tmp/rewardsmith-hostile-escape").exists() and not (hostile / WORKER_DIR / SCREEN_FILE).exists()
+    assert not Path("/tmp/rewardsmith-hostile-escape").exists() and not (hostile / SCREEN_DIR / SCREEN_FILE).exists()
 
 
 LABEL_FORGER = """import gc
@@ -140,7 +141,7 @@ def test_too_few_episodes_pass_without_a_worker_and_bad_archives_are_skipped(che
                     {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"}, executor=EXECUTOR)
     assert report.passed and report.message.startswith("passed without a verdict: not enough trajectories to judge "
                                                        "(2 episodes")
-    assert "skipped unreadable archives" in report.message and not (tmp_path / "c" / WORKER_DIR).exists()
+    assert "skipped unreadable archives" in report.message and not (tmp_path / "c" / SCREEN_DIR).exists()
 
 
 def test_statistics():
@@ -232,7 +233,7 @@ def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
 
     spec, files = cheetah
     reward = reward_file(tmp_path / "cand", "    v = float(next_state.qvel[0])\n    return v, {'v': v}\n")
-    job = WorkerJob(mode="screen", task_path=spec.source, reward_path=reward, out_dir=tmp_path / "cand" / WORKER_DIR,
+    job = WorkerJob(mode="screen", task_path=spec.source, reward_path=reward, out_dir=tmp_path / "cand" / SCREEN_DIR,
                     options={"trajectories": {k: str(v) for k, v in files.items()}})
     inputs = job_inputs(job)
     assert {"trajectories/0.npz", "trajectories/1.npz"} <= set(inputs)

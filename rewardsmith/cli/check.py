@@ -12,6 +12,7 @@ from rich.table import Table
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import TaskArg, usable_reward_file, work_folder
 from rewardsmith.formatting import cell, inert, plural
+from rewardsmith.run_folder.names import REWARD_FILE
 
 
 @app.command()
@@ -49,10 +50,10 @@ def check(
     executor = LocalExecutor(workers=1)
     try:
         with work_folder(out, "check") as folder:
-            shutil.copyfile(reward, folder / "reward.py")
+            shutil.copyfile(reward, folder / REWARD_FILE)
             report = critique(
                 spec,
-                folder / "reward.py",
+                folder / REWARD_FILE,
                 folder,
                 model=None,  # no semantic review
                 executor=executor,

@@ -19,6 +19,7 @@ from rich.text import Text
 from rewardsmith.cli import app, console
 from rewardsmith.errors import RewardFileError, RewardsmithError
 from rewardsmith.formatting import cell, inert
+from rewardsmith.run_folder.names import REWARD_FILE
 
 if TYPE_CHECKING:
     from rewardsmith.task import TaskSpec
@@ -156,7 +157,7 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
     from rewardsmith.search.training import train_and_evaluate
     from rewardsmith.workers.executor import LocalExecutor
 
-    shutil.copyfile(reward, folder / "reward.py")
+    shutil.copyfile(reward, folder / REWARD_FILE)
     executor = LocalExecutor(1)
     console.print(
         f"training [bold]{spec.name}[/] with {reward} ({spec.train.algo}, {steps:,} steps, seed {seed})",
@@ -167,7 +168,7 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
         try:  # the policy is measured by the evaluation worker, which never loads the reward
             result, evaluation = train_and_evaluate(
                 spec.source,
-                folder / "reward.py",
+                folder / REWARD_FILE,
                 folder,
                 timesteps=steps,
                 seed=seed,

@@ -42,7 +42,7 @@ from rewardsmith.run_folder.names import (
     cand_dir_name,
     strip_header,
 )
-from rewardsmith.run_folder.proofs import Proofs
+from rewardsmith.run_folder.proofs import MAX_SIGNED_BYTES, Proofs
 from rewardsmith.run_folder.records import (
     Analysis,
     Attempt,
@@ -175,6 +175,10 @@ class CandidateFolder:
         """The bytes of a parent-only file if the parent's proof holds, else None (never a planted file)."""
         return self.proofs.read(path, max_bytes)
 
+    def proven(self, path: Path) -> bool:
+        """Whether a parent-only file (of any size up to `MAX_SIGNED_BYTES`) holds what the parent signed."""
+        return self.verified(path, MAX_SIGNED_BYTES) is not None
+
     def verified_json(self, path: Path, max_bytes: int = MAX_READ_BYTES) -> Any:
         """A parent-only JSON file, verified (see `verified`) and parsed; None if unproven or not JSON."""
         return parse_json(self.verified(path, max_bytes))
@@ -192,7 +196,7 @@ class CandidateFolder:
         found = []
         for path in sorted(self.path.rglob("*")) if self.path.is_dir() else []:
             rel = path.relative_to(self.path).as_posix()
-            if parent_only(rel) and not path.is_symlink() and self.verified(path, 2**62) is None:
+            if parent_only(rel) and not path.is_symlink() and not self.proven(path):
                 found.append(path)
         return found
 
@@ -294,7 +298,7 @@ class CandidateFolder:
         """The policy video, if the parent recorded it (verified), else None."""
         for name in VIDEO_NAMES:
             path = self.file(name)
-            if path.is_file() and self.verified(path, 2**31) is not None:
+            if path.is_file() and self.proven(path):
                 return path
         return None
 

@@ -1,6 +1,7 @@
 """The run folder of `rewardsmith run`: what it holds, how it is written, and how its status is read back.
 
-Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events.jsonl` is append-only):
+Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events.jsonl` is append-only). Every
+name below is defined once in `rewardsmith.run_folder.names`; a test checks this text against them.
 
     run.json            run_id, task {name, path, spec}, model, api_base, config (RunConfig, resolved),
                         versions {rewardsmith, python, numpy, torch, stable-baselines3, gymnasium, mujoco,
@@ -14,7 +15,13 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                         cost: steps, estimate_s, plan), final_skipped (--final-seeds 0), final_seed_done,
                         final_done, run_finished, run_failed;
                         with the screen (default strategy) also screen_done (with `attempt` before training,
-                        with `rung: 1` at halving's first cut)
+                        with `rung: 1` at halving's first cut); also run_interrupted (SIGINT/SIGTERM),
+                        iteration_unproductive, crossover_requested, random_policy_evaluated, human_feedback
+                        (--feedback) and proofs_adopted (a folder from before proofs, resumed)
+    .key                the run's secret for the parent's proofs (mode 600; no worker can read it)
+    proofs.jsonl        {"path", "hmac"} per file the parent wrote or accepted: HMAC-SHA256 of its path and bytes
+                        under .key (`rewardsmith.run_folder.proofs`); a parent-only file without a matching proof
+                        is never read, and a resume removes it so it is made again
     run.lock            pid of the process running it (present only while it runs)
     .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
@@ -26,6 +33,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
         attempt_<n>.reply.md    the raw reply when it held no usable code
         attempt_<n>.critic.json the critic's report on attempt n
         attempt_<n>.screen.json with the screen (default strategy), from iteration 2: its verdict on attempt n
+                                (screen/ its worker's folder, screen_inputs/ the unlabelled episodes it judged)
         attempts.json           [{attempt, file, accepted, findings, tokens, cost_usd}]
         reward.py               the accepted code, with a header comment (id, iteration, parent, model)
         candidate.json          id "i.j", iteration, index, parent "i.j" | null,
@@ -48,6 +56,8 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                                 it never loads reward code, and every fitness that decides comes from it
         checkpoint.safetensors  the parent's copy of the policy weights at the end of the last rung; the next
                                 rung (or the final retraining on the search seed) resumes from it
+        warm_start.safetensors  with --warm-start: the parent's weights the first training starts from
+        video.mp4 (video.gif)   the policy video the parent encoded from video/frames.npy (the render worker's)
         analysis.json           the analyzer's statistics, flags and feedback text
     best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
     final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
@@ -56,10 +66,20 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                                           weights and eval/, measured again); a seed counts as done only
                                           through its final_seed_done event
     random_policy/eval/                   with the screen: random-action episodes, evaluated once, in every screen
+    report.html                           written by `rewardsmith report`
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
                         selection {rule, shorter, winner, runner_up, margin, noise, distinguishable}, wall_s, error
+
+Every worker's folder also holds job.json (what the parent asked), worker.log, heartbeat (progress while it runs),
+error.json (when it failed), sandbox.json (the protections it ran under), ray.json (attempts on a Ray cluster),
+replay.json (the replay worker's answer) and smoke.json (the critic's smoke test).
+Parent-only files (`rewardsmith.run_folder.candidate.PARENT_ONLY`: the candidate's records, reward and attempt
+files, analysis, video and the accepted eval/ results) are read only with their proof.
+
+A batch folder (`rewardsmith batch`) holds batch.json, batch.lock while it runs, summary.json, batch_report.html
+and one run folder per task (task_error.json in place of a run whose task could not start).
 
 Status: "running" while `run.lock` names a live process, else "finished" or "failed" by the last
 run_finished / run_failed event, else "interrupted" (resume it with `rewardsmith resume DIR`).
@@ -172,7 +192,13 @@ class RunFolder:
 
     def events(self) -> list[dict[str, Any]]:
         """All readable event lines, oldest first."""
-        return read_jsonl(self.path / EVENTS_FILE)[0]
+        return self.read_events()[0]
+
+    def read_events(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """All readable event lines, oldest first, and the lines that could not be read (the parent writes them,
+        so the caps are wider than for a worker's output)."""
+        path = self.path / EVENTS_FILE
+        return read_jsonl(path, max_bytes=MAX_RUN_FILE_BYTES, max_lines=10**7, max_line_bytes=MAX_RUN_FILE_BYTES)
 
     def lock_pid(self) -> int | None:
         """The pid in run.lock, if any."""

@@ -49,9 +49,22 @@ HEADER = "# rewardsmith candidate"
 """The first lines of a candidate's `reward.py` start with this (id, iteration, parent, model, contract)."""
 
 
+def iter_dir_name(iteration: int) -> str:
+    """`iter_<i>` relative to the run folder."""
+    return f"iter_{iteration}"
+
+
 def cand_dir_name(iteration: int, index: int) -> str:
     """`iter_<i>/cand_<j>` relative to the run folder."""
-    return f"iter_{iteration}/cand_{index}"
+    return f"{iter_dir_name(iteration)}/cand_{index}"
+
+
+def candidate_dir(cid: str) -> str:
+    """`iter_<i>/cand_<j>` of a candidate id "i.j"; ValueError for anything else."""
+    iteration, dot, index = cid.partition(".")
+    if not (dot and iteration.isdigit() and index.isdigit()):
+        raise ValueError(f"{cid!r} is not a candidate id (like 2.1)")
+    return cand_dir_name(int(iteration), int(index))
 
 
 def attempt_file(attempt: int, kind: str = "py") -> str:

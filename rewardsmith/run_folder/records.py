@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError, field_validator
 
-from rewardsmith.files import MAX_READ_BYTES, read_json
+from rewardsmith.files import MAX_READ_BYTES, clean_components, read_json
 from rewardsmith.formatting import mean_pm
 from rewardsmith.run_folder.names import (
     ANALYSIS_FILE,
@@ -179,13 +179,13 @@ class MetricsPoint(Record):
     timesteps: float
     fitness: Reported = None
     components: dict[str, float] = {}
-    """Each component's mean episode sum; a value that is not a number is left out."""
+    """Each component's mean episode sum; a value that is not a finite number is left out, names are cleaned and
+    capped (`rewardsmith.files.clean_components`)."""
 
     @field_validator("components", mode="before")
     @classmethod
     def _numbers_only(cls, value: Any) -> dict[str, float]:
-        items = value.items() if isinstance(value, dict) else ()
-        return {str(k): number for k, v in items if (number := as_number(v)) is not None}
+        return clean_components(value)
 
     @field_validator("timesteps", mode="before")
     @classmethod
@@ -227,6 +227,7 @@ class TrainSummary(Record):
     return_: float | None = Field(None, alias="return")
     native_return: float | None = None
     components: dict[str, float] = {}
+    """Capped and cleaned as in `MetricsPoint` (`rewardsmith.files.clean_components`)."""
     episodes: int = 0
     timesteps: int = 0
     wall_s: float = 0.0
@@ -235,6 +236,11 @@ class TrainSummary(Record):
     device: str = ""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    @field_validator("components", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> dict[str, float]:
+        return clean_components(value)
 
 
 class FinalSeed(Record):

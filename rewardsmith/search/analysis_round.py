@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+from rewardsmith.run_folder.names import Event
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.session import Search
 from rewardsmith.stages.analyzer import analyze
@@ -27,7 +28,7 @@ def analysis_round(s: Search, iteration: int, indices: list[int]) -> list[Candid
                 llm_summary=s.config.llm_summary,
             )
             flags = [f.get("code") for f in analysis.get("flags", [])]
-            s.folder.event("analysis_done", candidate=record.id, flags=flags)
+            s.folder.event(Event.ANALYSIS_DONE, candidate=record.id, flags=flags)
         if record.status == "trained":
             s.progress.update(record.id, "analysed", fitness=record.fitness)
         else:

@@ -37,6 +37,7 @@ from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.claim import RUNS_DIR, claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder, versions
+from rewardsmith.run_folder.names import BATCH_FILE, BATCH_LOCK_FILE, SUMMARY_FILE, TASK_ERROR_FILE
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.sandbox.launch import pid_alive
 from rewardsmith.search.batch_live import BatchProgress, make_batch_progress
@@ -44,7 +45,6 @@ from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
 
-BATCH_FILE, SUMMARY_FILE, LOCK_FILE = "batch.json", "summary.json", "batch.lock"
 RUN_OPTIONS = (
     "model",
     "api_base",
@@ -180,7 +180,7 @@ def manifest(batch_dir: Path) -> dict[str, Any]:
 
 
 def _acquire(path: Path) -> None:
-    lock = path / LOCK_FILE
+    lock = path / BATCH_LOCK_FILE
     try:
         pid = int(lock.read_text().strip())
     except (OSError, ValueError):
@@ -227,7 +227,7 @@ def _execute(path: Path, progress: BatchProgress | None) -> Path:
             executor.shutdown()
         progress.stop()
         save(status)
-        (path / LOCK_FILE).unlink(missing_ok=True)
+        (path / BATCH_LOCK_FILE).unlink(missing_ok=True)
     return path
 
 
@@ -277,7 +277,6 @@ def _run_task(
     return status
 
 
-TASK_ERROR_FILE = "task_error.json"
 """In a task's run folder: why the task was refused before its run started (a broken env or scorer)."""
 
 

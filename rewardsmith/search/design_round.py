@@ -6,15 +6,15 @@ next (`rewardsmith.search.halving`)."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import Any
 
 from rewardsmith.config import ResolvedConfig
-from rewardsmith.files import write_json_atomic
+from rewardsmith.run_folder.candidate import CandidateFolder
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.run_folder.names import SCREEN_FILE, Event, attempt_file
+from rewardsmith.run_folder.records import Attempt, CandidateRecord
 from rewardsmith.search.live import ReplyTicker
 from rewardsmith.search.selection import ranked, rule_for
 from rewardsmith.search.session import Search, usage
@@ -22,7 +22,7 @@ from rewardsmith.search.training import screen_archives
 from rewardsmith.stages.critic import critique
 from rewardsmith.stages.designer import Design, Failure, is_duplicate
 from rewardsmith.stages.history import best_for_prompt, candidate_code, prompt_inputs
-from rewardsmith.stages.screen import SCREEN_FILE, ScreenReport, screen
+from rewardsmith.stages.screen import ScreenReport, screen
 
 DEDUPE = "[dedupe]"
 """The reason of a candidate whose code repeats an earlier one; a round of only these is not retried (the same
@@ -74,7 +74,7 @@ def ask_round(
         designs = dict(zip(regular, ask_designer(s, iteration, messages, regular), strict=True))
     if pair:
         parents[last] = "+".join(r.id for r in pair)
-        s.folder.event("crossover_requested", candidate=f"{iteration}.{last}", parents=[r.id for r in pair])
+        s.folder.event(Event.CROSSOVER_REQUESTED, candidate=f"{iteration}.{last}", parents=[r.id for r in pair])
         first, second = (best_for_prompt(s.folder, r) for r in pair)
         assert first is not None and second is not None
         designs[last] = ask_designer(s, iteration, s.designer.crossover(first, second), [last])[0]
@@ -131,11 +131,10 @@ def design_candidate(
     s: Search, iteration: int, index: int, design: Design, duplicate_of: str | None, parent: str | None
 ) -> CandidateRecord:
     """Check the design and ask for repairs with the exact findings, up to `repair_rounds`; save every attempt."""
-    started, cid = time.time(), f"{iteration}.{index}"
-    cand = s.folder.cand_dir(iteration, index)
-    cand.mkdir(parents=True, exist_ok=True)
+    started, cand = time.time(), s.folder.cand(iteration, index)
+    cand.path.mkdir(parents=True, exist_ok=True)
     record = CandidateRecord(
-        id=cid,
+        id=cand.id,
         iteration=iteration,
         index=index,
         parent=parent,
@@ -143,26 +142,26 @@ def design_candidate(
         tokens=design.tokens,
         cost_usd=design.cost_usd,
     )
-    attempts: list[dict[str, Any]] = []
+    attempts: list[Attempt] = []
     problems = ""  # the findings of the last attempt, sent back with the next repair request
     for n in range(s.config.repair_rounds + 1 if duplicate_of is None else 1):
         if n:
-            design = repair(s, record, design, n, attempts[-1]["findings"], problems)
-        entry, problems = check_attempt(s, cand, record, design, n, duplicate_of)
-        attempts.append(entry)
-        write_json_atomic(cand / "attempts.json", attempts)
-        if entry["accepted"]:
-            s.folder.cand(iteration, index).write_reward(design.code or "", parent=parent, model=s.model.name)
+            design = repair(s, record, design, n, attempts[-1].findings, problems)
+        attempt, problems = check_attempt(s, cand, record, design, n, duplicate_of)
+        attempts.append(attempt)
+        cand.save_attempts(attempts)
+        if attempt.accepted:
+            cand.write_reward(design.code or "", parent=parent, model=s.model.name)
             record.status = "designed"
             break
     if record.status == "rejected":
-        record.reason = attempts[-1]["findings"][0] if attempts[-1]["findings"] else "rejected by the critic"
+        record.reason = attempts[-1].findings[0] if attempts[-1].findings else "rejected by the critic"
     record.cost_usd = round(record.cost_usd, 6)
     record.wall_s = round(time.time() - started, 3)
     s.folder.save_candidate(record)
     s.folder.event(
-        "candidate_designed",
-        candidate=cid,
+        Event.CANDIDATE_DESIGNED,
+        candidate=record.id,
         status=record.status,
         reason=record.reason,
         repair_rounds=record.repair_rounds,
@@ -175,7 +174,7 @@ def design_candidate(
 def repair(s: Search, record: CandidateRecord, design: Design, n: int, findings: list[str], problems: str) -> Design:
     """Repair request `n`: the designer's corrected module for `problems` (the last attempt's findings)."""
     record.repair_rounds = n
-    s.folder.event("repair_requested", candidate=record.id, attempt=n, findings=findings)
+    s.folder.event(Event.REPAIR_REQUESTED, candidate=record.id, attempt=n, findings=findings)
     s.progress.update(record.id, f"repair {n}")
     with ReplyTicker(s.progress, s.replies, [record.id], state=f"repair {n}") as ticker:
         design = s.designer.repair(design, problems, sample=sample_number(record.iteration, record.index))
@@ -186,45 +185,37 @@ def repair(s: Search, record: CandidateRecord, design: Design, n: int, findings:
 
 
 def check_attempt(
-    s: Search, cand: Path, record: CandidateRecord, design: Design, n: int, duplicate_of: str | None
-) -> tuple[dict[str, Any], str]:
+    s: Search, cand: CandidateFolder, record: CandidateRecord, design: Design, n: int, duplicate_of: str | None
+) -> tuple[Attempt, str]:
     """Save attempt `n` and check it (critic, then the screen from iteration 2 on); returns its `attempts.json`
     entry and the problems to send with the next repair request."""
-    entry: dict[str, Any] = {
-        "attempt": n,
-        "file": f"attempt_{n}.py",
-        "accepted": False,
-        "findings": [],
-        "tokens": design.tokens,
-        "cost_usd": design.cost_usd,
-    }
+    attempt = Attempt(attempt=n, file=attempt_file(n), tokens=design.tokens, cost_usd=design.cost_usd)
     if design.code is None:
-        (cand / f"attempt_{n}.reply.md").write_text(design.text, encoding="utf-8")
-        entry.update(file=f"attempt_{n}.reply.md", findings=[f"[extract] {design.error}"])
-        return entry, f"No usable reward code could be taken from your reply: {design.error}"
-    (cand / f"attempt_{n}.py").write_text(design.code, encoding="utf-8")
+        cand.write_attempt(n, design.text, "reply.md")
+        attempt.file, attempt.findings = attempt_file(n, "reply.md"), [f"[extract] {design.error}"]
+        return attempt, f"No usable reward code could be taken from your reply: {design.error}"
+    code = cand.write_attempt(n, design.code)
     if duplicate_of is not None:
-        entry.update(findings=[f"{DEDUPE} same code as candidate {duplicate_of}"])
-        return entry, ""
+        attempt.findings = [f"{DEDUPE} same code as candidate {duplicate_of}"]
+        return attempt, ""
     s.progress.update(record.id, "critic")
     report = critique(
         s.spec,
-        cand / f"attempt_{n}.py",
-        cand,
+        code,
+        cand.path,
         model=s.model,
         executor=s.executor,
         env_description=s.description,
         semantic=s.config.semantic,
         options=s.config.job_options() or None,
     )
-    (cand / f"attempt_{n}.critic.json").write_bytes((cand / "critic.json").read_bytes())
+    shutil.copyfile(cand.critic_path, cand.attempt_path(n, "critic.json"))
     record.tokens += report.tokens
     record.cost_usd += report.cost_usd
-    entry.update(
-        accepted=report.accepted, findings=[str(f) for f in report.findings], tokens=design.tokens + report.tokens
-    )
+    attempt.accepted, attempt.findings = report.accepted, [str(f) for f in report.findings]
+    attempt.tokens = design.tokens + report.tokens
     s.folder.event(
-        "critic_done",
+        Event.CRITIC_DONE,
         candidate=record.id,
         attempt=n,
         accepted=report.accepted,
@@ -233,12 +224,12 @@ def check_attempt(
     problems = report.repair_text()
     verdict = screen_candidate(s, cand, n, record) if report.accepted and s.config.screen else None
     if verdict is not None and not verdict.passed:
-        entry.update(accepted=False, findings=[verdict.finding(), *entry["findings"]])
+        attempt.accepted, attempt.findings = False, [verdict.finding(), *attempt.findings]
         problems = verdict.repair_text() + ("\n\n" + problems if report.findings else "")
-    return entry, problems
+    return attempt, problems
 
 
-def screen_candidate(s: Search, cand: Path, attempt: int, record: CandidateRecord) -> ScreenReport | None:
+def screen_candidate(s: Search, cand: CandidateFolder, attempt: int, record: CandidateRecord) -> ScreenReport | None:
     """From iteration 2 on, screen a critic-accepted attempt on the earlier iterations' archived trajectories and
     the run's random-policy episodes (`rewardsmith.stages.screen`); its verdict is kept as
     `attempt_<n>.screen.json`. None in iteration 1."""
@@ -247,7 +238,7 @@ def screen_candidate(s: Search, cand: Path, attempt: int, record: CandidateRecor
     s.progress.update(record.id, "screen")
     # one random-policy evaluation per run, whichever candidate asks first
     archives = screen_archives(s.folder, s.spec, s.executor, before_iteration=record.iteration, lock=s.archive_lock)
-    verdict = screen(s.spec, cand / f"attempt_{attempt}.py", cand, archives, executor=s.executor)
-    (cand / f"attempt_{attempt}.screen.json").write_bytes((cand / SCREEN_FILE).read_bytes())
-    s.folder.event("screen_done", candidate=record.id, attempt=attempt, **verdict.verdict())
+    verdict = screen(s.spec, cand.attempt_path(attempt), cand.path, archives, executor=s.executor)
+    shutil.copyfile(cand.file(SCREEN_FILE), cand.attempt_path(attempt, "screen.json"))
+    s.folder.event(Event.SCREEN_DONE, candidate=record.id, attempt=attempt, **verdict.verdict())
     return verdict

@@ -6,8 +6,6 @@ checkpoint), and `summary.json`. The selection rule itself lives in `rewardsmith
 from __future__ import annotations
 
 import math
-import os
-import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -15,11 +13,12 @@ from typing import Any
 import numpy as np
 
 from rewardsmith.config import ResolvedConfig
-from rewardsmith.errors import RewardsmithError
+from rewardsmith.errors import RewardsmithError, RunFolderError
+from rewardsmith.files import write_bytes_atomic
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import CHECKPOINT_FILE, FINAL_DIR, REWARD_FILE, Event
 from rewardsmith.run_folder.records import TASK_FILE, WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.baselines import load_cached, normalized_score
-from rewardsmith.search.halving import CHECKPOINT_FILE
 from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import best_record, pick, rule_for
 from rewardsmith.search.training import clear_training_outputs, remeasure, train_and_evaluate
@@ -38,7 +37,7 @@ def finished_seeds(folder: RunFolder, candidate: str) -> dict[int, dict[str, Any
     back: a seed without such an event is trained and evaluated again (issue 10, item 5)."""
     rows: dict[int, dict[str, Any]] = {}
     for e in folder.events():
-        if e.get("event") == "final_seed_done" and e.get("candidate") == candidate and e.get("status") == "ok":
+        if e.get("event") == Event.FINAL_SEED_DONE and e.get("candidate") == candidate and e.get("status") == "ok":
             row = {k: e.get(k) for k in SEED_KEYS}
             if isinstance(row["seed"], int):
                 rows[row["seed"]] = row
@@ -99,19 +98,20 @@ def retrain_best(
         raise RewardsmithError(f"{folder.path}: no candidate was trained, so there is nothing to retrain")
     if config.final_seeds == 0:
         progress.log(f"final retraining skipped (--final-seeds 0); the result is {best.id}'s search fitness")
-        folder.event("final_skipped", candidate=best.id)
+        folder.event(Event.FINAL_SKIPPED, candidate=best.id)
         return None
     plan = final_plan(folder, config, best)
     cost = announce_final(folder, config, best, plan, progress, executor.workers)
-    final_dir = folder.path / "final"
+    final_dir = folder.path / FINAL_DIR
     final_dir.mkdir(exist_ok=True)
-    reward = final_dir / "reward.py"
+    reward = final_dir / REWARD_FILE
     if not reward.is_file():
-        tmp = final_dir / f".reward.py.{os.getpid()}.tmp"
-        shutil.copyfile(folder.cand_dir(best.iteration, best.index) / "reward.py", tmp)
-        os.replace(tmp, reward)
+        code = folder.cand_of(best).verified(folder.cand_of(best).reward_path)  # never a planted reward file
+        if code is None:
+            raise RunFolderError(f"{best.id}: its {REWARD_FILE} is missing or was not written by rewardsmith")
+        write_bytes_atomic(reward, code)
     seeds = list(plan)
-    folder.event("final_started", candidate=best.id, seeds=seeds, timesteps=config.final_timesteps, **cost)
+    folder.event(Event.FINAL_STARTED, candidate=best.id, seeds=seeds, timesteps=config.final_timesteps, **cost)
     done = finished_seeds(folder, best.id)
     cand = folder.cand_dir(best.iteration, best.index)
     eval_episodes = folder.spec().train.eval_episodes
@@ -160,7 +160,7 @@ def retrain_best(
             "error": result.error or None,
             "wall_s": round(result.wall_s, 3),
         }
-        folder.event("final_seed_done", candidate=best.id, reused=plan[seed] == "reuse", **row)
+        folder.event(Event.FINAL_SEED_DONE, candidate=best.id, reused=plan[seed] == "reuse", **row)
         progress.update(label, "trained" if result.ok else "failed", fitness=row["fitness"], reason=result.error[:100])
         return row
 
@@ -183,7 +183,9 @@ def retrain_best(
         "fitness_std": float(np.std(fitness)),
         "success_mean": float(np.mean(success)) if success else None,
     }
-    folder.event("final_done", candidate=best.id, fitness_mean=final["fitness_mean"], fitness_std=final["fitness_std"])
+    folder.event(
+        Event.FINAL_DONE, candidate=best.id, fitness_mean=final["fitness_mean"], fitness_std=final["fitness_std"]
+    )
     return final
 
 
@@ -200,7 +202,7 @@ def write_summary(
     """Write summary.json (see `rewardsmith.run_folder.folder` for its keys) and return it."""
     records = folder.candidates()
     best = best_record(records, rule=rule_for(config))
-    done = {e.get("iteration") for e in folder.events() if e.get("event") == "iteration_done"}
+    done = {e.get("iteration") for e in folder.events() if e.get("event") == Event.ITERATION_DONE}
     counts = {s: sum(r.status == s for r in records) for s in ("trained", "rejected", "failed", "designed")}
     baseline = load_cached(spec, config.final_timesteps) if final else None
     summary = {

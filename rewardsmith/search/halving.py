@@ -31,6 +31,14 @@ from rewardsmith.config import ResolvedConfig
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import (
+    CHECKPOINT_FILE,
+    HALVING_FILE,
+    REWARD_FILE,
+    RUNG_SCREEN_DIR,
+    Event,
+    iter_dir_name,
+)
 from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import pick, ranked, standard_error
@@ -52,10 +60,7 @@ ScreenRung = Callable[[list[CandidateRecord]], dict[str, ScreenReport]]
 """(the first rung's trained candidates) -> {candidate id: the trajectory screen's verdict}; a candidate without
 a verdict (the screen could not run) counts as passed."""
 
-HALVING_FILE = "halving.json"
-RUNG_SCREEN_DIR = "rung_screen"
 """Where a candidate's first-cut screen writes its verdict (`screen.json`) and its worker folder."""
-CHECKPOINT_FILE = "checkpoint.safetensors"
 """A candidate's policy at the end of its last rung, kept by the parent for the next rung to resume."""
 
 
@@ -245,7 +250,7 @@ def rung_trainer(
         done = record.timesteps if resume else 0
         warm = warm_start(folder, record) if config.warm_start and not resume and record.timesteps == 0 else None
         folder.event(
-            "training_started",
+            Event.TRAINING_STARTED,
             candidate=record.id,
             timesteps=timesteps,
             resumed_from=done or None,
@@ -254,7 +259,7 @@ def rung_trainer(
         progress.update(record.id, "training", done=done, total=timesteps)
         result, evaluation = train_and_evaluate(
             spec.source,
-            cand / "reward.py",
+            cand / REWARD_FILE,
             cand,
             timesteps=timesteps - done,
             seed=config.seed,
@@ -296,13 +301,13 @@ def rung_screener(
             progress.update(record.id, "screen")
             try:
                 verdict = screen(
-                    spec, cand / "reward.py", cand / RUNG_SCREEN_DIR, archives, executor=executor, min_signal=0.0
+                    spec, cand / REWARD_FILE, cand / RUNG_SCREEN_DIR, archives, executor=executor, min_signal=0.0
                 )
             except RewardsmithError as e:
                 progress.log(f"{record.id}: the first-cut screen could not run, no verdict ({e})")
                 return None
             folder.event(
-                "screen_done",
+                Event.SCREEN_DONE,
                 candidate=record.id,
                 iteration=iteration,
                 rung=1,
@@ -350,13 +355,13 @@ def halve_iteration(
         first_rung_minimum(spec, explicit=config.rungs is not None),
     )
     rows: list[dict] = []
-    path = folder.path / f"iter_{iteration}" / HALVING_FILE
+    path = folder.path / iter_dir_name(iteration) / HALVING_FILE
 
     def record_rung(rung: Rung) -> None:
         rows.append(rung.as_dict())
         write_json_atomic(path, {"budgets": budgets, "keep": config.keep, "stop_flat": config.stop_flat, "rungs": rows})
         folder.event(
-            "rung_done",
+            Event.RUNG_DONE,
             iteration=iteration,
             rung=rung.index,
             timesteps=rung.timesteps,

@@ -23,6 +23,7 @@ from rewardsmith.llm import default_model_name, get_model
 from rewardsmith.reward.task_check import validate_task
 from rewardsmith.run_folder.claim import claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import Event
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.analysis_round import analysis_round
@@ -57,7 +58,7 @@ def run(config: RunConfig, progress: Progress | None = None, executor: Executor 
     path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
     config = config.model_copy(update={"model": config.model or default_model_name()})
     folder = RunFolder.create(path, config, spec, config.model or "")
-    folder.event("run_started", task=spec.name, model=config.model, run_dir=str(path), pid=os.getpid())
+    folder.event(Event.RUN_STARTED, task=spec.name, model=config.model, run_dir=str(path), pid=os.getpid())
     return _execute(folder, progress, executor)
 
 
@@ -73,7 +74,7 @@ def resume(run_dir: Path, progress: Progress | None = None, executor: Executor |
     require_sandbox(folder.config().sandbox_minimum)
     check_option(folder.config().feedback)
     stopped = stop_workers_under(folder.path)
-    folder.event("run_resumed", pid=os.getpid(), previous_status=status, stopped_workers=stopped)
+    folder.event(Event.RUN_RESUMED, pid=os.getpid(), previous_status=status, stopped_workers=stopped)
     return _execute(folder, progress, executor)
 
 
@@ -107,10 +108,12 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
             final = retrain_best(folder, config, executor, progress)
             record_videos(search)
             summary = write_summary(folder, config, spec, "finished", started=started, final=final)
-            folder.event("run_finished", best_candidate=summary["best_candidate"], best_fitness=summary["best_fitness"])
+            folder.event(
+                Event.RUN_FINISHED, best_candidate=summary["best_candidate"], best_fitness=summary["best_fitness"]
+            )
     except RewardsmithError as e:
         write_summary(folder, config, spec, "failed", started=started, error=str(e))
-        folder.event("run_failed", error=str(e))
+        folder.event(Event.RUN_FAILED, error=str(e))
         raise
     finally:
         progress.stop()
@@ -124,7 +127,7 @@ def _interrupted(folder: RunFolder, config: ResolvedConfig, spec: TaskSpec, star
     """SIGINT/SIGTERM: stop the run's workers, record the run as interrupted and say how to resume."""
     name = signal.Signals(signum).name
     stopped = stop_workers_under(folder.path)
-    folder.event("run_interrupted", signal=name, stopped_workers=stopped)
+    folder.event(Event.RUN_INTERRUPTED, signal=name, stopped_workers=stopped)
     write_summary(folder, config, spec, "interrupted", started=started, error=f"stopped by {name}")
     folder.release()
     print(
@@ -161,11 +164,11 @@ def record_videos(s: Search) -> None:
 def run_iteration(s: Search, iteration: int) -> None:
     """One iteration's route: design round, halving, analysis round; the round is asked again (with the errors
     as feedback) while none of its candidates could be trained, up to `iteration_retries` times (`give_up`)."""
-    if any(e.get("event") == "iteration_done" and e.get("iteration") == iteration for e in s.folder.events()):
+    if any(e.get("event") == Event.ITERATION_DONE and e.get("iteration") == iteration for e in s.folder.events()):
         return
     k = s.config.samples
     best = best_record(s.folder.candidates(), before=iteration, rule=rule_for(s.config))
-    s.folder.event("iteration_started", iteration=iteration, parent=best.id if best else None)
+    s.folder.event(Event.ITERATION_STARTED, iteration=iteration, parent=best.id if best else None)
     s.progress.status(iteration=iteration)
     failures: list[Failure] = []
     for attempt in range(s.config.iteration_retries + 1):
@@ -181,7 +184,7 @@ def run_iteration(s: Search, iteration: int) -> None:
             break
     top = best_record(s.folder.candidates(), before=iteration + 1, rule=rule_for(s.config))
     s.folder.event(
-        "iteration_done",
+        Event.ITERATION_DONE,
         iteration=iteration,
         best_candidate=top.id if top else None,
         best_fitness=top.fitness if top else None,
@@ -204,7 +207,7 @@ def give_up(s: Search, iteration: int, attempt: int, best: CandidateRecord | Non
             else f"iteration {iteration}: no new candidate could be trained after {retries}; "
             f"keeping the best so far ({best.id})"
         )
-        s.folder.event("iteration_unproductive", iteration=iteration, errors=errors)
+        s.folder.event(Event.ITERATION_UNPRODUCTIVE, iteration=iteration, errors=errors)
         return True
     if last:
         raise RewardsmithError(

@@ -18,6 +18,7 @@ from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_capped, remove_tree, write_bytes_atomic
 from rewardsmith.reward.wrappers import RewardSource
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, WARM_START_FILE
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
@@ -187,9 +188,6 @@ def remeasure(
     )
 
 
-RANDOM_POLICY_DIR = "random_policy"
-
-
 def random_policy_archive(folder: RunFolder, spec_path: Path | None, executor: Executor, episodes: int) -> Path | None:
     """The screen's reference episodes: `episodes` of uniform random actions, played once per run by the
     evaluation worker (no candidate code) into `random_policy/eval/`; later calls (and a resume) reuse them once
@@ -224,9 +222,6 @@ def screen_archives(
         **trained_archives(folder, before_iteration=before_iteration),
         **({RANDOM_LABEL: reference} if reference else {}),
     }
-
-
-WARM_START_FILE = "warm_start.safetensors"
 
 
 def warm_start(folder: RunFolder, record: CandidateRecord) -> Path | None:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from rewardsmith.errors import LLMError
-from rewardsmith.files import read_jsonl, write_json_atomic
+from rewardsmith.files import clean_components, read_jsonl, write_json_atomic
 from rewardsmith.llm import Model
 from rewardsmith.run_folder.candidate import CandidateFolder, candidate_at
 from rewardsmith.run_folder.names import (
@@ -53,6 +53,9 @@ from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
 MAX_EPISODES_BYTES = 16 * 2**20
+REPORTED = "as reported by the training worker (untrusted)"
+"""The label of every curve from `metrics.jsonl`: the training worker ran the reward, so its numbers decide
+nothing; only the evaluation worker's final numbers are the trusted task score."""
 CURVE_POINTS = 10
 STATE_ROWS = 10
 DOMINANCE_RATIO = 100.0
@@ -200,13 +203,11 @@ def component_curves(train: list[dict]) -> dict[str, dict[str, Any]]:
     series: dict[str, list[tuple[int, float]]] = {}
     per_step: dict[str, list[float]] = {}
     for line in train:
-        parts = line.get("components")
         length = _num(line.get("ep_len"))
-        for name, value in parts.items() if isinstance(parts, dict) else ():
-            if _num(value) is not None:
-                series.setdefault(str(name), []).append((int(line["timesteps"]), float(value)))
-                if length:
-                    per_step.setdefault(str(name), []).append(float(value) / length)
+        for name, value in clean_components(line.get("components")).items():  # capped: names reach the prompt
+            series.setdefault(name, []).append((int(line["timesteps"]), value))
+            if length:
+                per_step.setdefault(name, []).append(value / length)
     curves = {}
     for name, points in series.items():
         values = np.array([v for _, v in points])
@@ -341,16 +342,20 @@ def feedback_text(analysis: dict[str, Any]) -> str:
     final = analysis["final"]
     shown_return = f", return of your reward {_g(final['return'])}" if final.get("return") is not None else ""
     lines.append(
-        f"final evaluation: fitness {_g(final['fitness'])}, success rate {_g(final['success_rate'])}, "
+        f"final evaluation (trusted task score): fitness {_g(final['fitness'])}, success rate {_g(final['success_rate'])}, "
         f"episode length {_steps(final['ep_len'])} steps{shown_return}"
     )
-    for label, key in (
-        ("fitness (trusted task score)", "fitness_curve"),
-        ("return (your reward)", "return_curve"),
-        ("episode length (steps)", "length_curve"),
-    ):
-        if analysis.get(key):
-            lines.append(f"{label} during training: {_curve_text(analysis[key])}")
+    curves = [
+        f"  {label}: {_curve_text(analysis[key])}"
+        for label, key in (
+            ("fitness", "fitness_curve"),
+            ("return (your reward)", "return_curve"),
+            ("episode length (steps)", "length_curve"),
+        )
+        if analysis.get(key)
+    ]
+    if curves:
+        lines += [f"during training, {REPORTED}:", *curves]
     comps = analysis["components"]
     if comps:
         lines.append("reward components (episode sums at evenly spaced points over training; mean per step):")

@@ -21,18 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import LLMError, RewardsmithError, TaskSpecError
-from rewardsmith.files import write_json_atomic
+from rewardsmith.files import MAX_COMPONENTS, clean_name, write_json_atomic
 from rewardsmith.llm import Model
 from rewardsmith.reward.contract import read_reward_source
 from rewardsmith.reward.progress import ProgressOptions
+from rewardsmith.run_folder.names import CRITIC_DIR, CRITIC_FILE
 from rewardsmith.sandbox.policy import check_progress_signature, check_source
 from rewardsmith.stages.prompts import render
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 
-CRITIC_FILE = "critic.json"
-WORKER_DIR = "critic"
 _VERDICT = re.compile(r"VERDICT\W{0,6}(OK|REVISE)\b", re.IGNORECASE)
 _PROBLEM = re.compile(r"^\s*(?:[-*\d.)]+\s*)?\**PROBLEM\**\s*:\**\s*(.+)$", re.IGNORECASE)
 MAX_MESSAGE = 2000
@@ -142,7 +141,7 @@ def critique(
         findings, report.stats["dynamic"] = dynamic_findings(
             spec,
             reward_path,
-            out_dir / WORKER_DIR,
+            out_dir / CRITIC_DIR,
             ast_gate=ast_gate,
             timeout_s=timeout_s,
             options=options or {},
@@ -182,7 +181,7 @@ def dynamic_findings(
     options: dict[str, Any] | None = None,
 ) -> tuple[list[CriticFinding], dict]:
     """Smoke-run the reward in a sandboxed worker; a crash, kill or timeout is an error finding."""
-    from rewardsmith.workers.critic import SMOKE_FILE
+    from rewardsmith.run_folder.names import SMOKE_FILE
     from rewardsmith.workers.run import read_json_file
 
     if spec.source is None:
@@ -243,7 +242,7 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
         "time_ms": numbers(smoke.get("time_ms")),
         "budget_ms": numbers(smoke.get("budget")),
         "total": numbers(smoke.get("total")),
-        "components": {str(k)[:60]: numbers(v) for k, v in list(components.items())[:50]},
+        "components": {clean_name(k): numbers(v) for k, v in list(components.items())[:MAX_COMPONENTS]},
         **({"progress": progress} if progress else {}),
         "sandbox": {str(k): str(v)[:200] for k, v in sandbox.items()},
     }

@@ -21,14 +21,14 @@ from typing import Any
 import numpy as np
 
 from rewardsmith.errors import RewardsmithError
+from rewardsmith.run_folder.candidate import CandidateFolder
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import REWARD_FILE
 from rewardsmith.run_folder.records import (
     CANDIDATE_FILE,
     EVAL_DIR,
-    EVALUATION_FILE,
     TRAJECTORIES_FILE,
     CandidateRecord,
-    Evaluation,
     read_record,
 )
 from rewardsmith.stages.reflection import EVALUATION_PAIRS, TRAINING_PAIRS, evaluation_pairs, trace_picks, trace_steps
@@ -73,7 +73,7 @@ def other_archives(cand_dir: Path, episodes: int, steps: int) -> tuple[list, lis
     for cid, path in reversed(trained_archives(folder).items()):
         if episodes <= 0 or path.parent.parent.resolve() == cand_dir:
             continue
-        evaluation = read_record(path.parent / EVALUATION_FILE, Evaluation)
+        evaluation = CandidateFolder.at(path.parent.parent).evaluation()  # the parent's, with its proof
         try:
             recorded = load_episodes(path)
         except RewardsmithError:
@@ -114,7 +114,7 @@ def replay_evaluation(
     info: dict[str, Any] = {"status": "skipped", "reason": "", "pairs": TRAINING_PAIRS, "episodes": []}
     info.update(candidates=[], pair_episodes=0)
     analysis["replay"] = info
-    reward = cand_dir / "reward.py"
+    reward = cand_dir / REWARD_FILE
     own = []
     if path is not None and recorded:
         picks = [i for _, i in trace_picks(recorded, episodes)]

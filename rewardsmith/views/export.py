@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.formatting import cell
+from rewardsmith.run_folder.names import REWARD_FILE
 from rewardsmith.views.run_view import RunView, read_run
 from rewardsmith.views.tables import final_of
 
@@ -82,7 +83,7 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None) -> P
     ]
     to = Path(to)
     to.mkdir(parents=True, exist_ok=True)
-    path = to / "reward.py"
+    path = to / REWARD_FILE
     path.write_text("\n".join(header) + "\n\n" + strip_header(c.code) + "\n", encoding="utf-8")
     spec = view.spec
     (to / "README.md").write_text(

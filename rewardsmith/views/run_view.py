@@ -16,7 +16,6 @@ and adds a warning.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -24,22 +23,23 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from rewardsmith.errors import RunFolderError, TaskSpecError
-from rewardsmith.files import read_jsonl
+from rewardsmith.files import MAX_READ_BYTES, parse_json, parse_jsonl, read_jsonl
+from rewardsmith.formatting import inert
+from rewardsmith.run_folder.candidate import CAND_DIR, CandidateFolder
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.index import require_run_dir
-from rewardsmith.run_folder.records import (
-    ANALYSIS_FILE,
-    ATTEMPTS_FILE,
+from rewardsmith.run_folder.names import (
     CANDIDATE_FILE,
-    CRITIC_FILE,
-    EPISODES_FILE,
-    EVAL_DIR,
-    EVALUATION_FILE,
+    EVENTS_FILE,
+    LLM_DIR,
     METRICS_FILE,
-    REWARD_FILE,
     RUN_FILE,
     SUMMARY_FILE,
     TASK_FILE,
+    VIDEO_NAMES,
+    Event,
+)
+from rewardsmith.run_folder.records import (
     Analysis,
     Attempt,
     Attempts,
@@ -56,7 +56,6 @@ from rewardsmith.run_folder.records import (
 from rewardsmith.search.baselines import load_cached
 from rewardsmith.task import TaskSpec, read_task
 
-CAND_DIR = re.compile(r"^iter_(\d+)/cand_(\d+)$")
 R = TypeVar("R", bound=BaseModel)
 
 
@@ -207,7 +206,7 @@ class RunView:
 
     @property
     def iterations_done(self) -> int:
-        return len({e.get("iteration") for e in self.events if e.get("event") == "iteration_done"})
+        return len({e.get("iteration") for e in self.events if e.get("event") == Event.ITERATION_DONE})
 
     def candidate(self, cid: str) -> CandidateView:
         """A candidate by id ("2.1"); RunFolderError naming the known ids if there is none."""
@@ -266,11 +265,11 @@ def read_run(path: Path) -> RunView:
     try:
         info = folder.run_info()
     except RunFolderError:
-        if not (path / "events.jsonl").is_file() and not list(path.glob("iter_*")):
+        if not (path / EVENTS_FILE).is_file() and not list(path.glob("iter_*")):
             raise RunFolderError(f"{path}: not a run folder (no {RUN_FILE}, events.jsonl or iter_*/ inside)") from None
         info = {}
         warnings.append(f"{RUN_FILE}: missing or unreadable; task, model and config unknown")
-    events, problems = read_jsonl(path / "events.jsonl")
+    events, problems = folder.read_events()
     warnings += [p.replace(f"{path}/", "") for p in problems]
     spec, baseline = None, None
     if (path / TASK_FILE).is_file():
@@ -281,6 +280,8 @@ def read_run(path: Path) -> RunView:
             warnings.append(f"{TASK_FILE}: {e}")
     candidates = [read_candidate(path, d, warnings) for d in _candidate_dirs(path)]
     summary = _record(path / SUMMARY_FILE, RunSummary, warnings, path, "run summary")
+    if folder.proofs.legacy and candidates:
+        warnings.append("written before rewardsmith signed its files: nothing in its candidate folders is verified")
     return RunView(
         path=path,
         info=info,
@@ -301,43 +302,117 @@ def _candidate_dirs(path: Path) -> list[Path]:
 
 
 def read_candidate(root: Path, folder: Path, warnings: list[str]) -> CandidateView:
-    """One candidate folder; missing files leave fields empty, corrupt ones add warnings."""
-    from rewardsmith.stages.video import find_video
-
-    iteration, index = int(folder.parent.name[5:]), int(folder.name[5:])
-    view = CandidateView(id=f"{iteration}.{index}", iteration=iteration, index=index, path=folder)
-    view.record = _record(folder / CANDIDATE_FILE, CandidateRecord, warnings, root, "candidate record")
-    if not (folder / CANDIDATE_FILE).exists():
+    """One candidate folder; missing files leave fields empty, corrupt ones add warnings. The files only the parent
+    writes (`rewardsmith.run_folder.candidate.PARENT_ONLY`) are read only with the parent's proof: one a worker
+    planted is left out with a warning. Worker-written text is made inert for the terminal."""
+    cand = CandidateFolder.at(folder)
+    view = CandidateView(id=cand.id, iteration=cand.iteration, index=cand.index, path=folder)
+    view.record = _verified(cand, cand.record_path, CandidateRecord, warnings, root, "candidate record")
+    if not cand.record_path.exists():
         warnings.append(f"{folder.relative_to(root)}: no {CANDIDATE_FILE} yet (in progress or cut short)")
-    attempts = _record(folder / ATTEMPTS_FILE, Attempts, warnings, root, "attempt list")
+    attempts = _verified(cand, cand.attempts_path, Attempts, warnings, root, "attempt list")
     view.attempts = attempts.root if attempts else []
-    code_files = [folder / REWARD_FILE] + sorted(
-        folder.glob("attempt_*.py"), key=lambda p: p.stat().st_mtime, reverse=True
-    )
-    code_file = next((f for f in code_files if f.is_file()), None)
-    if code_file is not None:
-        view.code, view.code_file = code_file.read_text(encoding="utf-8", errors="replace"), code_file.name
-    view.critic = _record(folder / CRITIC_FILE, CriticRecord, warnings, root, "critic report")
-    if (folder / METRICS_FILE).is_file():
-        metrics, problems = read_jsonl(folder / METRICS_FILE)
+    code_files = [cand.reward_path] + sorted(folder.glob("attempt_*.py"), key=_mtime, reverse=True)
+    for code_file in (f for f in code_files if f.is_file()):
+        code = cand.verified(code_file)
+        if code is not None:
+            view.code, view.code_file = code.decode("utf-8", errors="replace"), code_file.name
+            break
+        warnings.append(f"{code_file.relative_to(root)}: {NOT_THE_PARENTS}")
+    view.critic = _verified(cand, cand.critic_path, CriticRecord, warnings, root, "critic report")
+    if cand.metrics_path.is_file():
+        metrics, problems = read_jsonl(cand.metrics_path)
         warnings += [p.replace(f"{root}/", "") for p in problems]
         view.train, view.evals = metrics_points(metrics, "train"), metrics_points(metrics, "eval")
     elif view.status == "trained":
         warnings.append(f"{folder.relative_to(root)}: trained but {METRICS_FILE} is missing (no learning curve)")
-    view.evaluation = _record(folder / EVAL_DIR / EVALUATION_FILE, Evaluation, warnings, root, "evaluation")
-    if (folder / EVAL_DIR / EPISODES_FILE).is_file():
-        episodes, problems = read_jsonl(folder / EVAL_DIR / EPISODES_FILE)
-        warnings += [p.replace(f"{root}/", "") for p in problems]
-        view.episodes = episodes
-    view.analysis = _record(folder / ANALYSIS_FILE, Analysis, warnings, root, "analysis")
-    view.video = find_video(folder)
+    view.evaluation = _verified(cand, cand.evaluation_path, Evaluation, warnings, root, "evaluation")
+    if cand.episodes_path.is_file():
+        data = cand.verified(cand.episodes_path, MAX_EPISODES_BYTES)
+        if data is None:
+            warnings.append(f"{cand.episodes_path.relative_to(root)}: {NOT_THE_PARENTS}")
+        else:
+            episodes, problems = parse_jsonl(data, cand.episodes_path)
+            warnings += [p.replace(f"{root}/", "") for p in problems]
+            view.episodes = episodes
+    view.analysis = _verified(cand, cand.analysis_path, Analysis, warnings, root, "analysis")
+    view.video = cand.video()
+    for name in VIDEO_NAMES:
+        if view.video is None and (folder / name).is_file():
+            warnings.append(f"{(folder / name).relative_to(root)}: {NOT_THE_PARENTS}")
+    return inert_view(view)
+
+
+NOT_THE_PARENTS = "not written by rewardsmith (no valid proof: a worker may have planted it), ignored"
+MAX_EPISODES_BYTES = 16 * 2**20
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _verified(
+    cand: CandidateFolder, path: Path, model: type[R], warnings: list[str], root: Path, what: str
+) -> R | None:
+    """A parent-only record, read only with the parent's proof: a missing file is silent; an unproven, unreadable
+    or malformed one is a warning."""
+    if not path.exists():
+        return None
+    data = cand.verified(path, 16 * MAX_READ_BYTES)
+    if data is None:
+        warnings.append(f"{path.relative_to(root)}: {NOT_THE_PARENTS}")
+        return None
+    value = parse_json(data)
+    if value is None:
+        warnings.append(f"{path.relative_to(root)}: unreadable {what}, skipped")
+        return None
+    try:
+        return model.model_validate(value)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        warnings.append(f"{path.relative_to(root)}: not a valid {what}, skipped ({where}: {first['msg']})")
+        return None
+
+
+def inert_view(view: CandidateView) -> CandidateView:
+    """The candidate's text made safe to print in a terminal (`rewardsmith.formatting.inert`): code, reasons,
+    findings, flags, feedback and component names are written by an LLM or a worker."""
+    clean = lambda text: inert(text, markup=False)  # noqa: E731
+    if view.record is not None:
+        view.record = view.record.model_copy(update={"reason": clean(view.record.reason)})
+    if view.code is not None:
+        view.code = clean(view.code)
+    view.attempts = [a.model_copy(update={"findings": [clean(f) for f in a.findings]}) for a in view.attempts]
+    if view.critic is not None:
+        findings = [
+            f.model_copy(update={k: clean(getattr(f, k)) for k in ("stage", "code", "message", "severity")})
+            for f in view.critic.findings
+        ]
+        view.critic = view.critic.model_copy(update={"findings": findings})
+    if view.analysis is not None:
+        a = view.analysis
+        view.analysis = a.model_copy(
+            update={
+                "flags": [f.model_copy(update={"code": clean(f.code), "message": clean(f.message)}) for f in a.flags],
+                "feedback": clean(a.feedback),
+                "problems": [clean(p) for p in a.problems],
+                "llm_summary": clean(a.llm_summary) if a.llm_summary is not None else None,
+            }
+        )
+    view.train = [
+        p.model_copy(update={"components": {clean(k): v for k, v in p.components.items()}}) for p in view.train
+    ]
     return view
 
 
 def read_transcripts(path: Path, warnings: list[str]) -> list[Transcript]:
     """The LLM call log under `llm/`, in call order."""
     found = []
-    for file in sorted((path / "llm").glob("[0-9]*_*.json")):
+    for file in sorted((path / LLM_DIR).glob("[0-9]*_*.json")):
         call = read_object(file)
         if call is None:
             warnings.append(f"llm/{file.name}: unreadable call record, skipped")

@@ -219,7 +219,7 @@ class CandidatesTable:
                 is_best = best is not None and c.id == best.id
                 cells: list[RenderableType] = [
                     Text(c.id + ("*" if is_best else ""), style="bold" if is_best else ""),
-                    c.parent or "-",
+                    Text(c.parent or "-"),
                     styled(c.status),
                     styled(c.verdict),
                     cell(c.fitness, 3),
@@ -276,7 +276,7 @@ def candidate_view(view: RunView, cid: str) -> Group:
     facts.add_column()
     for label, value in (
         ("status", styled(c.status)),
-        ("parent", c.parent or "-"),
+        ("parent", Text(c.parent or "-")),
         ("critic", styled(c.verdict)),
         ("search fitness", cell(c.fitness)),
         ("success", cell(c.success_rate)),
@@ -293,9 +293,9 @@ def candidate_view(view: RunView, cid: str) -> Group:
     findings = Table("stage", "severity", "code", "line", "message", title="critic findings", title_justify="left")
     for f in c.findings:
         findings.add_row(
-            f.stage,
+            Text(f.stage),  # Text, not a markup string: a finding may carry "[link=...]"
             Text(f.severity, style="red" if f.severity == "error" else "yellow"),
-            f.code,
+            Text(f.code),
             cell(f.line),
             Text(f.message, overflow="fold"),
         )

@@ -34,11 +34,11 @@ from rewardsmith.files import write_json_atomic
 from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.progress import PROGRESS_CONTRACT, ProgressOptions, load_with_progress, validate_progress
 from rewardsmith.reward.state import Snapshotter, State
+from rewardsmith.run_folder.names import SMOKE_FILE
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import WorkerJob
 
-SMOKE_FILE = "smoke.json"
 CAPTURED_FIELDS = ("xpos", "xquat", "xmat", "cvel", "subtree_com", "site_xpos", "site_xmat")
 """Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front (the reward is
 loaded only after the rollouts), so timed calls read copies as they do in training instead of paying

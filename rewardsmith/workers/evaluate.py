@@ -23,6 +23,7 @@ import numpy as np
 from rewardsmith.errors import RewardFileError, RewardsmithError
 from rewardsmith.files import append_jsonl, read_capped, write_json_atomic
 from rewardsmith.reward.wrappers import ApplyReward
+from rewardsmith.run_folder.names import HEARTBEAT_FILE
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
     EVALUATION_FILE,
@@ -32,7 +33,7 @@ from rewardsmith.run_folder.records import (
     Evaluation,
 )
 from rewardsmith.task import TaskSpec, make_env, make_scorer
-from rewardsmith.workers.job import HEARTBEAT_FILE, WorkerJob
+from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import TrajectoryRecorder
 
 MAX_WEIGHTS_BYTES = 256 << 20

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from rewardsmith.run_folder.names import REPLAY_FILE
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
     EVALUATION_FILE,
@@ -31,11 +32,6 @@ from rewardsmith.run_folder.records import (
 from rewardsmith.sandbox.lockdown import SandboxSettings
 from rewardsmith.task import TaskSpec, read_task
 
-JOB_FILE = "job.json"
-ERROR_FILE = "error.json"
-HEARTBEAT_FILE = "heartbeat"
-LOG_FILE = "worker.log"
-REPLAY_FILE = "replay.json"
 """What the `replay` worker writes: a candidate reward replayed over its own recorded evaluation episodes."""
 
 

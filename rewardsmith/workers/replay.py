@@ -27,18 +27,18 @@ from typing import Any
 import numpy as np
 
 from rewardsmith.errors import RewardFileError
-from rewardsmith.files import remove_tree, write_json_atomic
+from rewardsmith.files import MAX_COMPONENTS, MAX_NAME_CHARS, remove_tree, write_json_atomic
 from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.state import State, schema_for
+from rewardsmith.run_folder.names import REPLAY_FILE
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.executor import Executor
-from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
+from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import Episode, load_episodes, unlabelled_copies
 
-MAX_COMPONENTS = 16
 """More components than this in a replay is malformed (the step traces show a few columns at most)."""
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,39}")
+NAME = re.compile(rf"[A-Za-z_][A-Za-z0-9_.\-]{{0,{MAX_NAME_CHARS - 1}}}")
 """A component name the parent accepts from a replay (it reaches the designer's prompt)."""
 REPLAY_TIMEOUT_S = 60.0
 OWN = "own"
@@ -195,8 +195,8 @@ def replay_reward(
 def job_settings(folder: Path | None) -> tuple[bool, Any]:
     """(ast_gate, sandbox settings) of the job in `folder/job.json` (the parent writes it and restores it if a
     worker touched it); the defaults (gate on, default sandbox) when there is none or it does not parse."""
+    from rewardsmith.run_folder.names import JOB_FILE
     from rewardsmith.sandbox.lockdown import SandboxSettings
-    from rewardsmith.workers.job import JOB_FILE
     from rewardsmith.workers.run import read_json_file
 
     try:

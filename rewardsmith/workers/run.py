@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.files import read_capped, read_json, remove_tree, write_bytes_atomic, write_json_atomic
+from rewardsmith.run_folder.names import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.sandbox.launch import WorkerResult, run_worker
-from rewardsmith.workers.job import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE, MODES, WorkerJob
+from rewardsmith.workers.job import MODES, WorkerJob
 
 ProgressFn = Callable[[int, int], None]
 MAX_RESULT_BYTES = 1_000_000

@@ -16,10 +16,8 @@ from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.run_folder.index import batch_runs, is_batch, is_run, run_row
+from rewardsmith.run_folder.names import BATCH_REPORT_FILE, REPORT_FILE
 from rewardsmith.views.run_view import read_run
-
-REPORT_FILE = "report.html"
-BATCH_REPORT_FILE = "batch_report.html"
 
 
 def _write(path: Path, text: str) -> None:

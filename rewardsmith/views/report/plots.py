@@ -10,10 +10,22 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from rewardsmith.run_folder.records import METRICS_FILE, FinalResult
+from rewardsmith.files import read_jsonl
+from rewardsmith.run_folder.names import FINAL_DIR, METRICS_FILE, cand_dir_name
+from rewardsmith.run_folder.records import FinalResult
 from rewardsmith.views.run_view import CandidateView, RunView, metrics_points
 
-plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none"})
+plt.rcParams.update(
+    {
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "svg.fonttype": "none",
+        "text.parse_math": False,  # names come from worker output: plain text, never mathtext ($\\x{...}$ crashed it)
+        "text.usetex": False,
+    }
+)
+REPORTED_FITNESS = "fitness during training\n(reported by the training worker, untrusted)"
 
 
 def _svg(fig) -> str:
@@ -75,10 +87,8 @@ def iteration_progress(view: RunView) -> str | None:
 
 
 def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
-    """The final retraining: evaluation fitness against env steps, one line per seed (final/seed_<s>/metrics.jsonl;
+    """The final retraining: fitness against env steps as each training worker reported it, one line per seed (final/seed_<s>/metrics.jsonl;
     a seed that reused the best candidate's own search training is drawn from that candidate's folder)."""
-    from rewardsmith.files import read_jsonl
-
     run_dir = Path(run_dir)
     seeds = [r.seed for r in final.seeds] if final else []
     cid = final.candidate if final else ""
@@ -86,9 +96,10 @@ def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
     fig, ax = plt.subplots(figsize=(6.4, 3.0))
     drawn = 0
     for seed in seeds:
-        folder, label = run_dir / "final" / f"seed_{seed}", f"seed {seed}"
-        if not (folder / METRICS_FILE).is_file() and cid:
-            folder, label = run_dir / f"iter_{iteration}" / f"cand_{index}", f"seed {seed} (search training of {cid})"
+        folder, label = run_dir / FINAL_DIR / f"seed_{seed}", f"seed {seed}"
+        if not (folder / METRICS_FILE).is_file() and iteration.isdigit() and index.isdigit():
+            folder = run_dir / cand_dir_name(int(iteration), int(index))
+            label = f"seed {seed} (search training of {cid})"
         if not (folder / METRICS_FILE).is_file():
             continue
         records, _ = read_jsonl(folder / METRICS_FILE)
@@ -101,13 +112,13 @@ def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
         plt.close(fig)
         return None
     ax.set_xlabel("env steps")
-    ax.set_ylabel("eval fitness (during training)")
+    ax.set_ylabel(REPORTED_FITNESS)
     ax.legend(frameon=False, fontsize=7, loc="best")
     return _svg(fig)
 
 
 def learning_curves(view: RunView) -> str | None:
-    """Evaluation fitness against env steps, one line per trained candidate."""
+    """Fitness against env steps as the training worker reported it (untrusted), one line per trained candidate."""
     curves = [c for c in view.candidates if len(c.evals) > 0]
     if not curves:
         return None
@@ -118,7 +129,7 @@ def learning_curves(view: RunView) -> str | None:
             xs, ys = zip(*points)
             ax.plot(xs, ys, marker="o", markersize=3, label=c.id)
     ax.set_xlabel("env steps")
-    ax.set_ylabel("eval fitness")
+    ax.set_ylabel(REPORTED_FITNESS)
     ax.legend(frameon=False, fontsize=7, ncol=2, loc="best")
     return _svg(fig)
 
