@@ -2,6 +2,7 @@
 
 - `prompts/`: the Jinja2 templates (package data) and their one renderer.
 - `env_description`: the environment description the LLM sees (Text2Reward style).
+- `obs_labels`: the observation layout of a MuJoCo env, found by matching obs elements against state quantities.
 - `obs_layouts`: documented observation/action layouts of non-MuJoCo and mocap envs, the source fallback, manipulation notes.
 - `designer`, `extract`: prompting the LLM for reward files and pulling the code out of its replies.
 - `history`: what the designer is shown of earlier iterations (the best, other candidates as diffs, the table).
