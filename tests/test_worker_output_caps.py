@@ -88,7 +88,7 @@ def test_component_names_and_their_number_are_capped():
 
 
 def test_the_analyzer_prompt_stays_small_with_huge_component_names(tmp_path):
-    from test_analyzer import ALIGNED_EPISODES, SPEC, write_candidate
+    from test_analyzer import ALIGNED_EPISODES, EXECUTOR, SPEC, write_candidate
 
     from rewardsmith.stages.analyzer import analyze
 
@@ -97,7 +97,7 @@ def test_the_analyzer_prompt_stays_small_with_huge_component_names(tmp_path):
     with open(folder / "metrics.jsonl", "a") as f:
         for t in (4000, 5000):
             f.write(json.dumps({"kind": "train", "timesteps": t, "ep_len": 10, "components": names}) + "\n")
-    analysis = analyze(SPEC, folder)
+    analysis = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)
     assert len(analysis["components"]) <= MAX_COMPONENTS
     assert "os.system" not in analysis["feedback"] and "$" not in analysis["feedback"]
     assert len(analysis["feedback"]) < 12_000
