@@ -5,23 +5,23 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+from rewardsmith.run_folder.candidate import CandidateFolder
 from rewardsmith.run_folder.names import Event
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.session import Search
 from rewardsmith.stages.analyzer import analyze
 
 
-def analysis_round(s: Search, iteration: int, indices: list[int]) -> list[CandidateRecord]:
-    """Analyse the trained candidates `indices` of `iteration` that have no analysis yet; returns the round's
-    records as the parent recorded them, in the order of `indices`."""
-    records = [s.folder.candidate(iteration, j) for j in indices]
-    known = [r for r in records if r is not None]
+def analysis_round(s: Search, cands: list[CandidateFolder]) -> list[CandidateRecord]:
+    """Analyse a round's trained candidates that have no analysis yet; returns the round's records as the parent
+    recorded them, in the order of `cands`."""
+    known = [(cand, record) for cand in cands if (record := cand.record()) is not None]
 
-    def one(record: CandidateRecord) -> CandidateRecord:
-        if record.status == "trained" and s.folder.analysis(record) is None:
+    def one(cand: CandidateFolder, record: CandidateRecord) -> CandidateRecord:
+        if record.status == "trained" and cand.analysis() is None:
             analysis = analyze(
                 s.spec,
-                s.folder.cand_dir(record.iteration, record.index),
+                cand.path,
                 model=s.model,
                 executor=s.executor,
                 env_description=s.description,
@@ -36,4 +36,4 @@ def analysis_round(s: Search, iteration: int, indices: list[int]) -> list[Candid
         return record
 
     with ThreadPoolExecutor(max_workers=max(1, len(known)), thread_name_prefix="analysis") as pool:
-        return list(pool.map(one, known))
+        return list(pool.map(lambda pair: one(*pair), known))

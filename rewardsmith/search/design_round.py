@@ -31,23 +31,24 @@ minutes for it)."""
 
 
 def design_round(
-    s: Search, iteration: int, indices: list[int], best: CandidateRecord | None, failures: list[Failure]
+    s: Search, cands: list[CandidateFolder], best: CandidateRecord | None, failures: list[Failure]
 ) -> list[CandidateRecord]:
-    """Design (and check) the candidates `indices` of an iteration in parallel; a candidate already on record (a
-    resumed run) is kept as it is. Returns the round's records in the order of `indices`."""
-    pending = [j for j in indices if s.folder.candidate(iteration, j) is None]
+    """Design (and check) a round's candidates (folders of one iteration) in parallel; a candidate already on
+    record (a resumed run) is kept as it is. Returns the round's records in the order of `cands`."""
+    iteration, indices = cands[0].iteration, [c.index for c in cands]
+    pending = [c.index for c in cands if c.record() is None]
     for j in pending:
         s.progress.update(f"{iteration}.{j}", "designing")
     parents: dict[int, str | None] = {j: best.id if best else None for j in pending}
     designs = ask_round(s, iteration, indices, pending, best, failures, parents)
     duplicates = find_duplicates(s.folder, iteration, designs)
 
-    def one(j: int) -> CandidateRecord:
-        record = s.folder.candidate(iteration, j)
-        return record or design_candidate(s, iteration, j, designs[j], duplicates.get(j), parents[j])
+    def one(cand: CandidateFolder) -> CandidateRecord:
+        j = cand.index
+        return cand.record() or design_candidate(s, cand, designs[j], duplicates.get(j), parents[j])
 
-    with ThreadPoolExecutor(max_workers=len(indices), thread_name_prefix="candidate") as pool:
-        return list(pool.map(one, indices))
+    with ThreadPoolExecutor(max_workers=len(cands), thread_name_prefix="candidate") as pool:
+        return list(pool.map(one, cands))
 
 
 def ask_round(
@@ -128,15 +129,15 @@ def find_duplicates(folder: RunFolder, iteration: int, designs: dict[int, Design
 
 
 def design_candidate(
-    s: Search, iteration: int, index: int, design: Design, duplicate_of: str | None, parent: str | None
+    s: Search, cand: CandidateFolder, design: Design, duplicate_of: str | None, parent: str | None
 ) -> CandidateRecord:
     """Check the design and ask for repairs with the exact findings, up to `repair_rounds`; save every attempt."""
-    started, cand = time.time(), s.folder.cand(iteration, index)
+    started = time.time()
     cand.path.mkdir(parents=True, exist_ok=True)
     record = CandidateRecord(
         id=cand.id,
-        iteration=iteration,
-        index=index,
+        iteration=cand.iteration,
+        index=cand.index,
         parent=parent,
         status="rejected",
         tokens=design.tokens,

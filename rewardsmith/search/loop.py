@@ -172,11 +172,11 @@ def run_iteration(s: Search, iteration: int) -> None:
     s.progress.status(iteration=iteration)
     failures: list[Failure] = []
     for attempt in range(s.config.iteration_retries + 1):
-        indices = list(range(attempt * k + 1, attempt * k + k + 1))
-        designed = design_round(s, iteration, indices, best, failures)
+        cands = [s.folder.cand(iteration, j) for j in range(attempt * k + 1, attempt * k + k + 1)]
+        designed = design_round(s, cands, best, failures)
         halve_iteration(s.folder, s.config, s.spec, s.executor, s.progress, iteration, designed)
         update_best(s)
-        records = analysis_round(s, iteration, indices)
+        records = analysis_round(s, cands)
         if any(r.status == "trained" for r in records):
             break
         failures = [Failure(r.id, r.reason) for r in records]
