@@ -277,9 +277,6 @@ def _run_task(
     return status
 
 
-"""In a task's run folder: why the task was refused before its run started (a broken env or scorer)."""
-
-
 def task_row(path: Path, task: dict[str, Any]) -> dict[str, Any]:
     """One row of summary.json from the task's run folder (status "pending" before it starts)."""
     from rewardsmith.search.baselines import load_cached, normalized_score

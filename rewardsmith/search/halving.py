@@ -60,9 +60,6 @@ ScreenRung = Callable[[list[CandidateRecord]], dict[str, ScreenReport]]
 """(the first rung's trained candidates) -> {candidate id: the trajectory screen's verdict}; a candidate without
 a verdict (the screen could not run) counts as passed."""
 
-"""Where a candidate's first-cut screen writes its verdict (`screen.json`) and its worker folder."""
-"""A candidate's policy at the end of its last rung, kept by the parent for the next rung to resume."""
-
 
 def rung_budgets(timesteps: int, fractions: list[float], minimum: int = 1) -> list[int]:
     """The step budget of each rung: `fractions` of `timesteps`, at least `minimum` but never over `timesteps`,

@@ -37,7 +37,6 @@ from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import load_episodes, unlabelled_copies
 
-"""The label-free copies of the archives the screen worker reads (in the candidate folder; removed after)."""
 MIN_ACCURACY = 0.6
 MIN_EPISODES = 3
 MIN_PAIRS = 3

@@ -32,8 +32,6 @@ from rewardsmith.run_folder.records import (
 from rewardsmith.sandbox.lockdown import SandboxSettings
 from rewardsmith.task import TaskSpec, read_task
 
-"""What the `replay` worker writes: a candidate reward replayed over its own recorded evaluation episodes."""
-
 
 @dataclass(frozen=True)
 class Mode:

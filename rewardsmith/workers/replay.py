@@ -37,7 +37,6 @@ from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import Episode, load_episodes, unlabelled_copies
 
-"""More components than this in a replay is malformed (the step traces show a few columns at most)."""
 NAME = re.compile(rf"[A-Za-z_][A-Za-z0-9_.\-]{{0,{MAX_NAME_CHARS - 1}}}")
 """A component name the parent accepts from a replay (it reaches the designer's prompt)."""
 REPLAY_TIMEOUT_S = 60.0
