@@ -198,6 +198,8 @@ def run_iteration(s: Search, iteration: int) -> None:
     a later one is recorded as unproductive and the search goes on with the best so far.
     """
     if any(e.get("event") == "iteration_done" and e.get("iteration") == iteration for e in s.folder.events()):
+        for record in (r for r in s.folder.candidates() if r.iteration == iteration):
+            analyse_if_missing(s, record)  # a resume removed an analysis without the parent's proof
         return
     k = s.config.samples or 1
     best = best_record(s.folder.candidates(), before=iteration, rule=rule_for(s.config))
@@ -370,14 +372,21 @@ def candidate_pipeline(
         record = design_candidate(s, iteration, index, design, duplicate_of, parent)
     if record.status == "designed":
         record = train_candidate(s, record)
-    if record.status == "trained" and s.folder.analysis(record) is None:
-        analysis = analyze(s.spec, s.folder.cand_dir(iteration, index), model=s.model, llm_summary=s.config.llm_summary)
-        s.folder.event("analysis_done", candidate=record.id, flags=[f.get("code") for f in analysis.get("flags", [])])
+    analyse_if_missing(s, record)
     if record.status == "trained":
         s.progress.update(record.id, "analysed", fitness=record.fitness)
     else:
         s.progress.update(record.id, record.status, reason=record.reason[:100])
     return record
+
+
+def analyse_if_missing(s: Search, record: CandidateRecord) -> None:
+    """Analyse a trained candidate unless the parent's own analysis is on record (`RunFolder.analysis` reads it only
+    with its proof, so a planted analysis.json counts as missing and is made again)."""
+    if record.status == "trained" and s.folder.analysis(record) is None:
+        cand = s.folder.cand_dir(record.iteration, record.index)
+        analysis = analyze(s.spec, cand, model=s.model, llm_summary=s.config.llm_summary)
+        s.folder.event("analysis_done", candidate=record.id, flags=[f.get("code") for f in analysis.get("flags", [])])
 
 
 def design_candidate(
