@@ -145,3 +145,28 @@ def test_a_worker_cannot_read_the_run_key(run):
     roots = read_roots(SandboxSettings(extra_read_paths=[run / "iter_1" / "cand_1"]))  # the video worker's
     assert not any(key.is_relative_to(root) for root in roots), [str(r) for r in roots]
     assert os.access(key, os.R_OK)  # the parent's own reader
+
+
+def test_a_locked_down_worker_can_neither_read_the_key_nor_write_the_proofs(tmp_path):
+    """Checked in a real locked-down child whose writable folder is a candidate folder (as a training worker's)."""
+    import sys
+
+    from rewardsmith.sandbox.launch import run_worker
+
+    root, child = Path(__file__).resolve().parent.parent, Path(__file__).with_name("sandbox_child.py")
+    run = tmp_path / "run"
+    run.mkdir()
+    Proofs(run).create_key()
+    (run / PROOFS_FILE).write_text("")
+    cand = CandidateFolder(run, 1, 1).path
+    cand.mkdir(parents=True)
+    result = run_worker("test", cand / "job.json", cwd=cand, log_path=tmp_path / "log.txt", timeout_s=120,
+                        command=[sys.executable, "-I", str(child), str(root), "key", str(cand)])
+    assert result.ok, result.reason + result.output_tail
+    report = json.loads((cand / "result.json").read_text())
+    if not report["layers"].get("landlock", "").startswith("on"):
+        pytest.skip(f"no Landlock here: {report['layers'].get('landlock')}")
+    assert report["write_inside"].startswith("worked")
+    for attack in ("read_key", "write_proofs", "read_proofs"):
+        assert report[attack].startswith("blocked"), (attack, report[attack])
+    assert (run / PROOFS_FILE).read_text() == ""
