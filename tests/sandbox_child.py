@@ -79,7 +79,7 @@ def run_key_checks(folder: Path) -> dict:
     return {
         "layers": layers,
         "read_key": attempt(lambda: (run / ".key").read_bytes()),
-        "write_proofs": attempt(lambda: open(run / "proofs.jsonl", "a").write("{}")),  # noqa: SIM115
+        "write_proofs": attempt(lambda: open(run / "proofs.jsonl", "a").write("{}")),
         "read_proofs": attempt(lambda: (run / "proofs.jsonl").read_bytes()),
         "write_inside": attempt(lambda: (folder / "analysis.json").write_text("{}")),
     }
