@@ -24,10 +24,11 @@ from rewardsmith.files import (
     read_jsonl,
 )
 from rewardsmith.run_folder.records import MetricsPoint
+from rewardsmith.views.candidate_view import CandidateView
 from rewardsmith.views.logs import call_view, read_calls
 from rewardsmith.views.report import write_report
 from rewardsmith.views.report.plots import component_plot, learning_curves
-from rewardsmith.views.run_view import CandidateView, read_run
+from rewardsmith.views.run_view import read_run
 from rewardsmith.views.tables import candidate_view, review_view
 
 ESCAPES = "\x1b]52;c;aGk=\x07\x1b[2J\x9b\u202e"

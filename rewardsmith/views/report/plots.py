@@ -13,7 +13,8 @@ import matplotlib.pyplot as plt
 from rewardsmith.files import read_jsonl
 from rewardsmith.run_folder.names import FINAL_DIR, METRICS_FILE, cand_dir_name
 from rewardsmith.run_folder.records import FinalResult
-from rewardsmith.views.run_view import CandidateView, RunView, metrics_points
+from rewardsmith.views.candidate_view import CandidateView, metrics_points
+from rewardsmith.views.run_view import RunView
 
 plt.rcParams.update(
     {
