@@ -127,10 +127,16 @@ def test_the_next_prompt_ignores_planted_files(run):
 
 def test_resume_removes_what_is_unproven_and_keeps_what_the_parent_wrote(run):
     planted = plant(run)
+    reward = planted.pop("reward")  # made again from the accepted attempt, as is a planted critic report
+    critic = run / "iter_1" / "cand_1" / "critic.json"
+    critic_before = critic.read_bytes()
+    critic.write_text(json.dumps({"accepted": True, "stats": {"dynamic": {"time_ms": {"median": 1e9}}}}))
     kept = {p: p.read_bytes() for p in (run / "iter_2" / "cand_1").glob("*.json")}
     folder = RunFolder(run)
     folder.prepare()
     assert not any(p.exists() for p in planted.values())
+    assert MARK not in reward.read_text() and "def compute_reward" in reward.read_text()
+    assert folder.cand(1, 1).reward_code() is not None and critic.read_bytes() == critic_before
     assert {p: p.read_bytes() for p in kept} == kept
     assert folder.candidate(2, 1) is not None and folder.analysis(folder.candidate(2, 1)) is not None
 

@@ -207,6 +207,22 @@ class CandidateFolder:
             if path.is_file() and any(fnmatch.fnmatchcase(path.name, p) for p in DESIGN_FILES):
                 self.sign(path)
 
+    def restore_design(self, model: str) -> list[str]:
+        """After a resume removed unproven files: make `reward.py` and `critic.json` again from the accepted attempt
+        (its code and critic report, both signed); returns the names restored."""
+        record, restored = self.record(), list[str]()
+        accepted = next((a for a in reversed(self.attempts()) if a.accepted), None)
+        if record is None or record.status == "rejected" or accepted is None:
+            return restored
+        if not self.reward_path.exists() and (code := self.verified(self.attempt_path(accepted.attempt))) is not None:
+            self.write_reward(code.decode("utf-8", errors="replace"), parent=record.parent, model=model)
+            restored.append(REWARD_FILE)
+        report = self.verified(self.attempt_path(accepted.attempt, "critic.json"))
+        if not self.critic_path.exists() and report is not None:
+            self.write(self.critic_path, report)
+            restored.append(CRITIC_FILE)
+        return restored
+
     def accept_evaluation(self, evaluation: Evaluation) -> bool:
         """Sign `eval/`'s results right after the evaluation worker ended, if `evaluation.json` still holds
         `evaluation` (the record the parent validated); False (nothing signed) otherwise."""

@@ -225,9 +225,11 @@ class RunFolder:
             self.proofs.create_key()
             adopted = [self._adopt(c) for c in self.candidate_folders()]
             self.event(Event.PROOFS_ADOPTED, candidates=sum(adopted))
+        model = str((read_object(self.path / RUN_FILE, max_bytes=MAX_RUN_FILE_BYTES) or {}).get("model") or "?")
         for cand in self.candidate_folders():
             for path in cand.unproven():
                 remove_tree(path)
+            cand.restore_design(model)
 
     def _adopt(self, cand: CandidateFolder) -> bool:
         record = read_record(cand.record_path, CandidateRecord)
