@@ -176,3 +176,17 @@ def test_a_locked_down_worker_can_neither_read_the_key_nor_write_the_proofs(tmp_
     for attack in ("read_key", "write_proofs", "read_proofs"):
         assert report[attack].startswith("blocked"), (attack, report[attack])
     assert (run / PROOFS_FILE).read_text() == ""
+
+
+def test_resume_is_not_stopped_by_a_planted_deep_tree_or_symlink(run):
+    cand = run / "iter_1" / "cand_1"
+    fd = os.open(cand, os.O_RDONLY)
+    for _ in range(1500):  # deeper than Python's recursion limit and PATH_MAX, made fd-relative as a worker can
+        os.mkdir("d", dir_fd=fd)
+        fd, old = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(old)
+    os.close(fd)
+    (cand / "video.mp4").symlink_to(run / ".key")
+    RunFolder(run).prepare()
+    assert not (cand / "video.mp4").is_symlink() and (run / ".key").is_file()
+    assert RunFolder(run).candidate(1, 1) is not None

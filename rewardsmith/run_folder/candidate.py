@@ -10,6 +10,7 @@ never shown, judged or put into a prompt. Files the workers write are read cappe
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,10 +195,17 @@ class CandidateFolder:
     def unproven(self) -> list[Path]:
         """The parent-only files present without a valid proof (planted, or changed after the parent wrote them)."""
         found = []
-        for path in sorted(self.path.rglob("*")) if self.path.is_dir() else []:
-            rel = path.relative_to(self.path).as_posix()
-            if parent_only(rel) and not path.is_symlink() and not self.proven(path):
-                found.append(path)
+        for folder in (self.path, self.eval_dir):  # where PARENT_ONLY names are: no walk into a planted deep tree
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in entries:
+                path = Path(entry.path)
+                if parent_only(path.relative_to(self.path).as_posix()) and (
+                    entry.is_symlink() or not entry.is_file() or not self.proven(path)
+                ):
+                    found.append(path)
         return found
 
     def accept_design(self) -> None:
