@@ -127,10 +127,16 @@ def test_the_next_prompt_ignores_planted_files(run):
 
 def test_resume_removes_what_is_unproven_and_keeps_what_the_parent_wrote(run):
     planted = plant(run)
+    reward = planted.pop("reward")  # made again from the accepted attempt, as is a planted critic report
+    critic = run / "iter_1" / "cand_1" / "critic.json"
+    critic_before = critic.read_bytes()
+    critic.write_text(json.dumps({"accepted": True, "stats": {"dynamic": {"time_ms": {"median": 1e9}}}}))
     kept = {p: p.read_bytes() for p in (run / "iter_2" / "cand_1").glob("*.json")}
     folder = RunFolder(run)
     folder.prepare()
     assert not any(p.exists() for p in planted.values())
+    assert MARK not in reward.read_text() and "def compute_reward" in reward.read_text()
+    assert folder.cand(1, 1).reward_code() is not None and critic.read_bytes() == critic_before
     assert {p: p.read_bytes() for p in kept} == kept
     assert folder.candidate(2, 1) is not None and folder.analysis(folder.candidate(2, 1)) is not None
 
@@ -145,3 +151,42 @@ def test_a_worker_cannot_read_the_run_key(run):
     roots = read_roots(SandboxSettings(extra_read_paths=[run / "iter_1" / "cand_1"]))  # the video worker's
     assert not any(key.is_relative_to(root) for root in roots), [str(r) for r in roots]
     assert os.access(key, os.R_OK)  # the parent's own reader
+
+
+def test_a_locked_down_worker_can_neither_read_the_key_nor_write_the_proofs(tmp_path):
+    """Checked in a real locked-down child whose writable folder is a candidate folder (as a training worker's)."""
+    import sys
+
+    from rewardsmith.sandbox.launch import run_worker
+
+    root, child = Path(__file__).resolve().parent.parent, Path(__file__).with_name("sandbox_child.py")
+    run = tmp_path / "run"
+    run.mkdir()
+    Proofs(run).create_key()
+    (run / PROOFS_FILE).write_text("")
+    cand = CandidateFolder(run, 1, 1).path
+    cand.mkdir(parents=True)
+    result = run_worker("test", cand / "job.json", cwd=cand, log_path=tmp_path / "log.txt", timeout_s=120,
+                        command=[sys.executable, "-I", str(child), str(root), "key", str(cand)])
+    assert result.ok, result.reason + result.output_tail
+    report = json.loads((cand / "result.json").read_text())
+    if not report["layers"].get("landlock", "").startswith("on"):
+        pytest.skip(f"no Landlock here: {report['layers'].get('landlock')}")
+    assert report["write_inside"].startswith("worked")
+    for attack in ("read_key", "write_proofs", "read_proofs"):
+        assert report[attack].startswith("blocked"), (attack, report[attack])
+    assert (run / PROOFS_FILE).read_text() == ""
+
+
+def test_resume_is_not_stopped_by_a_planted_deep_tree_or_symlink(run):
+    cand = run / "iter_1" / "cand_1"
+    fd = os.open(cand, os.O_RDONLY)
+    for _ in range(1500):  # deeper than Python's recursion limit and PATH_MAX, made fd-relative as a worker can
+        os.mkdir("d", dir_fd=fd)
+        fd, old = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(old)
+    os.close(fd)
+    (cand / "video.mp4").symlink_to(run / ".key")
+    RunFolder(run).prepare()
+    assert not (cand / "video.mp4").is_symlink() and (run / ".key").is_file()
+    assert RunFolder(run).candidate(1, 1) is not None

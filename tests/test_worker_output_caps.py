@@ -24,10 +24,11 @@ from rewardsmith.files import (
     read_jsonl,
 )
 from rewardsmith.run_folder.records import MetricsPoint
+from rewardsmith.views.candidate_view import CandidateView
 from rewardsmith.views.logs import call_view, read_calls
 from rewardsmith.views.report import write_report
 from rewardsmith.views.report.plots import component_plot, learning_curves
-from rewardsmith.views.run_view import CandidateView, read_run
+from rewardsmith.views.run_view import read_run
 from rewardsmith.views.tables import candidate_view, review_view
 
 ESCAPES = "\x1b]52;c;aGk=\x07\x1b[2J\x9b\u202e"
@@ -157,3 +158,18 @@ def test_logs_print_replies_inert(review_run, tmp_path):
     text = "".join(render(call_view(call)) for call in read_calls(run))
     assert not any(ch in text for ch in "\x1b\x07\x9b\u202e"), repr(text)
     assert "\\x1b]52" in text
+
+
+def test_a_report_of_a_huge_metrics_file_stays_small(review_run, tmp_path):
+    run = shutil.copytree(review_run, tmp_path / "run")
+    names = {f"c{i}": float(i) for i in range(40)}
+    with open(run / "iter_1" / "cand_1" / "metrics.jsonl", "a") as f:
+        f.write("\n")
+        for t in range(30_000):
+            f.write(json.dumps({"kind": "train" if t % 2 else "eval", "timesteps": 2048 + t, "fitness": 0.1,
+                                "components": names}) + "\n")
+    started = time.monotonic()
+    path, warnings = write_report(run, videos=False)
+    assert time.monotonic() - started < 60
+    assert path.stat().st_size < 5_000_000
+    assert any("more than 20,000 lines" in w for w in warnings)

@@ -10,6 +10,7 @@ never shown, judged or put into a prompt. Files the workers write are read cappe
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,10 +195,17 @@ class CandidateFolder:
     def unproven(self) -> list[Path]:
         """The parent-only files present without a valid proof (planted, or changed after the parent wrote them)."""
         found = []
-        for path in sorted(self.path.rglob("*")) if self.path.is_dir() else []:
-            rel = path.relative_to(self.path).as_posix()
-            if parent_only(rel) and not path.is_symlink() and not self.proven(path):
-                found.append(path)
+        for folder in (self.path, self.eval_dir):  # where PARENT_ONLY names are: no walk into a planted deep tree
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in entries:
+                path = Path(entry.path)
+                if parent_only(path.relative_to(self.path).as_posix()) and (
+                    entry.is_symlink() or not entry.is_file() or not self.proven(path)
+                ):
+                    found.append(path)
         return found
 
     def accept_design(self) -> None:
@@ -206,6 +214,22 @@ class CandidateFolder:
         for path in sorted(self.path.iterdir()) if self.path.is_dir() else []:
             if path.is_file() and any(fnmatch.fnmatchcase(path.name, p) for p in DESIGN_FILES):
                 self.sign(path)
+
+    def restore_design(self, model: str) -> list[str]:
+        """After a resume removed unproven files: make `reward.py` and `critic.json` again from the accepted attempt
+        (its code and critic report, both signed); returns the names restored."""
+        record, restored = self.record(), list[str]()
+        accepted = next((a for a in reversed(self.attempts()) if a.accepted), None)
+        if record is None or record.status == "rejected" or accepted is None:
+            return restored
+        if not self.reward_path.exists() and (code := self.verified(self.attempt_path(accepted.attempt))) is not None:
+            self.write_reward(code.decode("utf-8", errors="replace"), parent=record.parent, model=model)
+            restored.append(REWARD_FILE)
+        report = self.verified(self.attempt_path(accepted.attempt, "critic.json"))
+        if not self.critic_path.exists() and report is not None:
+            self.write(self.critic_path, report)
+            restored.append(CRITIC_FILE)
+        return restored
 
     def accept_evaluation(self, evaluation: Evaluation) -> bool:
         """Sign `eval/`'s results right after the evaluation worker ended, if `evaluation.json` still holds

@@ -114,7 +114,7 @@ from rewardsmith.run_folder.names import (
     cand_dir_name,
 )
 from rewardsmith.run_folder.proofs import Proofs
-from rewardsmith.run_folder.records import CandidateRecord, Evaluation, read_object, read_record
+from rewardsmith.run_folder.records import CandidateRecord, Evaluation, RunSummary, read_object, read_record
 from rewardsmith.sandbox.launch import pid_alive
 from rewardsmith.task import TaskSpec, read_task
 
@@ -225,9 +225,11 @@ class RunFolder:
             self.proofs.create_key()
             adopted = [self._adopt(c) for c in self.candidate_folders()]
             self.event(Event.PROOFS_ADOPTED, candidates=sum(adopted))
+        model = str((read_object(self.path / RUN_FILE, max_bytes=MAX_RUN_FILE_BYTES) or {}).get("model") or "?")
         for cand in self.candidate_folders():
             for path in cand.unproven():
                 remove_tree(path)
+            cand.restore_design(model)
 
     def _adopt(self, cand: CandidateFolder) -> bool:
         record = read_record(cand.record_path, CandidateRecord)
@@ -332,9 +334,9 @@ class RunFolder:
         totals["cost_usd"] = round(totals["cost_usd"], 6)
         return totals
 
-    def write_summary(self, summary: dict[str, Any]) -> None:
+    def write_summary(self, summary: RunSummary) -> None:
         """Write summary.json atomically."""
-        write_json_atomic(self.path / SUMMARY_FILE, summary)
+        write_json_atomic(self.path / SUMMARY_FILE, summary.model_dump())
 
     def summary(self) -> dict[str, Any] | None:
         """summary.json, if written."""

@@ -298,6 +298,8 @@ class RunSummary(Record):
     cost_usd: float | None = None
     """None in a summary that does not say (readers then add up the LLM call log)."""
     final: FinalResult | None = None
+    selection: dict[str, Any] | None = None
+    """How the best was chosen (`rewardsmith.search.selection.Pick.as_dict`)."""
     human_normalized: float | None = None
     wall_s: float = 0.0
     error: str | None = None

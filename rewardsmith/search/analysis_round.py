@@ -18,17 +18,7 @@ def analysis_round(s: Search, cands: list[CandidateFolder]) -> list[CandidateRec
     known = [(cand, record) for cand in cands if (record := cand.record()) is not None]
 
     def one(cand: CandidateFolder, record: CandidateRecord) -> CandidateRecord:
-        if record.status == "trained" and cand.analysis() is None:
-            analysis = analyze(
-                s.spec,
-                cand.path,
-                model=s.model,
-                executor=s.executor,
-                env_description=s.description,
-                llm_summary=s.config.llm_summary,
-            )
-            flags = [f.get("code") for f in analysis.get("flags", [])]
-            s.folder.event(Event.ANALYSIS_DONE, candidate=record.id, flags=flags)
+        analyse_if_missing(s, cand, record)
         if record.status == "trained":
             s.progress.update(record.id, "analysed", fitness=record.fitness)
         else:
@@ -37,3 +27,19 @@ def analysis_round(s: Search, cands: list[CandidateFolder]) -> list[CandidateRec
 
     with ThreadPoolExecutor(max_workers=max(1, len(known)), thread_name_prefix="analysis") as pool:
         return list(pool.map(lambda pair: one(*pair), known))
+
+
+def analyse_if_missing(s: Search, cand: CandidateFolder, record: CandidateRecord) -> None:
+    """Analyse a trained candidate unless the parent's own analysis is on record (`CandidateFolder.analysis` reads
+    it only with its proof, so a planted analysis.json counts as missing and is made again)."""
+    if record.status == "trained" and cand.analysis() is None:
+        analysis = analyze(
+            s.spec,
+            cand.path,
+            model=s.model,
+            executor=s.executor,
+            env_description=s.description,
+            llm_summary=s.config.llm_summary,
+        )
+        flags = [f.get("code") for f in analysis.get("flags", [])]
+        s.folder.event(Event.ANALYSIS_DONE, candidate=record.id, flags=flags)

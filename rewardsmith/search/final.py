@@ -17,7 +17,7 @@ from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import write_bytes_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import CHECKPOINT_FILE, FINAL_DIR, REWARD_FILE, Event
-from rewardsmith.run_folder.records import TASK_FILE, WEIGHTS_FILE, CandidateRecord
+from rewardsmith.run_folder.records import TASK_FILE, WEIGHTS_FILE, CandidateRecord, FinalResult, RunSummary
 from rewardsmith.search.baselines import load_cached, normalized_score
 from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import best_record, pick, rule_for
@@ -205,23 +205,23 @@ def write_summary(
     done = {e.get("iteration") for e in folder.events() if e.get("event") == Event.ITERATION_DONE}
     counts = {s: sum(r.status == s for r in records) for s in ("trained", "rejected", "failed", "designed")}
     baseline = load_cached(spec, config.final_timesteps) if final else None
-    summary = {
-        "status": status,
-        "task": spec.name,
-        "model": config.model,
-        "best_candidate": best.id if best else None,
-        "best_fitness": best.fitness if best else None,
-        "best_success_rate": best.success_rate if best else None,
-        "iterations": len(done),
-        "candidates": len(records),
+    summary = RunSummary(
+        status=status,
+        task=spec.name,
+        model=config.model,
+        best_candidate=best.id if best else None,
+        best_fitness=best.fitness if best else None,
+        best_success_rate=best.success_rate if best else None,
+        iterations=len(done),
+        candidates=len(records),
         **counts,
-        "repair_requests": sum(r.repair_rounds for r in records),
-        "selection": pick(records, rule=rule_for(config)).as_dict(),
+        repair_requests=sum(r.repair_rounds for r in records),
+        selection=pick(records, rule=rule_for(config)).as_dict(),
         **folder.llm_totals(),
-        "final": final,
-        "human_normalized": normalized_score(spec, final["fitness_mean"], baseline) if final else None,
-        "wall_s": round(time.time() - started, 3),
-        "error": error,
-    }
+        final=FinalResult.model_validate(final) if final else None,
+        human_normalized=normalized_score(spec, final["fitness_mean"], baseline) if final else None,
+        wall_s=round(time.time() - started, 3),
+        error=error,
+    )
     folder.write_summary(summary)
-    return summary
+    return summary.model_dump()

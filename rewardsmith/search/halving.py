@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from rewardsmith.config import ResolvedConfig
 from rewardsmith.errors import RewardsmithError
-from rewardsmith.files import read_json, write_json_atomic
+from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import (
     CHECKPOINT_FILE,
@@ -39,7 +39,7 @@ from rewardsmith.run_folder.names import (
     Event,
     iter_dir_name,
 )
-from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
+from rewardsmith.run_folder.records import WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import pick, ranked, standard_error
 from rewardsmith.search.training import (
@@ -267,7 +267,7 @@ def rung_trainer(
             on_eval_progress=lambda d, t: progress.update(record.id, "evaluating", done=d, total=t),
             continue_from=checkpoint if resume else warm,
             timesteps_done=done,
-            reward_budget_s=reward_budget(read_json(cand / CRITIC_FILE)),
+            reward_budget_s=reward_budget(folder.cand_of(record).verified_json(folder.cand_of(record).critic_path)),
             options=config.job_options(),
         )
         record = record_training(folder, record, result, evaluation, timesteps)

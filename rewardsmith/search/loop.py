@@ -26,7 +26,7 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import Event
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.sandbox.interrupt import interruptible
-from rewardsmith.search.analysis_round import analysis_round
+from rewardsmith.search.analysis_round import analyse_if_missing, analysis_round
 from rewardsmith.search.design_round import DEDUPE, design_round
 from rewardsmith.search.final import retrain_best, write_summary
 from rewardsmith.search.halving import halve_iteration
@@ -165,6 +165,8 @@ def run_iteration(s: Search, iteration: int) -> None:
     """One iteration's route: design round, halving, analysis round; the round is asked again (with the errors
     as feedback) while none of its candidates could be trained, up to `iteration_retries` times (`give_up`)."""
     if any(e.get("event") == Event.ITERATION_DONE and e.get("iteration") == iteration for e in s.folder.events()):
+        for record in (r for r in s.folder.candidates() if r.iteration == iteration):
+            analyse_if_missing(s, s.folder.cand_of(record), record)  # a resume removed an unproven analysis
         return
     k = s.config.samples
     best = best_record(s.folder.candidates(), before=iteration, rule=rule_for(s.config))

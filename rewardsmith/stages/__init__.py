@@ -9,6 +9,7 @@
 - `critic`: static, dynamic (sandboxed smoke run) and semantic (LLM review) checks.
 - `screen`: CARD's trajectory preference check on archived episodes, before any RL.
 - `analyzer`: what a trained policy did, as statistics and feedback for the designer.
+- `feedback`: the analyzer's feedback text (curves labelled as the training worker's, untrusted).
 - `reflection`: judgements on trusted data for the analyzer: reward-hacking evidence, named ends, step traces.
 - `run_replay`: the analyzer's sandboxed replay of a reward over the run's evaluation episodes (its own, other candidates').
 - `human_feedback`: `--feedback ask|FILE`: the user's sentence or ranking after an iteration, recorded and replayed.

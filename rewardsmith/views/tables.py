@@ -27,7 +27,8 @@ from rewardsmith.run_folder.records import (
     RunSummary,
     read_record,
 )
-from rewardsmith.views.run_view import CandidateView, RunView
+from rewardsmith.views.candidate_view import CandidateView
+from rewardsmith.views.run_view import RunView
 
 STATUS_STYLE = {
     "finished": "green",

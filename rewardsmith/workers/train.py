@@ -33,8 +33,7 @@ from rewardsmith.errors import RewardFileError
 from rewardsmith.files import append_jsonl, write_bytes_atomic, write_json_atomic
 from rewardsmith.reward.progress import ProgressBonus, ProgressCounts, ProgressOptions, load_with_progress
 from rewardsmith.reward.wrappers import ApplyReward, RewardSource
-from rewardsmith.run_folder.names import HEARTBEAT_FILE
-from rewardsmith.run_folder.records import METRICS_FILE, MODEL_FILE, SUMMARY_FILE, WEIGHTS_FILE
+from rewardsmith.run_folder.names import HEARTBEAT_FILE, METRICS_FILE, MODEL_FILE, SUMMARY_FILE, WEIGHTS_FILE
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 from rewardsmith.workers.job import WorkerJob
 

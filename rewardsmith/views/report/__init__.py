@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.run_folder.index import batch_runs, is_batch, is_run, run_row
-from rewardsmith.run_folder.names import BATCH_REPORT_FILE, REPORT_FILE
+from rewardsmith.run_folder.names import BATCH_REPORT_FILE, MODEL_FILE, REPORT_FILE
 from rewardsmith.views.run_view import read_run
 
 
@@ -37,7 +37,7 @@ def record_missing_videos(run_dir: Path) -> list[str]:
     if view.spec is None:
         return []
     spec, seed = view.spec, int(view.config.get("seed") or 0)
-    todo = [c for c in iteration_bests(view) if c.video is None and (c.path / "model.zip").is_file()]
+    todo = [c for c in iteration_bests(view) if c.video is None and (c.path / MODEL_FILE).is_file()]
     executor = LocalExecutor(max(1, min(len(todo), os.cpu_count() or 1)))
     try:
         with ThreadPoolExecutor(executor.workers) as pool:

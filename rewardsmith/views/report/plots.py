@@ -13,7 +13,8 @@ import matplotlib.pyplot as plt
 from rewardsmith.files import read_jsonl
 from rewardsmith.run_folder.names import FINAL_DIR, METRICS_FILE, cand_dir_name
 from rewardsmith.run_folder.records import FinalResult
-from rewardsmith.views.run_view import CandidateView, RunView, metrics_points
+from rewardsmith.views.candidate_view import CandidateView, metrics_points
+from rewardsmith.views.run_view import RunView
 
 plt.rcParams.update(
     {
@@ -26,6 +27,19 @@ plt.rcParams.update(
     }
 )
 REPORTED_FITNESS = "fitness during training\n(reported by the training worker, untrusted)"
+
+
+MAX_POINTS = 400
+"""Points drawn per line: a worker may report thousands (up to `rewardsmith.files.MAX_JSONL_LINES`), and every
+point is an SVG path node in the report."""
+
+
+def thin(points: list[tuple[float, float]], limit: int = MAX_POINTS) -> list[tuple[float, float]]:
+    """At most `limit` evenly spaced points of a line, its first and last kept."""
+    if len(points) <= limit:
+        return points
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]
 
 
 def _svg(fig) -> str:
@@ -103,7 +117,7 @@ def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
         if not (folder / METRICS_FILE).is_file():
             continue
         records, _ = read_jsonl(folder / METRICS_FILE)
-        points = [(m.timesteps, m.fitness) for m in metrics_points(records, "eval") if m.fitness is not None]
+        points = thin([(m.timesteps, m.fitness) for m in metrics_points(records, "eval") if m.fitness is not None])
         if points:
             xs, ys = zip(*points)
             ax.plot(xs, ys, marker="o", markersize=3, label=label)
@@ -124,7 +138,7 @@ def learning_curves(view: RunView) -> str | None:
         return None
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     for c in curves:
-        points = [(m.timesteps, m.fitness) for m in c.evals if m.fitness is not None]
+        points = thin([(m.timesteps, m.fitness) for m in c.evals if m.fitness is not None])
         if points:
             xs, ys = zip(*points)
             ax.plot(xs, ys, marker="o", markersize=3, label=c.id)
@@ -149,7 +163,7 @@ def component_plot(c: CandidateView) -> str | None:
     colors = {name: f"C{i % 10}" for i, name in enumerate(names)}
     for name in names:
         if name in series:
-            xs, ys = zip(*series[name])
+            xs, ys = zip(*thin(series[name]))
             left.plot(xs, ys, marker="o", markersize=3, label=name, color=colors[name])
     left.axhline(0, color="#999", linewidth=0.6)
     left.set_xlabel("env steps")
