@@ -39,7 +39,7 @@ PASSES = 20
 def prepared_transitions():
     """The critic's real transitions on HalfCheetah, read once by the reward so every lazy copy is cached."""
     from rewardsmith.task import read_task
-    from rewardsmith.workers.smoke import collect_transitions
+    from rewardsmith.workers.critic import collect_transitions
 
     transitions, _ = collect_transitions(read_task(TASK), TRANSITIONS, 200, seed=0)
     return transitions

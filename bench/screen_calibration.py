@@ -37,9 +37,9 @@ from strategies import LABELS, label, pool  # bench/ is on sys.path when this fi
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, strip_header
 from rewardsmith.run_folder.records import EVAL_DIR, RUN_FILE, TASK_FILE, TRAJECTORIES_FILE
-from rewardsmith.search.loop import strip_header
-from rewardsmith.search.training import RANDOM_POLICY_DIR, evaluate_policy
+from rewardsmith.search.training import evaluate_policy
 from rewardsmith.stages.designer import is_duplicate
 from rewardsmith.stages.screen import RANDOM_LABEL, screen, trained_archives
 from rewardsmith.task import TaskSpec, load_task
@@ -108,12 +108,12 @@ def random_archives(spec: TaskSpec, runs: list[RunFolder], out: Path, executor: 
     return [Archive(RANDOM_LABEL, archive, None)]
 
 
-def screen_file(spec: TaskSpec, reward: Path, archives: list[Archive], out: Path) -> dict:
+def screen_file(spec: TaskSpec, reward: Path, archives: list[Archive], out: Path, executor: LocalExecutor) -> dict:
     """Screen one pool file on the archives of the other rewards' policies; one row of the calibration."""
     others = {a.name: a.path for a in archives if a.source is None or a.source.name != reward.name}
     row = {"task": spec.name, "file": reward.name, "label": label(reward), "policies": len(others)}
     try:
-        report = screen(spec, reward, out / reward.stem, others)
+        report = screen(spec, reward, out / reward.stem, others, executor=executor)
     except RewardsmithError as e:  # the worker could not run at all: no verdict, and say why
         return {**row, "outcome": "no verdict", "accuracy": None, "episodes": 0, "message": f"error: {e}"}
     outcome = "no verdict" if report.passed and report.accuracy is None else "passed" if report.passed else "rejected"
@@ -136,12 +136,12 @@ def calibrate_task(task: str, root: Path, out: Path, labels: tuple[str, ...], wo
     executor = LocalExecutor(workers)
     try:
         archives = candidate_archives(task, runs) + random_archives(spec, runs, out / task, executor)
+        samples, repairs = pool(task)
+        files = [p for p in samples + repairs if label(p) in labels]
+        with ThreadPoolExecutor(max_workers=workers) as threads:
+            return list(threads.map(lambda p: screen_file(spec, p, archives, out / task, executor), files))
     finally:
         executor.shutdown()
-    samples, repairs = pool(task)
-    files = [p for p in samples + repairs if label(p) in labels]
-    with ThreadPoolExecutor(max_workers=workers) as threads:
-        return list(threads.map(lambda p: screen_file(spec, p, archives, out / task), files))
 
 
 def rate(rows: list[dict], lab: str, outcome: str) -> str:

@@ -42,9 +42,9 @@ from rich.console import Console
 
 from rewardsmith.config import RunConfig
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import strip_header
+from rewardsmith.search.live import PlainProgress
 from rewardsmith.search.loop import run as run_search
-from rewardsmith.search.loop import strip_header
-from rewardsmith.search.progress import PlainProgress
 from rewardsmith.stages.designer import is_duplicate
 from rewardsmith.stages.screen import spearman
 

@@ -194,9 +194,10 @@ class RunConfig(BaseModel):
             return list(self.rungs)
         return [1.0] if self.strategy == "eureka" else list(DEFAULT_RUNGS)
 
-    def resolve(self, spec: TaskSpec) -> RunConfig:
+    def resolve(self, spec: TaskSpec) -> ResolvedConfig:
         """A copy with every budget filled in (from Eureka's shape for `strategy="eureka"`, else from the spec),
-        as recorded in run.json."""
+        as recorded in run.json: a `ResolvedConfig`, whose budgets are plain ints. Resolving a resolved config
+        changes nothing, so an old run.json that kept None budgets resolves the same way on resume."""
         eureka = self.strategy == "eureka"
         defaults = {
             "iterations": EUREKA["iterations"] if eureka else spec.search.iterations,
@@ -207,4 +208,18 @@ class RunConfig(BaseModel):
             "repair_rounds": spec.search.repair_rounds,
             "screen": not eureka,
         }
-        return self.model_copy(update={k: v for k, v in defaults.items() if getattr(self, k) is None})
+        filled = {k: v for k, v in defaults.items() if getattr(self, k) is None}
+        return ResolvedConfig.model_validate({**self.model_dump(), **filled})
+
+
+class ResolvedConfig(RunConfig):
+    """A `RunConfig` with every budget filled in (`RunConfig.resolve`): what a run works with, so no budget is
+    defaulted again downstream."""
+
+    iterations: int = Field(ge=1)
+    samples: int = Field(ge=1)
+    timesteps: int = Field(ge=1)
+    final_timesteps: int = Field(ge=1)
+    final_seeds: int = Field(ge=0)
+    repair_rounds: int = Field(ge=0)
+    screen: bool

@@ -1,9 +1,13 @@
-"""Crash-safe file helpers: atomic JSON writes, append-only JSON lines, tolerant readers."""
+"""Crash-safe file helpers: atomic JSON writes, append-only JSON lines, and readers of files another process may
+have written: capped in bytes, lines, line length, nesting, component names and their number (the one place for
+every cap on a worker's output)."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -36,25 +40,111 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
         f.write(json.dumps(record, default=str) + "\n")
 
 
-def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """Records of a JSON-lines file and a list of problems (corrupt or truncated lines are skipped)."""
+def read_jsonl(
+    path: Path,
+    *,
+    max_bytes: int | None = None,
+    max_lines: int | None = None,
+    max_line_bytes: int | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Records of a JSON-lines file and a list of problems (corrupt or truncated lines are skipped). A file a worker
+    wrote is read capped (`MAX_JSONL_BYTES`, `MAX_JSONL_LINES`, `MAX_LINE_BYTES`, the defaults): only its head is
+    read, longer lines are skipped, and each cut is a problem; no symlink is followed."""
+    data, cut = read_head(path, MAX_JSONL_BYTES if max_bytes is None else max_bytes)
+    if data is None:
+        return [], [f"{path}: missing"]
+    records, problems = parse_jsonl(data, path, max_lines=max_lines, max_line_bytes=max_line_bytes)
+    if cut:
+        problems.append(
+            f"{path}: larger than {MAX_JSONL_BYTES if max_bytes is None else max_bytes:,} bytes, the rest skipped"
+        )
+    return records, problems
+
+
+def parse_jsonl(
+    data: bytes, path: Path, *, max_lines: int | None = None, max_line_bytes: int | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The JSON objects of JSON-lines bytes (see `read_jsonl` for the caps) and the problems met."""
+    max_lines = MAX_JSONL_LINES if max_lines is None else max_lines
+    max_line_bytes = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
     records: list[dict[str, Any]] = []
     problems: list[str] = []
-    if not Path(path).is_file():
-        return records, [f"{path}: missing"]
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    for number, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
             continue
+        if len(records) >= max_lines:
+            problems.append(f"{path}: more than {max_lines:,} lines, the rest skipped")
+            break
+        if len(line) > max_line_bytes:
+            problems.append(f"{path}:{number}: line longer than {max_line_bytes:,} bytes skipped")
+            continue
         try:
-            value = json.loads(line)
+            value = json.loads(line.decode("utf-8", errors="replace"))
         except json.JSONDecodeError as e:
             problems.append(f"{path}:{number}: corrupt line skipped ({e.msg})")
+            continue
+        except RecursionError:
+            problems.append(f"{path}:{number}: nested too deeply, skipped")
             continue
         if isinstance(value, dict):
             records.append(value)
         else:
             problems.append(f"{path}:{number}: not a JSON object, skipped")
     return records, problems
+
+
+def read_head(path: Path, max_bytes: int) -> tuple[bytes | None, bool]:
+    """The first `max_bytes` of a regular file (no symlink followed, a FIFO never blocks) and whether there was
+    more; (None, False) if it is missing or not a regular file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None, False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, False
+        chunks, size = [], 0
+        while size <= max_bytes and (chunk := os.read(fd, min(1 << 20, max_bytes + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+        return data[:max_bytes], len(data) > max_bytes
+    except OSError:
+        return None, False
+    finally:
+        os.close(fd)
+
+
+MAX_JSONL_BYTES = 16 * 2**20
+"""Of a JSON-lines file a worker wrote (metrics, episodes), only this much is read (a 100 MB metrics.jsonl once
+took the parent to 1.4 GB)."""
+MAX_JSONL_LINES = 20_000
+"""... and at most this many lines (a 1M-step training reports a few hundred)."""
+MAX_LINE_BYTES = 256 * 1024
+"""... each at most this long."""
+MAX_COMPONENTS = 16
+"""Reward components read from a worker's output: at most this many names (the rest are left out) ..."""
+MAX_NAME_CHARS = 40
+"""... each cut to this many characters of `NAME_CHARS` (others become "_"): a name is shown in prompts, tables
+and plots, so it can neither grow a prompt nor carry markup, escapes or instructions."""
+_NAME_OTHER = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
+def clean_name(name: Any) -> str:
+    """A component name from a worker's output, safe to show anywhere (see `MAX_NAME_CHARS`)."""
+    return _NAME_OTHER.sub("_", str(name)[:MAX_NAME_CHARS]) or "_"
+
+
+def clean_components(value: Any) -> dict[str, float]:
+    """Component name -> number from a worker's output: names cleaned (`clean_name`), at most `MAX_COMPONENTS`,
+    values that are not finite numbers left out."""
+    found: dict[str, float] = {}
+    for name, number in value.items() if isinstance(value, dict) else ():
+        if len(found) >= MAX_COMPONENTS:
+            break
+        if isinstance(number, (int, float)) and not isinstance(number, bool) and math.isfinite(number):
+            found[clean_name(name)] = float(number)
+    return found
 
 
 MAX_READ_BYTES = 1_000_000
@@ -88,7 +178,11 @@ def read_capped(path: Path, max_bytes: int = MAX_READ_BYTES) -> bytes | None:
 def read_json(path: Path, max_bytes: int = MAX_READ_BYTES, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """A JSON file read as hostile input (see `read_capped`): None if missing, oversized, nested deeper than
     `max_depth`, or not JSON. Every parse error is caught."""
-    data = read_capped(path, max_bytes)
+    return parse_json(read_capped(path, max_bytes), max_depth)
+
+
+def parse_json(data: bytes | None, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """JSON bytes read as hostile input: None for None, nesting deeper than `max_depth`, or anything not JSON."""
     if data is None or json_depth(data) > max_depth:
         return None
     try:
@@ -99,8 +193,6 @@ def read_json(path: Path, max_bytes: int = MAX_READ_BYTES, max_depth: int = MAX_
 
 def json_depth(data: bytes) -> int:
     """The deepest bracket nesting of a JSON text (brackets inside strings are not counted)."""
-    import re
-
     import numpy as np
 
     stripped = re.sub(rb'"(?:[^"\\]|\\.)*"', b"", data)

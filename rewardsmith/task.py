@@ -10,6 +10,7 @@ import importlib
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 import threading
 import tomllib
@@ -314,12 +315,27 @@ def import_registrations(spec: TaskSpec) -> None:
 _IMPORT_LOCK = threading.RLock()
 
 
+MOVED_MODULES = {"rewardsmith.fitness": "rewardsmith.reward.fitness", "rewardsmith.state": "rewardsmith.reward.state"}
+"""Modules of the public API that moved: scorers copied into older run folders import them by their old names."""
+_MOVED_IMPORT = re.compile(
+    rb"^(\s*(?:from|import)\s+)(" + b"|".join(re.escape(m.encode()) for m in MOVED_MODULES) + rb")(?=\s)", re.M
+)
+
+
+def rewrite_moved_imports(source: bytes) -> bytes:
+    """`source` with every `from <moved module> import ...` (and `import <moved module> as ...`) naming the
+    module's new home (`MOVED_MODULES`), so a trusted module copied into an older run folder still imports."""
+    return _MOVED_IMPORT.sub(lambda m: m.group(1) + MOVED_MODULES[m.group(2).decode()].encode(), source)
+
+
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """Compiles the file's source on every import: never reads or writes a `__pycache__` beside it, so a `.pyc`
-    planted in a run folder cannot stand in for the trusted scorer (and run folders get no cache clutter)."""
+    planted in a run folder cannot stand in for the trusted scorer (and run folders get no cache clutter). Imports
+    of moved modules are rewritten on load (`rewrite_moved_imports`)."""
 
     def get_code(self, fullname: str) -> Any:
-        return compile(self.get_data(self.path), self.path, "exec", dont_inherit=True)
+        source = rewrite_moved_imports(bytes(self.get_data(self.path)))
+        return compile(source, self.path, "exec", dont_inherit=True)
 
 
 def import_from_folder(folder: Path, ref: str) -> Any:

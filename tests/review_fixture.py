@@ -21,8 +21,8 @@ from conftest import make_tiny_spec
 from rewardsmith.config import RunConfig
 from rewardsmith.files import append_jsonl, write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import HEADER
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.loop import HEADER
 from rewardsmith.search.selection import best_record
 from rewardsmith.search.training import train_and_evaluate
 from rewardsmith.stages.analyzer import analyze
@@ -119,16 +119,21 @@ def _candidate(folder: RunFolder, spec, cid: str, parent: str | None, code: str,
         return
     folder.event("training_started", candidate=cid, timesteps=1024)
     result, evaluation = trained
+    assert folder.cand(iteration, index).accept_evaluation(evaluation)  # as record_training does
     record = record.model_copy(update={"status": "trained", "fitness": evaluation.fitness_mean,
                                        "fitness_se": evaluation.fitness_se, "episodes": len(evaluation.fitness),
                                        "success_rate": evaluation.success_rate, "wall_s": result.wall_s})
     folder.save_candidate(record)
     folder.event("training_done", candidate=cid, status="trained", fitness=record.fitness,
                  success_rate=record.success_rate, error=None)
-    analysis = analyze(spec, cand)
+    executor = LocalExecutor(1)  # the analyzer's replay worker
+    try:
+        analysis = analyze(spec, cand, model=None, executor=executor, env_description=None)
+    finally:
+        executor.shutdown()
     if cid == "2.1":  # a planted flag: whether 1,024 steps make progress depends on the machine, not the test
         analysis["flags"] = [f for f in analysis["flags"] if f["code"] != "no-progress"] + [PLANTED_FLAG]
-        write_json_atomic(cand / "analysis.json", analysis)
+        folder.cand(iteration, index).save_analysis(analysis)
     folder.event("analysis_done", candidate=cid, flags=[f["code"] for f in analysis["flags"]])
 
 

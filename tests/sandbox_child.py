@@ -1,4 +1,4 @@
-"""Child program for the lock-down tests: `python -I tests/sandbox_child.py ROOT checks FOLDER`.
+"""Child program for the lock-down tests: `python -I tests/sandbox_child.py ROOT checks|key FOLDER`.
 
 Locks down (writable FOLDER), tries the attacks lock_down must stop and the work that must still be
 possible, and writes FOLDER/result.json. (The hostile corpus runs through the real worker instead.)
@@ -106,11 +106,26 @@ def run_checks(folder: Path) -> dict:
     return result
 
 
+def run_key_checks(folder: Path) -> dict:
+    """FOLDER is a candidate folder `<run>/iter_1/cand_1`: a worker there must neither read the run's key nor
+    write the parent's proofs."""
+    run = folder.parent.parent
+    layers = lock_down(folder, SETTINGS)
+    return {
+        "layers": layers,
+        "read_key": attempt(lambda: (run / ".key").read_bytes()),
+        "write_proofs": attempt(lambda: open(run / "proofs.jsonl", "a").write("{}")),
+        "read_proofs": attempt(lambda: (run / "proofs.jsonl").read_bytes()),
+        "write_inside": attempt(lambda: (folder / "analysis.json").write_text("{}")),
+    }
+
+
 def main() -> None:
     mode, folder = sys.argv[2], Path(sys.argv[3])
-    if mode != "checks":
-        raise SystemExit(f"unknown mode {mode!r}; only 'checks'")
-    (folder / "result.json").write_text(json.dumps(run_checks(folder)))
+    checks = {"checks": run_checks, "key": run_key_checks}
+    if mode not in checks:
+        raise SystemExit(f"unknown mode {mode!r}; one of {sorted(checks)}")
+    (folder / "result.json").write_text(json.dumps(checks[mode](folder)))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ from rewardsmith.llm import get_model
 from rewardsmith.stages.analyzer import ANALYSIS_FILE, analyze
 from rewardsmith.stages.reflection import end_reason
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import LocalExecutor
+
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
 SPEC = TaskSpec(name="hop", env="Hopper-v5", description="Hop forward as fast as possible without falling.",
                 fitness={"scorer": "scorers:ForwardProgress"})
@@ -61,7 +65,7 @@ ALIGNED_EPISODES = [(1.0, 100.0, 1000, "truncated", 1.2), (0.5, 60.0, 400, "term
 def test_every_field_from_an_aligned_candidate(tmp_path):
     folder = write_candidate(tmp_path / "c", fitness=[0.1, 0.4, 0.9], returns=[10.0, 40.0, 90.0],
                              episodes=ALIGNED_EPISODES)
-    a = analyze(SPEC, folder)
+    a = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)
     assert json.loads((folder / ANALYSIS_FILE).read_text())["feedback"] == a["feedback"]
     assert a["fitness_curve"] == [(1000, 0.1), (2000, 0.4), (3000, 0.9)]
     speed = a["components"]["speed"]
@@ -78,10 +82,10 @@ def test_every_field_from_an_aligned_candidate(tmp_path):
     assert not a["reward_hacking"]["flag"] and a["reward_hacking"]["reason"] == ""
     assert {f["code"] for f in a["flags"]} == {"constant-component", "early-termination"}
     assert a["problems"] == [] and a["final"]["fitness"] == 0.9
-    for expected in ("fitness (trusted task score) during training: 0.1 @ 1000, 0.4 @ 2000, 0.9 @ 3000",
+    for expected in ("during training, as reported by the training worker (untrusted):\n  fitness: 0.1 @ 1000, 0.4 @ 2000, 0.9 @ 3000",
                      "speed: [0, 0.1, 0.2, 0.3, 0.4, 0.5]", "2 of 4 (50%) ended by termination",
                      "torso.z: mean 1.2 vs 0.7", "Spearman rho = 1.00", "component alive stayed at 1",
-                     "episode length (steps) during training: 100 @ 1000"):
+                     "  episode length (steps): 100 @ 1000"):
         assert expected in a["feedback"]
     assert len(a["feedback"].splitlines()) <= 70
 
@@ -90,7 +94,7 @@ def test_return_up_while_fitness_flat_is_flagged_as_hacking(tmp_path):
     folder = write_candidate(tmp_path / "c", fitness=[0.3, 0.31, 0.3], returns=[10.0, 80.0, 200.0],
                              episodes=[(0.3, 50.0, 1000, "truncated", 1.0), (0.2, 80.0, 1000, "truncated", 1.0),
                                        (0.1, 120.0, 1000, "truncated", 1.0)])
-    a = analyze(SPEC, folder)
+    a = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)
     assert a["reward_hacking"]["flag"]
     reason = a["reward_hacking"]["reason"]
     assert "over 3 evaluations during training the return rose from 10 to 200 while fitness went from 0.3 to 0.3" in reason
@@ -115,12 +119,12 @@ def test_hacking_warning_holds_back_on_noise(tmp_path):
              (-0.00373, 18.5, 1000, "truncated", 1.0)]
     folder = write_candidate(tmp_path / "c", fitness=[-0.0035, -0.0034, -0.0035], returns=[18.0, 18.2, 18.3],
                              episodes=noise)
-    a = analyze(SPEC, folder)
+    a = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)
     assert a["return_fitness_correlation"]["rho"] == pytest.approx(-1.0)  # perfectly anti-ranked, yet noise
     assert not a["reward_hacking"]["flag"] and "reward-hacking" not in {f["code"] for f in a["flags"]}
     assert "only 5 evaluation episodes of this candidate (need 10)" in a["feedback"] and "possible reward hacking" not in a["feedback"]
     planted_pairs(folder, [[18.0 + 0.1 * i, -0.0035 + 0.00001 * ((-1) ** i)] for i in range(20)])
-    a = analyze(SPEC, folder)  # 25 episodes now, but fitness spans far less than the minimum spread
+    a = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)  # 25 episodes now, but fitness spans far less than the minimum spread
     assert a["return_fitness_correlation"]["episodes"] == 25 and not a["reward_hacking"]["flag"]
     assert "fitness spans only" in a["feedback"]
 
@@ -130,7 +134,7 @@ def test_hacking_warning_fires_on_a_planted_case(tmp_path):
     folder = write_candidate(tmp_path / "c", fitness=[0.5, 0.4, 0.45], returns=[10.0, 12.0, 11.0],
                              episodes=ALIGNED_EPISODES[:2])
     planted_pairs(folder, [[10.0 + i, 1.0 - 0.05 * i + 0.02 * ((-1) ** i)] for i in range(18)])
-    a = analyze(SPEC, folder)
+    a = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)
     assert a["reward_hacking"]["flag"]
     reason = a["reward_hacking"]["reason"]
     assert "across 20 evaluation episodes" in reason and "Spearman rho = -" in reason
@@ -152,14 +156,14 @@ def test_end_reasons_are_named_for_a_fall_and_the_time_limit(tmp_path):
     flipped = {"termination": "terminated", "length": 12, "state_stats": {"torso.z": {"last": 1.3}}}
     assert end_reason(ant, flipped) == "terminated at step 12: height of `torso` = 1.3 left [0.2, 1]"
     folder = write_candidate(tmp_path / "c", fitness=[0.1, 0.4], returns=[1.0, 2.0], episodes=ALIGNED_EPISODES)
-    feedback = analyze(SPEC, folder)["feedback"]
+    feedback = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)["feedback"]
     assert "ended: time limit (1000 steps) (x2)" in feedback
 
 
 def test_return_up_with_fitness_up_over_training_alone_is_not_hacking(tmp_path):
     folder = write_candidate(tmp_path / "c", fitness=[0.1, 0.3, 0.6], returns=[10.0, 80.0, 200.0],
                              episodes=ALIGNED_EPISODES[:2])
-    a = analyze(SPEC, folder)
+    a = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)
     assert a["return_fitness_correlation"]["rho"] is None  # fewer than 3 episodes
     assert not a["reward_hacking"]["flag"] and "no-progress" not in {f["code"] for f in a["flags"]}
 
@@ -167,11 +171,11 @@ def test_return_up_with_fitness_up_over_training_alone_is_not_hacking(tmp_path):
 def test_corrupt_metrics_line_and_missing_files_are_tolerated(tmp_path):
     folder = write_candidate(tmp_path / "c", fitness=[0.1, 0.4], returns=[1.0, 2.0], episodes=ALIGNED_EPISODES,
                              corrupt=True)
-    a = analyze(SPEC, folder)
+    a = analyze(SPEC, folder, model=None, executor=EXECUTOR, env_description=None)
     assert a["fitness_curve"] == [(1000, 0.1), (2000, 0.4)]
     assert len(a["problems"]) == 1 and "metrics.jsonl:2: corrupt line skipped" in a["problems"][0]
     (tmp_path / "empty_cand").mkdir()  # the worker died before writing anything
-    empty = analyze(SPEC, tmp_path / "empty_cand")
+    empty = analyze(SPEC, tmp_path / "empty_cand", model=None, executor=EXECUTOR, env_description=None)
     assert empty["fitness_curve"] == [] and empty["components"] == {} and empty["episodes"] == {}
     assert [p.split(":")[0] for p in empty["problems"]] == ["metrics.jsonl", "eval/eval_episodes.jsonl",
                                                             "eval/evaluation.json"]
@@ -180,9 +184,9 @@ def test_corrupt_metrics_line_and_missing_files_are_tolerated(tmp_path):
 
 def test_feedback_changes_with_the_data(tmp_path):
     one = analyze(SPEC, write_candidate(tmp_path / "a", fitness=[0.1, 0.4, 0.9], returns=[1.0, 2.0, 3.0],
-                                        episodes=ALIGNED_EPISODES))["feedback"]
+                                        episodes=ALIGNED_EPISODES), model=None, executor=EXECUTOR, env_description=None)["feedback"]
     two = analyze(SPEC, write_candidate(tmp_path / "b", fitness=[0.2, 0.5, 0.7], returns=[1.0, 2.0, 3.0],
-                                        episodes=ALIGNED_EPISODES, speed=[3.0, 2.0, 1.0, 0.5]))["feedback"]
+                                        episodes=ALIGNED_EPISODES, speed=[3.0, 2.0, 1.0, 0.5]), model=None, executor=EXECUTOR, env_description=None)["feedback"]
     assert one != two
     assert "speed: [3, 2, 1, 0.5]" in two and "0.7 @ 3000" in two
 
@@ -191,7 +195,8 @@ def test_llm_summary_is_appended_with_its_tokens(tmp_path):
     script = tmp_path / "script.jsonl"
     script.write_text(json.dumps({"role": "analyzer", "content": "1. The hopper falls: reward torso height."}) + "\n")
     folder = write_candidate(tmp_path / "c", fitness=[0.1, 0.4], returns=[1.0, 2.0], episodes=ALIGNED_EPISODES)
-    a = analyze(SPEC, folder, model=get_model(f"scripted:{script}"), llm_summary=True)
+    a = analyze(SPEC, folder, model=get_model(f"scripted:{script}"), llm_summary=True, executor=EXECUTOR,
+                env_description="ENV")
     assert a["llm_summary"] == "1. The hopper falls: reward torso height."
     assert a["feedback"].endswith("analysis of likely causes:\n1. The hopper falls: reward torso height.")
     assert a["llm"]["tokens"] > 0 and json.loads((folder / ANALYSIS_FILE).read_text())["llm"]["tokens"] > 0
@@ -244,7 +249,7 @@ def test_hacking_check_pairs_the_replayed_return_with_the_trusted_fitness(cheeta
     """Planted: the reward's return on the evaluation episodes rises where their fitness falls -> flags, though
     the training worker reported aligned pairs; near-equal fitness -> no flag, though it reported anti-aligned."""
     hacked = replay_candidate(tmp_path / "hacked", cheetah_spec, [1.0 - 0.1 * i for i in range(12)], ALIGNED_PAIRS)
-    a = analyze(cheetah_spec, hacked)
+    a = analyze(cheetah_spec, hacked, model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["status"] == "ok" and len(a["replay"]["episodes"]) == 12
     returns = [e["return"] for e in a["replay"]["episodes"]]
     assert returns == pytest.approx([20 * (0.2 * i + 1.0) for i in range(12)])  # 20 steps of speed + 1
@@ -261,7 +266,7 @@ def test_hacking_check_pairs_the_replayed_return_with_the_trusted_fitness(cheeta
 
     noise = [-0.0035 + 0.00001 * (-1) ** i for i in range(12)]
     honest = replay_candidate(tmp_path / "noise", cheetah_spec, noise, ANTI_PAIRS)
-    a = analyze(cheetah_spec, honest)
+    a = analyze(cheetah_spec, honest, model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["status"] == "ok" and a["return_fitness_correlation"]["episodes"] == 12
     assert not a["reward_hacking"]["flag"] and "fitness spans only" in " ".join(a["reward_hacking"]["held_back"])
 
@@ -269,7 +274,7 @@ def test_hacking_check_pairs_the_replayed_return_with_the_trusted_fitness(cheeta
 def test_a_failed_replay_falls_back_to_the_training_workers_pairs_and_says_so(cheetah_spec, tmp_path):
     crash = "def compute_reward(state, action, next_state):\n    return 1.0 / 0.0, {}\n"
     folder = replay_candidate(tmp_path / "c", cheetah_spec, [0.5] * 12, ANTI_PAIRS, reward=crash)
-    a = analyze(cheetah_spec, folder)
+    a = analyze(cheetah_spec, folder, model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["status"] == "failed" and "ZeroDivisionError" in a["replay"]["reason"]
     assert a["return_fitness_correlation"]["returns"] == "returns as reported by the training worker"
     assert a["reward_hacking"]["flag"]  # from the training worker's anti-aligned reports, as before
@@ -293,7 +298,7 @@ def test_malformed_replay_output_gives_no_components_and_no_crash(cheetah_spec, 
 
     monkeypatch.setattr(run, "read_json_file", forged)
     folder = replay_candidate(tmp_path / "c", cheetah_spec, [1.0 - 0.1 * i for i in range(12)], ALIGNED_PAIRS)
-    a = analyze(cheetah_spec, folder)
+    a = analyze(cheetah_spec, folder, model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["status"] == "failed" and "malformed" in a["replay"]["reason"]
     assert a["replay"]["episodes"] == [] and a["final"]["return"] is None
     assert not a["reward_hacking"]["flag"]  # the training worker's aligned reports
@@ -346,7 +351,7 @@ def test_hacking_check_uses_every_trained_candidates_evaluation_episodes(cheetah
     """Three episodes per candidate are too few alone; over the run's 15, a reward whose return rises where the
     trusted fitness falls is flagged, and the analysis says over how many episodes of how many candidates."""
     root = plant_run(tmp_path / "anti", cheetah_spec, lambda n: 1.0 - 0.05 * n)
-    a = analyze(cheetah_spec, root / "iter_1" / "cand_5")
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_5", model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["status"] == "ok" and "others_failed" not in a["replay"]
     assert a["replay"]["candidates"] == [{"candidate": f"1.{j}", "episodes": 3} for j in (5, 4, 3, 2, 1)]
     corr = a["return_fitness_correlation"]
@@ -362,7 +367,7 @@ def test_hacking_check_uses_every_trained_candidates_evaluation_episodes(cheetah
     assert a["final"]["return"] == pytest.approx(20 * (0.1 * 13 + 1.0))  # its own three episodes' mean
 
     root = plant_run(tmp_path / "aligned", cheetah_spec, lambda n: 0.05 * n)
-    a = analyze(cheetah_spec, root / "iter_1" / "cand_5")
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_5", model=None, executor=EXECUTOR, env_description=None)
     assert a["return_fitness_correlation"]["rho"] == pytest.approx(1.0)
     assert a["return_fitness_correlation"]["episodes"] == 15 and not a["reward_hacking"]["flag"]
     assert "possible reward hacking" not in a["feedback"]
@@ -376,13 +381,13 @@ def test_only_candidates_recorded_as_trained_and_with_matching_labels_are_used(c
     evaluation = root / "iter_1" / "cand_4" / "eval" / "evaluation.json"
     data = json.loads(evaluation.read_text())
     evaluation.write_text(json.dumps({**data, "fitness": data["fitness"][:2]}))
-    a = analyze(cheetah_spec, root / "iter_1" / "cand_5")
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_5", model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["candidates"] == [{"candidate": "1.5", "episodes": 3}, {"candidate": "1.1", "episodes": 3}]
     assert a["return_fitness_correlation"]["episodes"] == 6 and not a["reward_hacking"]["flag"]
     assert "only 6 evaluation episodes of 2 candidates (need 10)" in a["reward_hacking"]["held_back"]
 
     first = plant_run(tmp_path / "first", cheetah_spec, lambda n: 1.0 - 0.05 * n, {j: "designed" for j in (2, 3, 4, 5)})
-    a = analyze(cheetah_spec, first / "iter_1" / "cand_1")
+    a = analyze(cheetah_spec, first / "iter_1" / "cand_1", model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["status"] == "ok" and a["replay"]["candidates"] == [{"candidate": "1.1", "episodes": 3}]
     assert a["return_fitness_correlation"]["candidates"] == 1
     assert "over 3 evaluation episodes of this candidate" in a["feedback"]
@@ -394,13 +399,13 @@ def test_the_replay_caps_episodes_and_steps_newest_first(cheetah_spec, tmp_path,
 
     root = plant_run(tmp_path / "run", cheetah_spec, lambda n: 1.0 - 0.05 * n)
     monkeypatch.setattr(run_replay, "MAX_EPISODES", 7)
-    a = analyze(cheetah_spec, root / "iter_1" / "cand_2")
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_2", model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["candidates"] == [{"candidate": "1.2", "episodes": 3}, {"candidate": "1.5", "episodes": 3},
                                          {"candidate": "1.4", "episodes": 1}]
     monkeypatch.setattr(run_replay, "MAX_EPISODES", 60)
     monkeypatch.setattr(run_replay, "MAX_STEPS", 3 * 20 + 50)  # its own 60 steps, then two whole 20-step episodes
     (root / "iter_1" / "cand_2" / "analysis.json").unlink()
-    a = analyze(cheetah_spec, root / "iter_1" / "cand_2")
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_2", model=None, executor=EXECUTOR, env_description=None)
     assert a["replay"]["candidates"] == [{"candidate": "1.2", "episodes": 3}, {"candidate": "1.5", "episodes": 2}]
     assert a["return_fitness_correlation"]["episodes"] == 5
 
@@ -409,7 +414,7 @@ def test_a_reward_that_fails_on_other_candidates_episodes_is_judged_on_its_own(c
     fragile = ("def compute_reward(state, action, next_state):\n    v = float(next_state.body('torso').linvel[0])\n"
                "    if v > 0.95:\n        raise ValueError('too fast')\n    return v, {'speed': v}\n")
     root = plant_run(tmp_path / "run", cheetah_spec, lambda n: 1.0 - 0.05 * n, reward=fragile)
-    a = analyze(cheetah_spec, root / "iter_1" / "cand_1")  # its own episodes run at 0, 0.1 and 0.2 m/s
+    a = analyze(cheetah_spec, root / "iter_1" / "cand_1", model=None, executor=EXECUTOR, env_description=None)  # its own episodes run at 0, 0.1 and 0.2 m/s
     assert a["replay"]["status"] == "ok" and "too fast" in a["replay"]["others_failed"]
     assert a["replay"]["candidates"] == [{"candidate": "1.1", "episodes": 3}]
     assert "your reward failed on other candidates' recorded episodes" in a["feedback"]

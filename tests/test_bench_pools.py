@@ -134,7 +134,7 @@ def test_the_calibration_leaves_a_rewards_own_episodes_out(bench, tmp_path, monk
     ]
     seen = {}
 
-    def fake_screen(spec, reward, out, files):  # records what the real screen would be given
+    def fake_screen(spec, reward, out, files, executor):  # records what the real screen would be given
         seen.update(files)
         raise calibration.RewardsmithError("stop here")
 
@@ -143,7 +143,7 @@ def test_the_calibration_leaves_a_rewards_own_episodes_out(bench, tmp_path, monk
     class Spec:
         name = task
 
-    row = calibration.screen_file(Spec(), samples[0], archives, tmp_path)
+    row = calibration.screen_file(Spec(), samples[0], archives, tmp_path, executor=None)
     assert set(seen) == {"run/1.2 (s2)", "random policy"}
     assert row["outcome"] == "no verdict" and row["policies"] == 2 and "stop here" in row["message"]
     assert calibration.pool_file_of("# rewardsmith candidate 1.1\n\n" + samples[3].read_text(), task) == samples[3]

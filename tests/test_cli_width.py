@@ -148,12 +148,12 @@ def test_plain_progress_shows_an_eta(monkeypatch):
 
     from rich.console import Console
 
-    from rewardsmith.search import progress
+    from rewardsmith.search import live
 
     now = [100.0]
-    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(live.time, "monotonic", lambda: now[0])
     buffer = StringIO()
-    plain = progress.PlainProgress(Console(file=buffer, width=80))
+    plain = live.PlainProgress(Console(file=buffer, width=80))
     plain.update("1.1", "training", done=0, total=1000)
     now[0] += 30
     plain.update("1.1", "training", done=250, total=1000)
@@ -167,14 +167,14 @@ def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
 
     from rich.console import Console
 
-    from rewardsmith.search import progress
+    from rewardsmith.search import live
 
     now = [100.0]
-    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(live.time, "monotonic", lambda: now[0])
     buffer = StringIO()
-    plain = progress.PlainProgress(Console(file=buffer, width=80))
-    clock = progress.ReplyClock()
-    ticker = progress.ReplyTicker(plain, clock, ["1.1", "1.2", "1.3"])
+    plain = live.PlainProgress(Console(file=buffer, width=80))
+    clock = live.ReplyClock()
+    ticker = live.ReplyTicker(plain, clock, ["1.1", "1.2", "1.3"])
     now[0] += 31
     ticker.tick()
     assert "1.1 designing 31s (ETA after the first reply)" in buffer.getvalue()
@@ -187,13 +187,13 @@ def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
     now[0] += 30
     ticker.tick()  # 63 s in: past the typical 40 s, so only the elapsed time
     assert "1.3 designing 1m03s (taking longer than this run's typical reply)" in buffer.getvalue()
-    second = progress.ReplyTicker(plain, clock, ["2.1"])
+    second = live.ReplyTicker(plain, clock, ["2.1"])
     now[0] += 30
     second.tick()
     assert "2.1 designing 30s (ETA ~10s)" in buffer.getvalue()
 
 
 def test_evaluation_progress_reads_as_its_own_phase():
-    from rewardsmith.search.progress import describe_state
+    from rewardsmith.search.live import describe_state
 
     assert describe_state("evaluating", {"done": 150, "total": 300, "eta": 12}) == "evaluating 50% (ETA 12s)"

@@ -14,8 +14,13 @@ from typer.testing import CliRunner
 
 from rewardsmith.cli import app
 from rewardsmith.llm import get_model
-from rewardsmith.stages.critic import CRITIC_FILE, critic_messages, critique, parse_verdict
+from rewardsmith.run_folder.names import CRITIC_FILE
+from rewardsmith.stages.critic import critic_messages, critique, parse_verdict
 from rewardsmith.task import read_task
+from rewardsmith.workers.executor import LocalExecutor
+
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
 DATA = Path(__file__).parent / "data"
 @pytest.fixture(scope="module")
@@ -49,10 +54,10 @@ def test_every_lazily_read_state_field_is_captured_before_the_reward_loads():
     import re
 
     from rewardsmith.reward import state
-    from rewardsmith.workers import smoke
+    from rewardsmith.workers import critic
 
     read = set(re.findall(r'_array\("(\w+)"\)', Path(state.__file__).read_text()))
-    assert read and read <= set(smoke.CAPTURED_FIELDS)
+    assert read and read <= set(critic.CAPTURED_FIELDS)
 
 
 @pytest.mark.parametrize("source, code, line", [
@@ -63,7 +68,7 @@ def test_every_lazily_read_state_field_is_captured_before_the_reward_loads():
 def test_static_rejections_never_start_a_worker(spec, tmp_path, source, code, line):
     path = tmp_path / "reward.py"
     path.write_text(source)
-    report = critique(spec, path, tmp_path / "out")
+    report = critique(spec, path, tmp_path / "out", model=None, executor=EXECUTOR, env_description=None)
     assert not report.accepted
     first = report.findings[0]
     assert (first.stage, first.code, first.line, first.severity) == ("static", code, line, "error")
@@ -73,7 +78,7 @@ def test_static_rejections_never_start_a_worker(spec, tmp_path, source, code, li
 
 
 def test_benign_reward_is_accepted_with_component_stats(spec, tmp_path):
-    report = critique(spec, reward(tmp_path, GOOD), tmp_path / "out")
+    report = critique(spec, reward(tmp_path, GOOD), tmp_path / "out", model=None, executor=EXECUTOR, env_description=None)
     assert report.accepted, report.repair_text()
     assert report.findings == []
     dynamic = report.stats["dynamic"]
@@ -89,7 +94,7 @@ def test_benign_reward_is_accepted_with_component_stats(spec, tmp_path):
 
 def test_nan_total_is_rejected_with_the_transition_index(spec, tmp_path):
     body = "    x = float(next_state.obs[0])\n    total = float('nan') if x > 0 else x\n    return total, {'x': x}\n"
-    report = critique(spec, reward(tmp_path, body), tmp_path / "out")
+    report = critique(spec, reward(tmp_path, body), tmp_path / "out", model=None, executor=EXECUTOR, env_description=None)
     assert not report.accepted
     [finding] = report.errors
     assert finding.code == "contract" and "the total must be finite, got nan" in finding.message
@@ -100,7 +105,7 @@ def test_nan_total_is_rejected_with_the_transition_index(spec, tmp_path):
 def test_exception_is_reported_with_type_message_and_line(spec, tmp_path):
     body = "    speed = float(next_state.qvel[0])\n    ratio = 1.0 / 0.0 if speed > 0 else speed\n" \
            "    return ratio, {'ratio': ratio}\n"
-    report = critique(spec, reward(tmp_path, body), tmp_path / "out")
+    report = critique(spec, reward(tmp_path, body), tmp_path / "out", model=None, executor=EXECUTOR, env_description=None)
     assert not report.accepted
     [finding] = report.errors
     assert (finding.code, finding.line) == ("exception", 7)
@@ -109,26 +114,26 @@ def test_exception_is_reported_with_type_message_and_line(spec, tmp_path):
 
 def test_constant_total_and_dominant_component_are_warnings(spec, tmp_path):
     constant = reward(tmp_path, "    return 1.0, {'alive': 1.0}\n", "constant.py")
-    report = critique(spec, constant, tmp_path / "a")
+    report = critique(spec, constant, tmp_path / "a", model=None, executor=EXECUTOR, env_description=None)
     assert report.accepted and codes(report, "warning") == ["constant-total"]
     dominant = reward(tmp_path, "    big = 1000.0 * (1.0 + abs(float(next_state.obs[1])))\n"
                                 "    small = 0.01 * float(next_state.obs[1])\n"
                                 "    return big + small, {'big': big, 'small': small}\n", "dominant.py")
-    report = critique(spec, dominant, tmp_path / "b")
+    report = critique(spec, dominant, tmp_path / "b", model=None, executor=EXECUTOR, env_description=None)
     assert report.accepted and codes(report, "warning") == ["dominant-component"]
     assert "'big'" in report.warnings[0].message and "warnings worth fixing" in report.repair_text()
 
 
 def test_slow_reward_is_rejected(spec, tmp_path):
     body = "    total = 0.0\n    for i in range(20000):\n        total += math.sin(i)\n    return total, {'t': total}\n"
-    report = critique(spec, reward(tmp_path, body), tmp_path / "out", options={"per_call_budget_ms": 0.05})
+    report = critique(spec, reward(tmp_path, body), tmp_path / "out", options={"per_call_budget_ms": 0.05}, model=None, executor=EXECUTOR, env_description=None)
     assert not report.accepted and codes(report, "error") == ["too-slow"]
     assert "budget is 0.05 ms" in report.errors[0].message
 
 
 def test_hanging_reward_is_killed_by_the_timeout(spec, tmp_path):
     started = time.monotonic()
-    report = critique(spec, reward(tmp_path, "    while True:\n        pass\n"), tmp_path / "out", timeout_s=8)
+    report = critique(spec, reward(tmp_path, "    while True:\n        pass\n"), tmp_path / "out", timeout_s=8, model=None, executor=EXECUTOR, env_description=None)
     assert time.monotonic() - started < 30
     assert not report.accepted
     [finding] = report.errors
@@ -156,28 +161,28 @@ def test_semantic_revise_rejects_with_only_the_named_problems(spec, tmp_path):
               "- PROBLEM: line 6: the sign rewards falling over; negate it\n  and cap it at 1.\n"
               "- Effort penalty looks good.")
     model = get_model(script(tmp_path, answer))
-    report = critique(spec, reward(tmp_path, GOOD), tmp_path / "out", model=model, semantic=True)
+    report = critique(spec, reward(tmp_path, GOOD), tmp_path / "out", model=model, semantic=True, executor=EXECUTOR, env_description="ENV")
     assert not report.accepted and report.stats["stages"] == ["static", "dynamic", "semantic"]
     [finding] = report.findings
     assert (finding.stage, finding.code) == ("semantic", "semantic-revise")
     assert finding.message == "line 6: the sign rewards falling over; negate it and cap it at 1."
     assert "fine" not in report.repair_text() and "looks good" not in report.repair_text()
     assert report.tokens > 0 and report.stats["semantic"]["verdict"] == "REVISE"
-    sent = critic_messages(spec, GOOD, report.stats["dynamic"])[0]["content"]
+    sent = critic_messages(spec, GOOD, "ENV", report.stats["dynamic"])[0]["content"]
     assert "## Its values on" in sent and "total: " in sent  # the smoke statistics reach the reviewer
 
 
 def test_semantic_revise_without_a_named_problem_is_a_warning(spec, tmp_path):
     model = get_model(script(tmp_path, "VERDICT: REVISE\n- Everything looks reasonable, maybe tune scales."))
-    report = critique(spec, reward(tmp_path, GOOD), tmp_path / "out", model=model, semantic=True)
+    report = critique(spec, reward(tmp_path, GOOD), tmp_path / "out", model=model, semantic=True, executor=EXECUTOR, env_description="ENV")
     assert report.accepted and codes(report, "warning") == ["semantic-unnamed"]
 
 
 def test_semantic_unparseable_is_ok_with_a_warning_and_scripted_is_off_by_default(spec, tmp_path):
     model = get_model(script(tmp_path, "Seems fine."))
     path = reward(tmp_path, GOOD)
-    assert critique(spec, path, tmp_path / "a", model=model).stats["stages"] == ["static", "dynamic"]
-    report = critique(spec, path, tmp_path / "b", model=model, semantic=True)
+    assert critique(spec, path, tmp_path / "a", model=model, executor=EXECUTOR, env_description="ENV").stats["stages"] == ["static", "dynamic"]
+    report = critique(spec, path, tmp_path / "b", model=model, semantic=True, executor=EXECUTOR, env_description="ENV")
     assert report.accepted and codes(report, "warning") == ["semantic-unparsed"]
 
 

@@ -140,9 +140,10 @@ def test_remove_tree_survives_a_deep_planted_tree(tmp_path):
 
 
 def test_reward_budget_from_the_critic_stats():
-    assert reward_budget({"dynamic": {"time_ms": {"median": 0.5}}}) == pytest.approx(0.005)
-    assert reward_budget({"dynamic": {"time_ms": {"median": 0.01}}}) == 0.001  # the floor
+    assert reward_budget({"stats": {"dynamic": {"time_ms": {"median": 0.5}}}}) == pytest.approx(0.005)
+    assert reward_budget({"stats": {"dynamic": {"time_ms": {"median": 0.01}}}}) == 0.001  # the floor
     assert reward_budget({"accepted": True, "stats": {"dynamic": {"time_ms": {"median": 2.0}}}}) == 0.02  # critic.json
+    assert reward_budget({"dynamic": {"time_ms": {"median": 2.0}}}) is None  # one shape: critic.json as written
     assert reward_budget({}) is None and reward_budget(None) is None
 
 

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from rewardsmith.workers import executor as executor_module
-from rewardsmith.workers.executor import LocalExecutor, lane
-from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.executor import LocalExecutor
+from rewardsmith.workers.job import WorkerJob, lane
 from rewardsmith.workers.run import JobResult
 
 
@@ -17,8 +17,8 @@ def job(mode: str, tmp_path: Path) -> WorkerJob:
 
 
 def test_modes_map_to_lanes(tmp_path):
-    assert [lane(job(m, tmp_path)) for m in ("train", "video", "critic", "screen", "evaluate")] == [
-        "train", "train", "quick", "quick", "quick"]
+    assert [lane(job(m, tmp_path)) for m in ("train", "video", "critic", "screen", "evaluate", "replay")] == [
+        "train", "train", "quick", "quick", "quick", "quick"]
 
 
 def test_a_critic_check_runs_while_every_training_slot_is_busy(tmp_path, monkeypatch):

@@ -14,6 +14,10 @@ from rewardsmith.reward.state import State, control_period
 from rewardsmith.reward.wrappers import ApplyReward
 from rewardsmith.stages.env_description import describe
 from rewardsmith.task import ENVS_DIR, TASKS_PATH_VAR, TrainDefaults, list_tasks, load_task, make_env, make_scorer
+from rewardsmith.workers.executor import LocalExecutor
+
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
 SUITES = {"manipulation": 9, "hands": 6, "peer": 3}
 FAMILY_SPECS = sorted(
@@ -385,7 +389,7 @@ def test_video_of_a_box2d_and_a_dict_observation_env(tmp_path: Path, name: str) 
     cand = tmp_path / "cand"
     cand.mkdir()
     model.save(cand / "model.zip")
-    video = record_video(spec, cand, max_steps=20)
+    video = record_video(spec, cand, max_steps=20, executor=EXECUTOR)
     assert video is not None and video.stat().st_size > 0, (cand / "video" / "worker.log").read_text()
 
 

@@ -154,8 +154,9 @@ def test_warm_start_copies_the_parents_weights_only(tmp_path):
     """`--warm-start`: a candidate whose parent trained gets the parent's weights in its own folder (the only
     folder its training worker may read); without a trained parent it starts fresh."""
     from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.run_folder.names import WARM_START_FILE
     from rewardsmith.run_folder.records import WEIGHTS_FILE
-    from rewardsmith.search.training import WARM_START_FILE, warm_start
+    from rewardsmith.search.training import warm_start
 
     folder = RunFolder(tmp_path)
     records = [
@@ -217,8 +218,8 @@ def test_the_final_plan_reuses_only_a_training_of_the_final_budget(tmp_path, sea
     from types import SimpleNamespace
 
     from rewardsmith.config import RunConfig
+    from rewardsmith.run_folder.names import CHECKPOINT_FILE
     from rewardsmith.search.final import final_plan
-    from rewardsmith.search.halving import CHECKPOINT_FILE
 
     if checkpoint:
         (tmp_path / CHECKPOINT_FILE).write_bytes(b"weights")

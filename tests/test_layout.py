@@ -64,3 +64,35 @@ def test_every_folder_lists_its_files():
             continue
         missing = [m for m in modules if m not in doc]
         assert not missing, f"{folder.relative_to(PACKAGE)}/__init__.py does not mention {missing}"
+
+
+def test_the_documented_run_folder_layout_names_every_file_and_event():
+    """`run_folder/folder.py`'s docstring is the layout's documentation; every name in `run_folder/names.py` (files,
+    folders, events) must appear in it, so a name cannot be added or changed without the documentation."""
+    from rewardsmith.run_folder import folder, names
+
+    doc = folder.__doc__ or ""
+    missing = [
+        f"{key}={value}"
+        for key, constant in vars(names).items()
+        if key.isupper() and key.endswith(("_FILE", "_DIR", "_NAMES"))
+        for value in (constant if isinstance(constant, tuple) else (constant,))
+        if value not in doc
+    ]
+    missing += [f"Event.{e.name}" for e in names.Event if e.value not in doc]
+    assert not missing, f"run_folder/folder.py's docstring does not document {missing}"
+    assert names.HEADER in (PACKAGE / "run_folder" / "names.py").read_text()
+
+
+def test_run_folder_names_are_defined_only_in_names():
+    """File and folder names of a run folder are defined once (`run_folder/names.py`), not again elsewhere."""
+    values = {v for k, v in vars(__import__("rewardsmith.run_folder.names", fromlist=["x"])).items()
+              if k.isupper() and k.endswith(("_FILE", "_DIR")) and isinstance(v, str)}
+    twice = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "names.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value in values:
+                twice.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value.value!r}")
+    assert not twice, "run folder names defined outside run_folder/names.py:\n" + "\n".join(twice)

@@ -13,9 +13,9 @@ from rewardsmith.cli import app
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import LLMError, RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import strip_header
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.loop import run as run_search
-from rewardsmith.search.loop import strip_header
 from rewardsmith.search.selection import best_record, ranked
 from rewardsmith.testing import serve_scripted
 

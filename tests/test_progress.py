@@ -27,6 +27,10 @@ from rewardsmith.sandbox.policy import check_progress_signature
 from rewardsmith.stages.critic import critique, dynamic_findings
 from rewardsmith.stages.designer import Designer
 from rewardsmith.task import load_task, make_env, read_task
+from rewardsmith.workers.executor import LocalExecutor
+
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
 TASK = "inverted-double-pendulum-balance"
 REWARD = """import numpy as np
@@ -171,18 +175,18 @@ def test_wrapper_fails_on_bad_progress_during_training():
 
 def test_static_stage_requires_progress_only_when_on(spec, tmp_path):
     path = write(tmp_path, REWARD)
-    report = critique(spec, path, tmp_path / "on", options={**ON, **SMOKE})
+    report = critique(spec, path, tmp_path / "on", options={**ON, **SMOKE}, model=None, executor=EXECUTOR, env_description=None)
     assert not report.accepted and [f.code for f in report.findings] == ["progress-signature"]
     assert "define a top-level `def progress(state):`" in report.repair_text()
     assert report.stats["stages"] == ["static"]  # no worker was started
 
 
 def test_smoke_accepts_good_progress_and_reports_its_values(spec, tmp_path):
-    report = critique(spec, write(tmp_path, REWARD + GOOD_PROGRESS), tmp_path / "out", options={**ON, **SMOKE})
+    report = critique(spec, write(tmp_path, REWARD + GOOD_PROGRESS), tmp_path / "out", options={**ON, **SMOKE}, model=None, executor=EXECUTOR, env_description=None)
     assert report.accepted, report.repair_text()
     progress = report.stats["dynamic"]["progress"]
     assert len(progress["mean"]) == 2 and all(0 <= v <= 1 for v in progress["max"])
-    off = critique(spec, write(tmp_path, REWARD + GOOD_PROGRESS, "off.py"), tmp_path / "off", options=SMOKE)
+    off = critique(spec, write(tmp_path, REWARD + GOOD_PROGRESS, "off.py"), tmp_path / "off", options=SMOKE, model=None, executor=EXECUTOR, env_description=None)
     assert off.accepted and "progress" not in off.stats["dynamic"]  # off: defined and ignored
 
 
@@ -200,7 +204,7 @@ def progress(state):
         return [0.5, 1.0 / (a - a)]
     return [0.5, 0.5]
 """
-    report = critique(spec, write(tmp_path, REWARD + bad), tmp_path / "out", options={**ON, **SMOKE})
+    report = critique(spec, write(tmp_path, REWARD + bad), tmp_path / "out", options={**ON, **SMOKE}, model=None, executor=EXECUTOR, env_description=None)
     found = {f.code: f for f in report.findings}
     assert not report.accepted
     assert {"progress-contract", "progress-exception", "progress-length"} <= set(found), report.repair_text()
@@ -214,14 +218,14 @@ def progress(state):
 @pytest.mark.slow  # a fallback path; the fast set keeps four worker runs
 def test_smoke_names_a_missing_progress_it_could_not_load(spec, tmp_path):
     # a fallback: the static stage catches this first
-    findings, _ = dynamic_findings(spec, write(tmp_path, REWARD), tmp_path / "w", options={**ON, **SMOKE})
+    findings, _ = dynamic_findings(spec, write(tmp_path, REWARD), tmp_path / "w", options={**ON, **SMOKE}, executor=EXECUTOR)
     assert [f.code for f in findings] == ["progress-missing"]
 
 
 def test_progress_time_counts_toward_the_per_call_budget(spec, tmp_path):
     slow = "\n\ndef progress(state):\n    s = 0.0\n    for i in range(20000):\n        s += i\n    return [0.5]\n"
     options = {**ON, **SMOKE, "per_call_budget_ms": 0.5}  # the reward alone takes ~0.02 ms, the loop ~1 ms or more
-    findings, stats = dynamic_findings(spec, write(tmp_path, REWARD + slow), tmp_path / "w", options=options)
+    findings, stats = dynamic_findings(spec, write(tmp_path, REWARD + slow), tmp_path / "w", options=options, executor=EXECUTOR)
     assert "too-slow" in [f.code for f in findings], findings
     assert stats["time_ms"]["median"] > 0.5
 

@@ -20,14 +20,18 @@ from typer.testing import CliRunner
 from rewardsmith.cli import app
 from rewardsmith.config import RunConfig
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.run_folder.records import CandidateRecord, Evaluation, read_record
 from rewardsmith.stages.analyzer import analyze, analyzer_messages
 from rewardsmith.stages.critic import critic_messages
 from rewardsmith.stages.designer import Designer
 from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.history import prompt_inputs
 from rewardsmith.task import load_task, make_env
+from rewardsmith.workers.executor import LocalExecutor
 from rewardsmith.workers.trajectories import TrajectoryRecorder
+
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
 GOLDEN = Path(__file__).parent / "golden"
 REWRITE = os.environ.get("REWARDSMITH_REWRITE_GOLDEN") == "1"
@@ -176,8 +180,10 @@ def plant_candidate(folder: RunFolder, task: str, index: int, code: str, fitness
         record_trajectories(task, cand / "eval" / "trajectories.npz")
     record = CandidateRecord(id=f"1.{index}", iteration=1, index=index, status="trained", fitness=fitness,
                              fitness_se=0.05, episodes=2, success_rate=0.0, timesteps=12000)
+    folder.cand(1, index).accept_design()  # the parent's files, signed as the loop signs them
+    assert folder.cand(1, index).accept_evaluation(read_record(cand / "eval" / "evaluation.json", Evaluation))
     folder.save_candidate(record)
-    analyze(load_task(task), cand)
+    analyze(load_task(task), cand, model=None, executor=EXECUTOR, env_description=None)
     return record
 
 
@@ -228,12 +234,12 @@ def test_critic_and_analyzer_prompts(task: str, runs: dict[str, Path]) -> None:
     spec = load_task(task)
     smoke = {"evaluated": 256, "total": {"min": 0.4, "mean": 1.2, "max": 2.5},
              "components": {"forward": {"min": -0.6, "mean": 0.2, "max": 1.5}, "alive": {"min": 1, "mean": 1, "max": 1}}}
-    critic = critic_messages(spec, REWARDS[task][0], smoke)
+    critic = critic_messages(spec, REWARDS[task][0], describe(spec), smoke)
     assert "Success: " in critic[0]["content"] and "forward: -0.6 / 0.2 / 1.5" in critic[0]["content"]
     check_golden(f"{task}.critic.txt", render_messages(critic))
     cand = runs[task] / "iter_1" / "cand_1"
     analysis = json.loads((cand / "analysis.json").read_text())
-    messages = analyzer_messages(spec, REWARDS[task][0], analysis["feedback"])
+    messages = analyzer_messages(spec, REWARDS[task][0], analysis["feedback"], describe(spec))
     assert "```python" in messages[0]["content"] and "# Environment: Hopper-v5" in messages[0]["content"]
     check_golden(f"{task}.analyzer.txt", render_messages(messages))
 

@@ -13,6 +13,7 @@ from review_fixture import build_review_run
 from rich.console import Console
 
 from rewardsmith.errors import RunFolderError
+from rewardsmith.run_folder.candidate import CandidateFolder
 from rewardsmith.run_folder.index import list_runs
 from rewardsmith.views.run_view import read_run
 from rewardsmith.views.tables import RunsTable, candidate_view, diff_view, review_view
@@ -62,7 +63,7 @@ def test_candidate_view_shows_findings_and_analysis(review_run):
     view = read_run(review_run)
     text = render(candidate_view(view, "2.1"))
     assert "dominant-component" in text and "warning" in text
-    assert "analyzer" in text and "final evaluation: fitness" in text
+    assert "analyzer" in text and "final evaluation (trusted task score): fitness" in text
     assert "candidate 1.2" in render(candidate_view(view, "1.2")) and "analysis: none (not trained)" in render(
         candidate_view(view, "1.2"))
     with pytest.raises(RunFolderError, match="no candidate '9.9'.*1.1, 1.2, 2.1, 2.2"):
@@ -142,11 +143,16 @@ def test_wrong_shapes_load_with_warnings(review_run, tmp_path):
     view still renders."""
     run = shutil.copytree(review_run, tmp_path / "wrong")
     cand = run / "iter_1" / "cand_1"
-    (cand / "analysis.json").write_text(json.dumps([{"flags": []}]))  # a list instead of an object
-    (cand / "attempts.json").write_text(json.dumps({"attempt": 0}))  # an object instead of a list
-    (run / "iter_1" / "cand_2" / "critic.json").write_text(json.dumps({"accepted": False, "findings": ["boom"]}))
-    (run / "iter_2" / "cand_1" / "analysis.json").write_text(json.dumps({"flags": ["x"], "feedback": "fb"}))
-    (run / "iter_2" / "cand_1" / "eval" / "evaluation.json").write_text(json.dumps({"fitness": "high"}))
+
+    def signed(path: Path, data) -> None:  # written (and signed) by the parent, but in the wrong shape
+        CandidateFolder.at(path.parent if path.parent.name.startswith("cand_") else path.parent.parent).save_json(
+            path, data)
+
+    signed(cand / "analysis.json", [{"flags": []}])  # a list instead of an object
+    signed(cand / "attempts.json", {"attempt": 0})  # an object instead of a list
+    signed(run / "iter_1" / "cand_2" / "critic.json", {"accepted": False, "findings": ["boom"]})
+    signed(run / "iter_2" / "cand_1" / "analysis.json", {"flags": ["x"], "feedback": "fb"})
+    signed(run / "iter_2" / "cand_1" / "eval" / "evaluation.json", {"fitness": "high"})
     with open(cand / "metrics.jsonl", "a") as f:  # a line without a step count, a component that is not a number
         f.write(json.dumps({"kind": "eval", "timesteps": "late", "fitness": 1.0}) + "\n")
         f.write(json.dumps({"kind": "train", "timesteps": 2048, "components": {"a": 1.5, "b": "x", "c": True}}) + "\n")

@@ -28,12 +28,17 @@ from pathlib import Path
 import pytest
 from conftest import make_tiny_spec
 
+from rewardsmith.run_folder.names import CRITIC_DIR, JOB_FILE
 from rewardsmith.sandbox.lockdown import SANDBOX_UID_BASE, SandboxSettings
 from rewardsmith.sandbox.policy import check_source
-from rewardsmith.stages.critic import WORKER_DIR, critique, dynamic_findings
+from rewardsmith.stages.critic import critique, dynamic_findings
 from rewardsmith.task import TaskSpec, read_task
-from rewardsmith.workers.job import JOB_FILE, WorkerJob
+from rewardsmith.workers.executor import LocalExecutor
+from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.run import run_job
+
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
 CORPUS = sorted(Path(__file__).with_name("hostile").glob("*.py"))
 TASK = "inverted-double-pendulum-balance"
@@ -78,16 +83,16 @@ def run_critic(spec: TaskSpec, cand: Path, gate: bool) -> Outcome:
     "static", "killed" or the first error's code (exception, contract, too-slow, worker)."""
     reward = cand / "reward.py"
     if gate:
-        errors = critique(spec, reward, cand, timeout_s=CRITIC_TIMEOUT_S, options=CRITIC_OPTIONS).errors
+        errors = critique(spec, reward, cand, timeout_s=CRITIC_TIMEOUT_S, options=CRITIC_OPTIONS, model=None, executor=EXECUTOR, env_description=None).errors
     else:
-        findings, _ = dynamic_findings(spec, reward, cand / WORKER_DIR, ast_gate=False, timeout_s=CRITIC_TIMEOUT_S,
-                                       options=CRITIC_OPTIONS)
+        findings, _ = dynamic_findings(spec, reward, cand / CRITIC_DIR, ast_gate=False, timeout_s=CRITIC_TIMEOUT_S,
+                                       options=CRITIC_OPTIONS, executor=EXECUTOR)
         errors = [f for f in findings if f.severity == "error"]
     if not errors:
-        return Outcome("accepted", "", cand / WORKER_DIR)
+        return Outcome("accepted", "", cand / CRITIC_DIR)
     first = errors[0]
     verdict = "static" if first.stage == "static" else "killed" if KILLED.search(first.message) else first.code
-    return Outcome(verdict, "\n".join(map(str, errors)), cand / WORKER_DIR)
+    return Outcome(verdict, "\n".join(map(str, errors)), cand / CRITIC_DIR)
 
 
 def run_train(spec: TaskSpec, cand: Path, gate: bool) -> Outcome:

@@ -19,7 +19,10 @@ from rewardsmith.sandbox.views import numpy_view
 from rewardsmith.stages.critic import critique
 from rewardsmith.stages.extract import extract_reward_code
 from rewardsmith.task import read_task
+from rewardsmith.workers.executor import LocalExecutor
 
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 DATA = Path(__file__).parent / "data"
 HONEST_EXTRACTS = sorted(
     p for p in DATA.glob("extract_*")
@@ -63,7 +66,7 @@ def test_method_forms_pass_the_critic_on_real_states_gate_on(tmp_path: Path, tin
     path = tmp_path / "reward.py"
     path.write_text(METHODS)
     report = critique(spec, path, tmp_path / "out", timeout_s=60,
-                      options={"transitions": 30, "episode_steps": 30})
+                      options={"transitions": 30, "episode_steps": 30}, model=None, executor=EXECUTOR, env_description=None)
     assert report.accepted, [str(f) for f in report.errors]
 
 

@@ -12,9 +12,14 @@ from typer.testing import CliRunner
 
 from rewardsmith.cli import app
 from rewardsmith.reward.state import State, schema_for, snapshot
-from rewardsmith.stages.screen import SCREEN_FILE, WORKER_DIR, judge, ranks, screen, signal_share, spearman
+from rewardsmith.run_folder.names import SCREEN_DIR, SCREEN_FILE
+from rewardsmith.stages.screen import judge, ranks, screen, signal_share, spearman
 from rewardsmith.task import load_task, make_env, read_task
+from rewardsmith.workers.executor import LocalExecutor
 from rewardsmith.workers.trajectories import Episode, load_episodes, save_episodes
+
+EXECUTOR = LocalExecutor(workers=2)
+"""The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
 DATA = Path(__file__).parent / "data"
 HOSTILE = Path(__file__).parent / "hostile"
@@ -65,47 +70,40 @@ def test_state_from_arrays_matches_a_live_snapshot():
 
 def test_aligned_reward_passes_and_anti_aligned_fails_with_an_example(cheetah, tmp_path):
     spec, files = cheetah
-    aligned = reward_file(
-        tmp_path / "up", "    v = float(next_state.body('torso').linvel[0])\n    return v, {'v': v}\n"
-    )
-    report = screen(spec, aligned, tmp_path / "up", files)
+    aligned = reward_file(tmp_path / "up", "    v = float(next_state.body('torso').linvel[0])\n    return v, {'v': v}\n")
+    report = screen(spec, aligned, tmp_path / "up", files, executor=EXECUTOR)
     assert report.passed and report.accuracy == 1.0 and report.spearman == pytest.approx(1.0)
     assert report.episodes == 6 and report.pairs == 15
     assert {d["label"] for d in report.details} == {"1.1", "1.2"}
     assert json.loads((tmp_path / "up" / SCREEN_FILE).read_text())["passed"] is True
 
-    anti = reward_file(
-        tmp_path / "down", "    v = float(next_state.body('torso').linvel[0])\n    return -v, {'v': -v}\n"
-    )
-    report = screen(spec, anti, tmp_path / "down", files)
+    anti = reward_file(tmp_path / "down", "    v = float(next_state.body('torso').linvel[0])\n    return -v, {'v': -v}\n")
+    report = screen(spec, anti, tmp_path / "down", files, executor=EXECUTOR)
     assert not report.passed and report.accuracy == 0.0 and report.spearman == pytest.approx(-1.0)
     assert report.message.startswith("your reward prefers the trajectories with lower fitness: accuracy 0.00 on 15")
     assert "e.g. episode of 1.2 (fitness 2) got return -40" in report.message
     assert "fitness -2) got 40" in report.message and "Mean fitness" in report.repair_text()
-    worker = json.loads((tmp_path / "down" / WORKER_DIR / SCREEN_FILE).read_text())
+    worker = json.loads((tmp_path / "down" / SCREEN_DIR / SCREEN_FILE).read_text())
     assert [row["steps"] for row in worker["episodes"]] == [20] * 6 and worker["sandbox"]
 
 
 def test_reward_errors_and_hostile_code_fail_the_screen(cheetah, tmp_path):
     spec, files = cheetah
     broken = reward_file(tmp_path / "broken", "    return 1.0 / float(action[0]), {}\n")
-    report = screen(spec, broken, tmp_path / "broken", files)
-    assert not report.passed and report.message.endswith(
-        "ZeroDivisionError: float division by zero (on episode 0 of candidate 1.1, step 0)"
-    )
+    report = screen(spec, broken, tmp_path / "broken", files, executor=EXECUTOR)
+    assert not report.passed and report.message.endswith("ZeroDivisionError: float division by zero (on episode 0 "
+                                                         "of candidate 1.1, step 0)")
     nan = reward_file(tmp_path / "nan", "    return float('nan'), {}\n")
-    assert (
-        "must be finite, got nan (on episode 0 of candidate 1.1, step 0)"
-        in screen(spec, nan, tmp_path / "nan", files).message
-    )
+    assert "must be finite, got nan (on episode 0 of candidate 1.1, step 0)" in screen(spec, nan, tmp_path / "nan",
+                                                                                        files, executor=EXECUTOR).message
 
     hostile = tmp_path / "hostile"
     hostile.mkdir()
     shutil.copy(HOSTILE / "os_system.py", hostile / "reward.py")
-    report = screen(spec, hostile / "reward.py", hostile, files)
+    report = screen(spec, hostile / "reward.py", hostile, files, executor=EXECUTOR)
     assert not report.passed and report.accuracy is None
     assert f"{(hostile / 'reward.py').resolve()}:" in report.message and "os" in report.message
-    assert not Path("/tmp/rewardsmith-hostile-escape").exists() and not (hostile / WORKER_DIR / SCREEN_FILE).exists()
+    assert not Path("/tmp/rewardsmith-hostile-escape").exists() and not (hostile / SCREEN_DIR / SCREEN_FILE).exists()
 
 
 LABEL_FORGER = """import gc
@@ -130,7 +128,7 @@ def test_the_screen_worker_never_holds_the_fitness_labels(cheetah, tmp_path):
     it) could forge a pass; the worker gets copies with fitness 0, so it is judged on what it rewards."""
     spec, files = cheetah
     (tmp_path / "reward.py").write_text(LABEL_FORGER)
-    report = screen(spec, tmp_path / "reward.py", tmp_path, files, ast_gate=False)
+    report = screen(spec, tmp_path / "reward.py", tmp_path, files, ast_gate=False, executor=EXECUTOR)
     assert not report.passed and report.accuracy == 0.0, report.message
     assert not (tmp_path / "screen_inputs").exists(), "the label-free copies are removed after the screen"
     assert {e.fitness for path in files.values() for e in load_episodes(path)} == set(SPEEDS)  # originals untouched
@@ -140,16 +138,11 @@ def test_too_few_episodes_pass_without_a_worker_and_bad_archives_are_skipped(che
     spec, files = cheetah
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     save_episodes(tmp_path / "two.npz", load_episodes(files["1.1"])[:2])
-    report = screen(
-        spec,
-        reward_file(tmp_path / "c", "    return 0.0, {}\n"),
-        tmp_path / "c",
-        {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"},
-    )
-    assert report.passed and report.message.startswith(
-        "passed without a verdict: not enough trajectories to judge (2 episodes"
-    )
-    assert "skipped unreadable archives" in report.message and not (tmp_path / "c" / WORKER_DIR).exists()
+    report = screen(spec, reward_file(tmp_path / "c", "    return 0.0, {}\n"), tmp_path / "c",
+                    {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"}, executor=EXECUTOR)
+    assert report.passed and report.message.startswith("passed without a verdict: not enough trajectories to judge "
+                                                       "(2 episodes")
+    assert "skipped unreadable archives" in report.message and not (tmp_path / "c" / SCREEN_DIR).exists()
 
 
 def test_statistics():
@@ -190,7 +183,7 @@ def test_an_archive_without_spread_passes_with_a_note_whatever_the_reward():
 def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path, monkeypatch):
     import functools
 
-    from rewardsmith.search import loop
+    from rewardsmith.search import design_round
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -198,7 +191,7 @@ def test_loop_with_screen_repairs_an_anti_aligned_candidate(tiny_spec, tmp_path,
     # random policy does, so the archive has spread (at 1,024 steps it has none: see below). Its between-policy
     # share came out at 0.45 and 0.50 on two runs (fresh evaluation seeds), at the edge of the default 0.5; this
     # test is about the loop's repair path, so it asks for 0.2 (the rule itself has its fast tests above)
-    monkeypatch.setattr(loop, "screen", functools.partial(screen, min_signal=0.2))
+    monkeypatch.setattr(design_round, "screen", functools.partial(screen, min_signal=0.2))
     spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=20000, eval_episodes=4)
     out = tmp_path / "run"
     result = CliRunner().invoke(
@@ -265,13 +258,8 @@ def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
 
     spec, files = cheetah
     reward = reward_file(tmp_path / "cand", "    v = float(next_state.qvel[0])\n    return v, {'v': v}\n")
-    job = WorkerJob(
-        mode="screen",
-        task_path=spec.source,
-        reward_path=reward,
-        out_dir=tmp_path / "cand" / WORKER_DIR,
-        options={"trajectories": {k: str(v) for k, v in files.items()}},
-    )
+    job = WorkerJob(mode="screen", task_path=spec.source, reward_path=reward, out_dir=tmp_path / "cand" / SCREEN_DIR,
+                    options={"trajectories": {k: str(v) for k, v in files.items()}})
     inputs = job_inputs(job)
     assert {"trajectories/0.npz", "trajectories/1.npz"} <= set(inputs)
     reply = run_on_node(job.model_dump_json(), inputs)
@@ -356,7 +344,7 @@ def test_replay_worker_returns_the_rewards_components_at_the_asked_steps(recorde
     episodes = load_episodes(path)
     reward = reward_file(tmp_path / "cand", KNOWN)
     steps = {0: [0, 7, 29], 1: [3]}
-    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, episodes, steps=steps)])
+    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, episodes, steps=steps)], executor=EXECUTOR)
     assert why == "" and replayed is not None and len(replayed) == 1
     [replayed] = replayed
     assert len(replayed) == 2
@@ -378,12 +366,12 @@ def test_replay_of_a_failing_or_hostile_reward_gives_no_components(recorded, tmp
     spec, path, _ = recorded
     archives = [ReplayArchive(OWN, load_episodes(path), steps={0: [1]})]
     broken = reward_file(tmp_path / "broken", "    return 1.0 / 0.0, {}\n")
-    replayed, why = replay_reward(spec, broken, archives)
+    replayed, why = replay_reward(spec, broken, archives, executor=EXECUTOR)
     assert replayed is None and "ZeroDivisionError" in why and "recorded evaluation episode 0, step 0" in why
     hostile = tmp_path / "hostile"
     hostile.mkdir()
     shutil.copy(HOSTILE / "os_system.py", hostile / "reward.py")
-    replayed, why = replay_reward(spec, hostile / "reward.py", archives)
+    replayed, why = replay_reward(spec, hostile / "reward.py", archives, executor=EXECUTOR)
     assert replayed is None and why.startswith("the replay worker rejected the reward: ") and "import of `os`" in why
     assert not Path("/tmp/rewardsmith-hostile-escape").exists()
 
@@ -487,7 +475,7 @@ def test_a_reward_cannot_tell_a_replay_from_training(cheetah, tmp_path):
     episodes = load_episodes(tmp_path / "trajectories.npz")
     assert episodes[0].qpos.dtype == np.float64 and episodes[0].time is not None
     steps = {i: list(range(e.steps)) for i, e in enumerate(episodes)}
-    replayed, why = replay_reward(spec, program, [ReplayArchive(OWN, episodes, steps=steps)])
+    replayed, why = replay_reward(spec, program, [ReplayArchive(OWN, episodes, steps=steps)], executor=EXECUTOR)
     assert why == "" and replayed is not None
     for i, here in enumerate(live):
         assert [total for total, _ in here] == [0.0] * len(here)  # live: qpos never survives a float32 round trip
@@ -519,7 +507,7 @@ def test_archives_of_the_old_float32_layout_still_replay(cheetah, tmp_path):
     [episode] = load_episodes(tmp_path / "old.npz")
     assert episode.time is None and episode.steps == 1 and episode.fitness == 0.5
     reward = reward_file(tmp_path / "cand", KNOWN)
-    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, [episode])])
+    replayed, why = replay_reward(spec, reward, [ReplayArchive(OWN, [episode])], executor=EXECUTOR)
     assert why == "" and replayed is not None and np.isfinite(replayed[0][0]["return"])
 
 

@@ -85,7 +85,7 @@ def _interruptible(work) -> None:
     """Run a batch and print its table; Ctrl-C leaves a resumable folder and exits at once (task threads and
     workers are not waited for)."""
     from rewardsmith.search.batch import read_summary
-    from rewardsmith.search.batch_progress import summary_table
+    from rewardsmith.search.batch_live import summary_table
 
     try:
         path = work()

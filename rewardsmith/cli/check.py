@@ -12,6 +12,7 @@ from rich.table import Table
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here, usable_reward_file, work_folder
 from rewardsmith.formatting import cell, inert, plural
+from rewardsmith.run_folder.names import REWARD_FILE
 
 
 @app.command()
@@ -37,6 +38,7 @@ def check(
     from rewardsmith.errors import RewardsmithError
     from rewardsmith.stages.critic import critique
     from rewardsmith.task import load_task, make_env, make_scorer
+    from rewardsmith.workers.executor import LocalExecutor
 
     try:
         spec = load_task(task)
@@ -48,9 +50,22 @@ def check(
         if as_json:
             typer.echo(json.dumps({"accepted": False, "error": str(e)}))
         raise
-    with work_folder(out, "check") as folder:
-        shutil.copyfile(reward, folder / "reward.py")
-        report = critique(spec, folder / "reward.py", folder, semantic=False, timeout_s=timeout)
+    executor = LocalExecutor(workers=1)
+    try:
+        with work_folder(out, "check") as folder:
+            shutil.copyfile(reward, folder / REWARD_FILE)
+            report = critique(
+                spec,
+                folder / REWARD_FILE,
+                folder,
+                model=None,  # no semantic review
+                executor=executor,
+                env_description=None,
+                semantic=False,
+                timeout_s=timeout,
+            )
+    finally:
+        executor.shutdown()
     if as_json:
         typer.echo(json.dumps({"accepted": report.accepted, "findings": report.to_dict()["findings"]}))
         raise typer.Exit(0 if report.accepted else 1)

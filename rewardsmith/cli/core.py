@@ -18,6 +18,7 @@ from rich.text import Text
 from rewardsmith.cli import app, console
 from rewardsmith.errors import RewardFileError, RewardsmithError
 from rewardsmith.formatting import cell, inert
+from rewardsmith.run_folder.names import REWARD_FILE
 
 if TYPE_CHECKING:
     from rewardsmith.task import TaskSpec
@@ -188,7 +189,7 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
     from rewardsmith.search.training import train_and_evaluate
     from rewardsmith.workers.executor import LocalExecutor
 
-    shutil.copyfile(reward, folder / "reward.py")
+    shutil.copyfile(reward, folder / REWARD_FILE)
     executor = LocalExecutor(1)
     try:
         budget_s = _measured_budget(spec, reward, folder, executor)
@@ -209,7 +210,7 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
         try:  # the policy is measured by the evaluation worker, which never loads the reward
             result, evaluation = train_and_evaluate(
                 spec.source,
-                folder / "reward.py",
+                folder / REWARD_FILE,
                 folder,
                 timesteps=steps,
                 seed=seed,
@@ -265,15 +266,16 @@ def _measured_budget(spec: TaskSpec, reward: Path, folder: Path, executor) -> fl
     """The reward's time budgets, as `run` applies them: the critic's smoke worker times it on real transitions
     (in `folder/critic/`); a reward over the critic's per-call limits (median and slowest call) is refused with its
     finding (RewardFileError), and training gets `reward_budget`'s per-call budget (10x the measured median)."""
+    from rewardsmith.run_folder.names import CRITIC_DIR, REWARD_FILE
     from rewardsmith.search.training import reward_budget
-    from rewardsmith.stages.critic import WORKER_DIR, dynamic_findings
+    from rewardsmith.stages.critic import dynamic_findings
 
     console.print("[dim]timing the reward on sampled transitions (the critic's smoke run)[/]")
-    findings, stats = dynamic_findings(spec, folder / "reward.py", folder / WORKER_DIR, executor=executor)
+    findings, stats = dynamic_findings(spec, folder / REWARD_FILE, folder / CRITIC_DIR, executor=executor)
     slow = [f for f in findings if f.severity == "error" and f.code == "too-slow"]
     if slow:
         raise RewardFileError(f"{reward}: too slow to train, as `run` would reject it: {slow[0].message}")
-    return reward_budget({"dynamic": stats})
+    return reward_budget({"stats": {"dynamic": stats}})
 
 
 def _bar_callback(progress: Progress, bar: TaskID) -> Callable[[int, int], None]:

@@ -33,7 +33,7 @@ def evaluate(
     The run folder is not written to: the policy is copied to a temporary folder and measured there. A video loads
     the candidate-written model.zip (unpickled) in a sandboxed worker, so it takes `run`'s sandbox preflight.
     """
-    from rewardsmith.views.evaluate import evaluate_target, find_policy
+    from rewardsmith.search.saved_policy import evaluate_target, find_policy
 
     policy = find_policy(target, candidate=candidate, task=task)
     wanted = (video_out or Path(f"{policy.spec.name}-evaluate.mp4")) if (video or video_out) else None

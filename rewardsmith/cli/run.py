@@ -56,7 +56,7 @@ def resume(run_dir: Path = typer.Argument(..., help="The run folder to continue 
 
 def _report(path: Path) -> None:
     from rewardsmith.run_folder.folder import RunFolder
-    from rewardsmith.search.progress import result_tables
+    from rewardsmith.search.live import result_tables
 
     for table in result_tables(RunFolder(path)):
         console.print(table)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -141,7 +141,7 @@ class ProgressBonus(gym.Wrapper):
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        progress = validate_progress(self.progress_fn(self.env.state), self._length)
+        progress = validate_progress(self.progress_fn(cast(Any, self.env).state), self._length)
         if self._length is None:
             self._length, self._sums = len(progress), [0.0] * len(progress)
         bonus = self.counts.visit(progress)

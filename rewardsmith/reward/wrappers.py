@@ -93,6 +93,8 @@ class ApplyReward(gym.Wrapper):
 
     def step(self, action):
         state = self._state
+        if state is None:
+            raise RuntimeError("step() before reset()")
         state.freeze()
         obs, native, terminated, truncated, info = self.env.step(action)
         next_state = self._snapshot(obs)

@@ -1,6 +1,7 @@
 """The run folder of `rewardsmith run`: what it holds, how it is written, and how its status is read back.
 
-Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events.jsonl` is append-only):
+Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events.jsonl` is append-only). Every
+name below is defined once in `rewardsmith.run_folder.names`; a test checks this text against them.
 
     run.json            run_id, task {name, path, spec}, model, api_base, config (RunConfig, resolved),
                         versions {rewardsmith, python, numpy, torch, stable-baselines3, gymnasium, mujoco,
@@ -14,7 +15,13 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                         cost: steps, estimate_s, plan), final_skipped (--final-seeds 0), final_seed_done,
                         final_done, run_finished, run_failed;
                         with the screen (default strategy) also screen_done (with `attempt` before training,
-                        with `rung: 1` at halving's first cut)
+                        with `rung: 1` at halving's first cut); also run_interrupted (SIGINT/SIGTERM),
+                        iteration_unproductive, crossover_requested, random_policy_evaluated, human_feedback
+                        (--feedback) and proofs_adopted (a folder from before proofs, resumed)
+    .key                the run's secret for the parent's proofs (mode 600; no worker can read it)
+    proofs.jsonl        {"path", "hmac"} per file the parent wrote or accepted: HMAC-SHA256 of its path and bytes
+                        under .key (`rewardsmith.run_folder.proofs`); a parent-only file without a matching proof
+                        is never read, and a resume removes it so it is made again
     run.lock            pid of the process running it (present only while it runs)
     .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
@@ -26,6 +33,7 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
         attempt_<n>.reply.md    the raw reply when it held no usable code
         attempt_<n>.critic.json the critic's report on attempt n
         attempt_<n>.screen.json with the screen (default strategy), from iteration 2: its verdict on attempt n
+                                (screen/ its worker's folder, screen_inputs/ the unlabelled episodes it judged)
         attempts.json           [{attempt, file, accepted, findings, tokens, cost_usd}]
         reward.py               the accepted code, with a header comment (id, iteration, parent, model)
         candidate.json          id "i.j", iteration, index, parent "i.j" | null,
@@ -48,6 +56,8 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                                 it never loads reward code, and every fitness that decides comes from it
         checkpoint.safetensors  the parent's copy of the policy weights at the end of the last rung; the next
                                 rung (or the final retraining on the search seed) resumes from it
+        warm_start.safetensors  with --warm-start: the parent's weights the first training starts from
+        video.mp4 (video.gif)   the policy video the parent encoded from video/frames.npy (the render worker's)
         analysis.json           the analyzer's statistics, flags and feedback text
     best/reward.py, best/candidate.json   the best candidate so far (rewritten whenever it improves)
     final/reward.py, final/seed_<s>/      the best reward retrained with the full budget, one folder per seed
@@ -56,10 +66,20 @@ Layout of `runs/<task>/<stamp>/` (every JSON file is written atomically; `events
                                           weights and eval/, measured again); a seed counts as done only
                                           through its final_seed_done event
     random_policy/eval/                   with the screen: random-action episodes, evaluated once, in every screen
+    report.html                           written by `rewardsmith report`
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
                         selection {rule, shorter, winner, runner_up, margin, noise, distinguishable}, wall_s, error
+
+Every worker's folder also holds job.json (what the parent asked), worker.log, heartbeat (progress while it runs),
+error.json (when it failed), sandbox.json (the protections it ran under), ray.json (attempts on a Ray cluster),
+replay.json (the replay worker's answer) and smoke.json (the critic's smoke test).
+Parent-only files (`rewardsmith.run_folder.candidate.PARENT_ONLY`: the candidate's records, reward and attempt
+files, analysis, video and the accepted eval/ results) are read only with their proof.
+
+A batch folder (`rewardsmith batch`) holds batch.json, batch.lock while it runs, summary.json, batch_report.html
+and one run folder per task (task_error.json in place of a run whose task could not start).
 
 Status: "running" while `run.lock` names a live process, else "finished" or "failed" by the last
 run_finished / run_failed event, else "interrupted" (resume it with `rewardsmith resume DIR`).
@@ -78,9 +98,9 @@ from typing import Any
 
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RunFolderError
-from rewardsmith.files import append_jsonl, read_jsonl, write_json_atomic
-from rewardsmith.run_folder.records import (
-    ANALYSIS_FILE,
+from rewardsmith.files import append_jsonl, read_jsonl, remove_tree, write_bytes_atomic, write_json_atomic
+from rewardsmith.run_folder.candidate import CandidateFolder
+from rewardsmith.run_folder.names import (
     BEST_DIR,
     CANDIDATE_FILE,
     EVENTS_FILE,
@@ -90,11 +110,11 @@ from rewardsmith.run_folder.records import (
     RUN_FILE,
     SUMMARY_FILE,
     TASK_FILE,
-    CandidateRecord,
+    Event,
     cand_dir_name,
-    read_object,
-    read_record,
 )
+from rewardsmith.run_folder.proofs import Proofs
+from rewardsmith.run_folder.records import CandidateRecord, Evaluation, RunSummary, read_object, read_record
 from rewardsmith.sandbox.launch import pid_alive
 from rewardsmith.task import TaskSpec, read_task
 
@@ -119,11 +139,13 @@ class RunFolder:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.proofs = Proofs(self.path)
 
     @classmethod
     def create(cls, path: Path, config: RunConfig, spec: TaskSpec, model_name: str) -> RunFolder:
         """Fill a fresh folder: task.toml (and its trusted modules), run.json; returns the folder."""
         folder = cls(path)
+        folder.proofs.create_key()
         if spec.source is None:
             raise RunFolderError(f"task '{spec.name}' has no spec file to copy into the run folder")
         shutil.copyfile(spec.source, folder.path / TASK_FILE)
@@ -164,13 +186,19 @@ class RunFolder:
         """The task spec of the run, from its own copy."""
         return read_task(self.path / TASK_FILE)
 
-    def event(self, name: str, **fields: Any) -> None:
+    def event(self, name: Event | str, **fields: Any) -> None:
         """Append one event line."""
-        append_jsonl(self.path / EVENTS_FILE, {"t": round(time.time(), 3), "event": name, **fields})
+        append_jsonl(self.path / EVENTS_FILE, {"t": round(time.time(), 3), "event": str(name), **fields})
 
     def events(self) -> list[dict[str, Any]]:
         """All readable event lines, oldest first."""
-        return read_jsonl(self.path / EVENTS_FILE)[0]
+        return self.read_events()[0]
+
+    def read_events(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """All readable event lines, oldest first, and the lines that could not be read (the parent writes them,
+        so the caps are wider than for a worker's output)."""
+        path = self.path / EVENTS_FILE
+        return read_jsonl(path, max_bytes=MAX_RUN_FILE_BYTES, max_lines=10**7, max_line_bytes=MAX_RUN_FILE_BYTES)
 
     def lock_pid(self) -> int | None:
         """The pid in run.lock, if any."""
@@ -185,6 +213,34 @@ class RunFolder:
         if pid is not None and pid != os.getpid() and pid_alive(pid):
             raise RunFolderError(f"{self.path}: run is still running (pid {pid}); wait for it or stop it first")
         write_json_atomic(self.path / LOCK_FILE, os.getpid())
+        self.prepare()
+
+    def prepare(self) -> None:
+        """Make the folder's parent-only files trustworthy before the loop reads them: a folder written before
+        proofs existed gets its key and adopts what its parent had recorded (the design files and candidate
+        records; a trained candidate's evaluation when it still holds the recorded fitness; never an analysis or
+        a video, which are made again); then every parent-only file without a valid proof is removed, so it is
+        computed again, never shown (`rewardsmith.run_folder.candidate.PARENT_ONLY`)."""
+        if self.proofs.legacy:
+            self.proofs.create_key()
+            adopted = [self._adopt(c) for c in self.candidate_folders()]
+            self.event(Event.PROOFS_ADOPTED, candidates=sum(adopted))
+        model = str((read_object(self.path / RUN_FILE, max_bytes=MAX_RUN_FILE_BYTES) or {}).get("model") or "?")
+        for cand in self.candidate_folders():
+            for path in cand.unproven():
+                remove_tree(path)
+            cand.restore_design(model)
+
+    def _adopt(self, cand: CandidateFolder) -> bool:
+        record = read_record(cand.record_path, CandidateRecord)
+        if record is None:
+            return False
+        cand.accept_design()
+        cand.sign(cand.record_path)
+        evaluation = read_record(cand.evaluation_path, Evaluation)
+        if record.status == "trained" and evaluation is not None and evaluation.fitness_mean == record.fitness:
+            cand.accept_evaluation(evaluation)
+        return True
 
     def release(self) -> None:
         """Remove run.lock if this process holds it."""
@@ -199,10 +255,10 @@ class RunFolder:
         ends = [
             e["event"]
             for e in self.events()
-            if e.get("event") in ("run_finished", "run_failed", "run_resumed", "run_started")
+            if e.get("event") in (Event.RUN_FINISHED, Event.RUN_FAILED, Event.RUN_RESUMED, Event.RUN_STARTED)
         ]
         last = ends[-1] if ends else None
-        return {"run_finished": "finished", "run_failed": "failed"}.get(last or "", "interrupted")
+        return {str(Event.RUN_FINISHED): "finished", str(Event.RUN_FAILED): "failed"}.get(last or "", "interrupted")
 
     # -- candidates ----------------------------------------------------------------------------------
 
@@ -210,32 +266,49 @@ class RunFolder:
         """`iter_<i>/cand_<j>/` (not created)."""
         return self.path / cand_dir_name(iteration, index)
 
+    def cand(self, iteration: int, index: int) -> CandidateFolder:
+        """The candidate's folder as a `CandidateFolder`."""
+        return CandidateFolder(self.path, iteration, index)
+
+    def cand_of(self, record: CandidateRecord) -> CandidateFolder:
+        """The `CandidateFolder` of a record."""
+        return CandidateFolder(self.path, record.iteration, record.index)
+
+    def candidate_folders(self) -> list[CandidateFolder]:
+        """Every `iter_<i>/cand_<j>/` folder present, in (iteration, index) order."""
+        found = []
+        for path in self.path.glob("iter_*/cand_*"):
+            try:
+                found.append(CandidateFolder.at(path))
+            except ValueError:
+                continue
+        return sorted(found, key=lambda c: (c.iteration, c.index))
+
     def candidate(self, iteration: int, index: int) -> CandidateRecord | None:
-        """The candidate's record, or None while it has none (not designed yet, or cut short)."""
-        return read_record(self.cand_dir(iteration, index) / CANDIDATE_FILE, CandidateRecord)
+        """The candidate's record (verified), or None while it has none (not designed yet, or cut short)."""
+        return self.cand(iteration, index).record()
 
     def save_candidate(self, record: CandidateRecord) -> None:
-        """Write candidate.json atomically."""
-        folder = self.cand_dir(record.iteration, record.index)
-        folder.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(folder / CANDIDATE_FILE, record.model_dump())
+        """Write candidate.json atomically, signed (see `CandidateFolder.save_record`)."""
+        self.cand_of(record).save_record(record)
 
     def candidates(self) -> list[CandidateRecord]:
-        """Every candidate with a record, in (iteration, index) order."""
-        found = (read_record(path, CandidateRecord) for path in self.path.glob(f"iter_*/cand_*/{CANDIDATE_FILE}"))
+        """Every candidate with a record the parent wrote, in (iteration, index) order."""
+        found = (c.record() for c in self.candidate_folders() if (c.path / CANDIDATE_FILE).is_file())
         return sorted((r for r in found if r is not None), key=lambda r: (r.iteration, r.index))
 
     def analysis(self, record: CandidateRecord) -> dict[str, Any] | None:
-        """The candidate's analysis.json, if written."""
-        return read_object(self.cand_dir(record.iteration, record.index) / ANALYSIS_FILE)
+        """The candidate's analysis.json, if the parent wrote it (a planted one reads as missing)."""
+        return self.cand_of(record).analysis()
 
     def save_best(self, record: CandidateRecord) -> None:
-        """Copy a candidate to best/ (each file atomically, candidate.json last)."""
+        """Copy a candidate to best/ (each file atomically, candidate.json last); only its verified reward."""
         best = self.path / BEST_DIR
         best.mkdir(exist_ok=True)
-        tmp = best / f".reward.py.{os.getpid()}.tmp"
-        shutil.copyfile(self.cand_dir(record.iteration, record.index) / REWARD_FILE, tmp)
-        os.replace(tmp, best / REWARD_FILE)
+        code = self.cand_of(record).verified(self.cand_of(record).reward_path)
+        if code is None:
+            raise RunFolderError(f"{record.id}: its {REWARD_FILE} is missing or was not written by rewardsmith")
+        write_bytes_atomic(best / REWARD_FILE, code)
         write_json_atomic(best / CANDIDATE_FILE, record.model_dump())
 
     def best_id(self) -> str | None:
@@ -261,9 +334,9 @@ class RunFolder:
         totals["cost_usd"] = round(totals["cost_usd"], 6)
         return totals
 
-    def write_summary(self, summary: dict[str, Any]) -> None:
+    def write_summary(self, summary: RunSummary) -> None:
         """Write summary.json atomically."""
-        write_json_atomic(self.path / SUMMARY_FILE, summary)
+        write_json_atomic(self.path / SUMMARY_FILE, summary.model_dump())
 
     def summary(self) -> dict[str, Any] | None:
         """summary.json, if written."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.run_folder.folder import MAX_RUN_FILE_BYTES, RunFolder
+from rewardsmith.run_folder.names import BATCH_FILE, Event
 from rewardsmith.run_folder.records import (
     BEST_DIR,
     CANDIDATE_FILE,
@@ -24,7 +25,17 @@ from rewardsmith.run_folder.records import (
     read_record,
 )
 
-BATCH_FILE = "batch.json"
+NO_RUN_FOLDER = "{path}: no such run folder (expected runs/<task>/<stamp>/; list them with `rewardsmith runs`)"
+"""The one wording for a missing run folder, used by every verb that takes RUN_DIR."""
+
+
+def require_run_dir(path: Path) -> Path:
+    """`path` if it is a folder; RunFolderError in the shared wording otherwise."""
+    if not Path(path).is_dir():
+        raise RunFolderError(NO_RUN_FOLDER.format(path=path))
+    return Path(path)
+
+
 MAX_DEPTH = 4
 SKIP = {"baselines", "llm", "final", "best", "tb", "critic", "screen", "video"}
 
@@ -102,7 +113,7 @@ def run_row(path: Path, root: Path) -> RunRow:
     info = read_object(path / RUN_FILE, max_bytes=MAX_RUN_FILE_BYTES) or {}
     summary = read_record(path / SUMMARY_FILE, RunSummary) or RunSummary()
     best = read_record(path / BEST_DIR / CANDIDATE_FILE, CandidateRecord)
-    done = {e.get("iteration") for e in folder.events() if e.get("event") == "iteration_done"}
+    done = {e.get("iteration") for e in folder.events() if e.get("event") == Event.ITERATION_DONE}
     planned = (info.get("config") or {}).get("iterations")
     return RunRow(
         path=path,

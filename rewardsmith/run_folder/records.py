@@ -1,4 +1,4 @@
-"""The run folder as code: every file name, the typed records stored in it, and one tolerant reader.
+"""The run folder as code: the typed records stored in it and one tolerant reader (the file names are in `names`).
 
 Records are pydantic models that ignore unknown keys and give every key a writer may omit a default, so an
 older or newer run folder still reads. `read_record` returns None for a missing, unreadable or malformed file
@@ -14,36 +14,85 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError, field_validator
 
-from rewardsmith.files import MAX_READ_BYTES, read_json
+from rewardsmith.files import MAX_READ_BYTES, clean_components, read_json
 from rewardsmith.formatting import mean_pm
-
-# the run
-RUN_FILE, EVENTS_FILE, LOCK_FILE, TASK_FILE = "run.json", "events.jsonl", "run.lock", "task.toml"
-OWNER_FILE, BEST_DIR, FINAL_DIR, LLM_DIR = ".owner", "best", "final", "llm"
-# a candidate
-REWARD_FILE, CANDIDATE_FILE, ATTEMPTS_FILE, ANALYSIS_FILE = (
-    "reward.py",
-    "candidate.json",
-    "attempts.json",
-    "analysis.json",
+from rewardsmith.run_folder.names import (
+    ANALYSIS_FILE,
+    ATTEMPTS_FILE,
+    BEST_DIR,
+    CANDIDATE_FILE,
+    CRITIC_FILE,
+    EPISODES_FILE,
+    EVAL_DIR,
+    EVALUATION_FILE,
+    EVENTS_FILE,
+    FINAL_DIR,
+    FRAMES_FILE,
+    LLM_DIR,
+    LOCK_FILE,
+    METRICS_FILE,
+    MODEL_FILE,
+    OWNER_FILE,
+    REWARD_FILE,
+    RUN_FILE,
+    SANDBOX_FILE,
+    SCREEN_FILE,
+    SMOKE_FILE,
+    SUMMARY_FILE,
+    TASK_FILE,
+    TRAJECTORIES_FILE,
+    WEIGHTS_FILE,
+    cand_dir_name,
 )
-CRITIC_FILE, EVALUATION_FILE = "critic.json", "evaluation.json"
-# what workers write
-SUMMARY_FILE, METRICS_FILE, EPISODES_FILE = "summary.json", "metrics.jsonl", "eval_episodes.jsonl"
-TRAJECTORIES_FILE, MODEL_FILE, SANDBOX_FILE = "trajectories.npz", "model.zip", "sandbox.json"
-WEIGHTS_FILE = "policy.safetensors"
-"""The training worker's only trusted output: the policy's tensors (safetensors, no pickle)."""
-EVAL_DIR = "eval"
-"""Below a training folder: the evaluation worker's folder. The parent empties and recreates it after training
-ended and copies the weights into it, so nothing the training worker wrote can be read from it; it holds
-`policy.safetensors` (the parent's copy), `evaluation.json`, `eval_episodes.jsonl`, `trajectories.npz`,
-`summary.json`, `sandbox.json`, `job.json` and `worker.log`."""
-SMOKE_FILE, SCREEN_FILE, FRAMES_FILE = "smoke.json", "screen.json", "frames.npy"
 
-
-def cand_dir_name(iteration: int, index: int) -> str:
-    """`iter_<i>/cand_<j>` relative to the run folder."""
-    return f"iter_{iteration}/cand_{index}"
+__all__ = [  # the file names are re-exported from `names`, their first home
+    "ANALYSIS_FILE",
+    "ATTEMPTS_FILE",
+    "BEST_DIR",
+    "CANDIDATE_FILE",
+    "CRITIC_FILE",
+    "EPISODES_FILE",
+    "EVALUATION_FILE",
+    "EVAL_DIR",
+    "EVENTS_FILE",
+    "FINAL_DIR",
+    "FRAMES_FILE",
+    "LLM_DIR",
+    "LOCK_FILE",
+    "METRICS_FILE",
+    "MODEL_FILE",
+    "OWNER_FILE",
+    "REWARD_FILE",
+    "RUN_FILE",
+    "SANDBOX_FILE",
+    "SCREEN_FILE",
+    "SMOKE_FILE",
+    "SUMMARY_FILE",
+    "TASK_FILE",
+    "TRAJECTORIES_FILE",
+    "WEIGHTS_FILE",
+    "cand_dir_name",
+    "Record",
+    "CandidateRecord",
+    "Attempt",
+    "Attempts",
+    "Finding",
+    "CriticRecord",
+    "MetricsPoint",
+    "Evaluation",
+    "TrainSummary",
+    "FinalSeed",
+    "FinalResult",
+    "RunSummary",
+    "Flag",
+    "Analysis",
+    "as_number",
+    "read_object",
+    "check_record",
+    "read_record",
+    "Reported",
+    "R",
+]
 
 
 class Record(BaseModel):
@@ -130,13 +179,13 @@ class MetricsPoint(Record):
     timesteps: float
     fitness: Reported = None
     components: dict[str, float] = {}
-    """Each component's mean episode sum; a value that is not a number is left out."""
+    """Each component's mean episode sum; a value that is not a finite number is left out, names are cleaned and
+    capped (`rewardsmith.files.clean_components`)."""
 
     @field_validator("components", mode="before")
     @classmethod
     def _numbers_only(cls, value: Any) -> dict[str, float]:
-        items = value.items() if isinstance(value, dict) else ()
-        return {str(k): number for k, v in items if (number := as_number(v)) is not None}
+        return clean_components(value)
 
     @field_validator("timesteps", mode="before")
     @classmethod
@@ -178,6 +227,7 @@ class TrainSummary(Record):
     return_: float | None = Field(None, alias="return")
     native_return: float | None = None
     components: dict[str, float] = {}
+    """Capped and cleaned as in `MetricsPoint` (`rewardsmith.files.clean_components`)."""
     episodes: int = 0
     timesteps: int = 0
     wall_s: float = 0.0
@@ -186,6 +236,11 @@ class TrainSummary(Record):
     device: str = ""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    @field_validator("components", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> dict[str, float]:
+        return clean_components(value)
 
 
 class FinalSeed(Record):
@@ -243,6 +298,11 @@ class RunSummary(Record):
     cost_usd: float | None = None
     """None in a summary that does not say (readers then add up the LLM call log)."""
     final: FinalResult | None = None
+    selection: dict[str, Any] | None = None
+    """How the best was chosen (`rewardsmith.search.selection.Pick.as_dict`)."""
+    signal: dict[str, Any] | None = None
+    """Whether the top rung carried signal (`rewardsmith.search.calibration.Signal`, with the random policy's
+    fitness), judged before the final retraining; None in older runs."""
     human_normalized: float | None = None
     wall_s: float = 0.0
     error: str | None = None

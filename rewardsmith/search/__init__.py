@@ -1,15 +1,22 @@
 """The search: iterations of designer, critic, trainer and analyzer, then the final retraining.
 
-- `loop`: one run, resumable at candidate granularity.
+- `loop`: one run, resumable at candidate granularity. An iteration is one route for its candidates:
+  `design_round` (design, critique, repair, screen) -> `halving` (training) -> `analysis_round`.
+- `session`: `Search`, what a run holds while it runs (config, model, executor, the env description built once).
+- `design_round`: the designer's round and each candidate's attempt loop (critic, screen, repair requests).
+- `analysis_round`: the analyzer over the round's trained candidates.
 - `selection`: the noise-aware rule that picks the best candidate (lower confidence bound) and says whether the
   winner is distinguishable from the runner-up.
-- `halving`: successive halving of an iteration's candidates over training rungs, resumed from checkpoints.
+- `halving`: successive halving of an iteration's candidates over training rungs, resumed from checkpoints (the
+  one way a candidate is trained in the search).
 - `final`: the best candidate's retraining on several seeds (announced, skippable, sharing the search's work),
   `summary.json`.
 - `training`: train a reward, then measure the policy in the evaluation worker (the fitness that decides).
 - `calibration`: whether a task's search budget tells a good reward from a weak one (`rewardsmith calibrate`),
   and the run-time verdict when a search's top rung carried no signal.
+- `saved_policy`: a saved policy measured again by the trusted evaluation worker (`rewardsmith evaluate`).
 - `baselines`: the human (env reward) and sparse (success-only) baselines, cached.
 - `batch`: one search per task of a list on a shared worker pool.
-- `progress`, `batch_progress`: live views of a run and of a batch.
+- `live`, `batch_live`: the live views of a run and of a batch (the progress display; the progress-count
+  bonus is `rewardsmith.reward.progress`).
 """

@@ -37,14 +37,14 @@ from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.claim import RUNS_DIR, adopt, claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder, versions
+from rewardsmith.run_folder.names import BATCH_FILE, BATCH_LOCK_FILE, SUMMARY_FILE, TASK_ERROR_FILE
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.sandbox.launch import pid_alive
-from rewardsmith.search.batch_progress import BatchProgress, make_batch_progress
+from rewardsmith.search.batch_live import BatchProgress, make_batch_progress
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
 
-BATCH_FILE, SUMMARY_FILE, LOCK_FILE = "batch.json", "summary.json", "batch.lock"
 BATCH_LEVEL = ("task", "out", "workers")
 """RunConfig fields a batch sets for each task itself: the task, its folder in the batch folder, the shared pool."""
 RUN_OPTIONS = tuple(name for name in RunConfig.model_fields if name not in BATCH_LEVEL)
@@ -166,7 +166,7 @@ def manifest(batch_dir: Path) -> dict[str, Any]:
 
 
 def _acquire(path: Path) -> None:
-    lock = path / LOCK_FILE
+    lock = path / BATCH_LOCK_FILE
     try:
         pid = int(lock.read_text().strip())
     except (OSError, ValueError):
@@ -213,7 +213,7 @@ def _execute(path: Path, progress: BatchProgress | None) -> Path:
             executor.shutdown()
         progress.stop()
         save(status)
-        (path / LOCK_FILE).unlink(missing_ok=True)
+        (path / BATCH_LOCK_FILE).unlink(missing_ok=True)
     return path
 
 
@@ -261,10 +261,6 @@ def _run_task(
     progress.finish(name, status, error)
     done("running")
     return status
-
-
-TASK_ERROR_FILE = "task_error.json"
-"""In a task's run folder: why the task was refused before its run started (a broken env or scorer)."""
 
 
 def task_row(path: Path, task: dict[str, Any]) -> dict[str, Any]:

@@ -6,17 +6,17 @@ checkpoint), and `summary.json`. The selection rule itself lives in `rewardsmith
 from __future__ import annotations
 
 import math
-import os
-import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from rewardsmith.config import RunConfig
-from rewardsmith.errors import RewardsmithError
+from rewardsmith.config import ResolvedConfig
+from rewardsmith.errors import RewardsmithError, RunFolderError
+from rewardsmith.files import write_bytes_atomic
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import CHECKPOINT_FILE, FINAL_DIR, REWARD_FILE, Event
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
@@ -24,12 +24,13 @@ from rewardsmith.run_folder.records import (
     WEIGHTS_FILE,
     CandidateRecord,
     Evaluation,
+    FinalResult,
+    RunSummary,
     read_record,
 )
 from rewardsmith.search.baselines import load_cached, normalized_score
 from rewardsmith.search.calibration import Signal, learning_signal
-from rewardsmith.search.halving import CHECKPOINT_FILE
-from rewardsmith.search.progress import Progress
+from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import best_record, pick, rule_for
 from rewardsmith.search.training import (
     RANDOM_POLICY_DIR,
@@ -53,20 +54,20 @@ def finished_seeds(folder: RunFolder, candidate: str) -> dict[int, dict[str, Any
     back: a seed without such an event is trained and evaluated again (issue 10, item 5)."""
     rows: dict[int, dict[str, Any]] = {}
     for e in folder.events():
-        if e.get("event") == "final_seed_done" and e.get("candidate") == candidate and e.get("status") == "ok":
+        if e.get("event") == Event.FINAL_SEED_DONE and e.get("candidate") == candidate and e.get("status") == "ok":
             row = {k: e.get(k) for k in SEED_KEYS}
             if isinstance(row["seed"], int):
                 rows[row["seed"]] = row
     return rows
 
 
-def final_plan(folder: RunFolder, config: RunConfig, best: CandidateRecord) -> dict[int, str]:
+def final_plan(folder: RunFolder, config: ResolvedConfig, best: CandidateRecord) -> dict[int, str]:
     """Seed -> how the final retraining gets it: "reuse" (the search trained the winner on this seed with the full
     budget already), "resume" (continue the winner's own rung checkpoint on this seed) or "train" (from scratch)."""
     plan = {}
     checkpoint = folder.cand_dir(best.iteration, best.index) / CHECKPOINT_FILE
-    total = config.final_timesteps or 0
-    for seed in [config.seed + k for k in range(config.final_seeds or 0)]:
+    total = config.final_timesteps
+    for seed in [config.seed + k for k in range(config.final_seeds)]:
         same = seed == config.seed and best.timesteps > 0
         # the search's budget is the final one and the winner reached it (PPO rounds a budget up to whole
         # rollouts: a 20,000-step budget trains 20,480)
@@ -80,11 +81,16 @@ def final_plan(folder: RunFolder, config: RunConfig, best: CandidateRecord) -> d
 
 
 def announce_final(
-    folder: RunFolder, config: RunConfig, best: CandidateRecord, plan: dict[int, str], progress: Progress, workers: int
+    folder: RunFolder,
+    config: ResolvedConfig,
+    best: CandidateRecord,
+    plan: dict[int, str],
+    progress: Progress,
+    workers: int,
 ) -> dict[str, Any]:
     """Say what the final retraining will cost before it starts (env steps, and a time estimate from the winner's
     own measured training speed); returns the announcement, also recorded as an event."""
-    total = config.final_timesteps or 0
+    total = config.final_timesteps
     steps = sum(total - (best.timesteps if how == "resume" else 0) for how in plan.values() if how != "reuse")
     speed = best.timesteps / best.wall_s if best.wall_s > 0 and best.timesteps else None
     rounds = math.ceil(sum(how != "reuse" for how in plan.values()) / max(1, workers))
@@ -105,7 +111,7 @@ def judge_signal(folder: RunFolder, spec: TaskSpec, executor: Executor) -> Signa
     random = read_record(folder.path / RANDOM_POLICY_DIR / EVAL_DIR / EVALUATION_FILE, Evaluation)
     signal = learning_signal(folder.candidates(), random, spec)
     folder.event(
-        "search_signal",
+        Event.SEARCH_SIGNAL,
         **signal.as_dict(),
         random_fitness=random.fitness_mean if random else None,
         random_fitness_se=random.fitness_se if random else None,
@@ -115,11 +121,13 @@ def judge_signal(folder: RunFolder, spec: TaskSpec, executor: Executor) -> Signa
 
 def search_signal(folder: RunFolder) -> dict[str, Any] | None:
     """The last `search_signal` event's verdict, message and random-policy fitness (None before the final phase)."""
-    event = next((e for e in reversed(folder.events()) if e.get("event") == "search_signal"), None)
+    event = next((e for e in reversed(folder.events()) if e.get("event") == Event.SEARCH_SIGNAL), None)
     return {k: v for k, v in event.items() if k not in ("event", "t")} if event else None
 
 
-def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progress: Progress) -> dict[str, Any] | None:
+def retrain_best(
+    folder: RunFolder, config: ResolvedConfig, executor: Executor, progress: Progress
+) -> dict[str, Any] | None:
     """Train the best reward with `final_timesteps` on `final_seeds` seeds in parallel; seeds already done are kept,
     the search's own full-budget training of the winner is reused, a rung checkpoint is resumed. None when
     `final_seeds` is 0 (skipped)."""
@@ -131,19 +139,20 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
         progress.log(f"warning: {signal.message}")
     if config.final_seeds == 0:
         progress.log(f"final retraining skipped (--final-seeds 0); the result is {best.id}'s search fitness")
-        folder.event("final_skipped", candidate=best.id)
+        folder.event(Event.FINAL_SKIPPED, candidate=best.id)
         return None
     plan = final_plan(folder, config, best)
     cost = announce_final(folder, config, best, plan, progress, executor.workers)
-    final_dir = folder.path / "final"
+    final_dir = folder.path / FINAL_DIR
     final_dir.mkdir(exist_ok=True)
-    reward = final_dir / "reward.py"
+    reward = final_dir / REWARD_FILE
     if not reward.is_file():
-        tmp = final_dir / f".reward.py.{os.getpid()}.tmp"
-        shutil.copyfile(folder.cand_dir(best.iteration, best.index) / "reward.py", tmp)
-        os.replace(tmp, reward)
+        code = folder.cand_of(best).verified(folder.cand_of(best).reward_path)  # never a planted reward file
+        if code is None:
+            raise RunFolderError(f"{best.id}: its {REWARD_FILE} is missing or was not written by rewardsmith")
+        write_bytes_atomic(reward, code)
     seeds = list(plan)
-    folder.event("final_started", candidate=best.id, seeds=seeds, timesteps=config.final_timesteps, **cost)
+    folder.event(Event.FINAL_STARTED, candidate=best.id, seeds=seeds, timesteps=config.final_timesteps, **cost)
     done = finished_seeds(folder, best.id)
     cand = folder.cand_dir(best.iteration, best.index)
     eval_episodes = folder.spec().train.eval_episodes
@@ -171,7 +180,7 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
                 folder.path / TASK_FILE,
                 reward,
                 final_dir / f"seed_{seed}",
-                timesteps=(config.final_timesteps or 0) - (best.timesteps if resume else 0),
+                timesteps=(config.final_timesteps) - (best.timesteps if resume else 0),
                 seed=seed,
                 eval_episodes=eval_episodes,
                 executor=executor,
@@ -192,7 +201,7 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
             "error": result.error or None,
             "wall_s": round(result.wall_s, 3),
         }
-        folder.event("final_seed_done", candidate=best.id, reused=plan[seed] == "reuse", **row)
+        folder.event(Event.FINAL_SEED_DONE, candidate=best.id, reused=plan[seed] == "reuse", **row)
         progress.update(label, "trained" if result.ok else "failed", fitness=row["fitness"], reason=result.error[:100])
         return row
 
@@ -215,13 +224,15 @@ def retrain_best(folder: RunFolder, config: RunConfig, executor: Executor, progr
         "fitness_std": float(np.std(fitness)),
         "success_mean": float(np.mean(success)) if success else None,
     }
-    folder.event("final_done", candidate=best.id, fitness_mean=final["fitness_mean"], fitness_std=final["fitness_std"])
+    folder.event(
+        Event.FINAL_DONE, candidate=best.id, fitness_mean=final["fitness_mean"], fitness_std=final["fitness_std"]
+    )
     return final
 
 
 def write_summary(
     folder: RunFolder,
-    config: RunConfig,
+    config: ResolvedConfig,
     spec: TaskSpec,
     status: str,
     *,
@@ -232,27 +243,27 @@ def write_summary(
     """Write summary.json (see `rewardsmith.run_folder.folder` for its keys) and return it."""
     records = folder.candidates()
     best = best_record(records, rule=rule_for(config))
-    done = {e.get("iteration") for e in folder.events() if e.get("event") == "iteration_done"}
+    done = {e.get("iteration") for e in folder.events() if e.get("event") == Event.ITERATION_DONE}
     counts = {s: sum(r.status == s for r in records) for s in ("trained", "rejected", "failed", "designed")}
     baseline = load_cached(spec, config.final_timesteps) if final else None
-    summary = {
-        "status": status,
-        "task": spec.name,
-        "model": config.model,
-        "best_candidate": best.id if best else None,
-        "best_fitness": best.fitness if best else None,
-        "best_success_rate": best.success_rate if best else None,
-        "iterations": len(done),
-        "candidates": len(records),
+    summary = RunSummary(
+        status=status,
+        task=spec.name,
+        model=config.model,
+        best_candidate=best.id if best else None,
+        best_fitness=best.fitness if best else None,
+        best_success_rate=best.success_rate if best else None,
+        iterations=len(done),
+        candidates=len(records),
         **counts,
-        "repair_requests": sum(r.repair_rounds for r in records),
-        "selection": pick(records, rule=rule_for(config)).as_dict(),
-        "signal": search_signal(folder),
+        repair_requests=sum(r.repair_rounds for r in records),
+        selection=pick(records, rule=rule_for(config)).as_dict(),
+        signal=search_signal(folder),
         **folder.llm_totals(),
-        "final": final,
-        "human_normalized": normalized_score(spec, final["fitness_mean"], baseline) if final else None,
-        "wall_s": round(time.time() - started, 3),
-        "error": error,
-    }
+        final=FinalResult.model_validate(final) if final else None,
+        human_normalized=normalized_score(spec, final["fitness_mean"], baseline) if final else None,
+        wall_s=round(time.time() - started, 3),
+        error=error,
+    )
     folder.write_summary(summary)
-    return summary
+    return summary.model_dump()

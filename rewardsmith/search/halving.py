@@ -27,12 +27,20 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from rewardsmith.config import RunConfig
+from rewardsmith.config import ResolvedConfig
 from rewardsmith.errors import RewardsmithError
-from rewardsmith.files import read_json, write_json_atomic
+from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import CRITIC_FILE, WEIGHTS_FILE, CandidateRecord
-from rewardsmith.search.progress import Progress
+from rewardsmith.run_folder.names import (
+    CHECKPOINT_FILE,
+    HALVING_FILE,
+    REWARD_FILE,
+    RUNG_SCREEN_DIR,
+    Event,
+    iter_dir_name,
+)
+from rewardsmith.run_folder.records import WEIGHTS_FILE, CandidateRecord
+from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import pick, ranked, standard_error
 from rewardsmith.search.training import (
     record_training,
@@ -51,12 +59,6 @@ TrainRung = Callable[[CandidateRecord, int, bool], CandidateRecord]
 ScreenRung = Callable[[list[CandidateRecord]], dict[str, ScreenReport]]
 """(the first rung's trained candidates) -> {candidate id: the trajectory screen's verdict}; a candidate without
 a verdict (the screen could not run) counts as passed."""
-
-HALVING_FILE = "halving.json"
-RUNG_SCREEN_DIR = "rung_screen"
-"""Where a candidate's first-cut screen writes its verdict (`screen.json`) and its worker folder."""
-CHECKPOINT_FILE = "checkpoint.safetensors"
-"""A candidate's policy at the end of its last rung, kept by the parent for the next rung to resume."""
 
 
 def rung_budgets(timesteps: int, fractions: list[float], minimum: int = 1) -> list[int]:
@@ -151,6 +153,32 @@ def screened_order(order: list[CandidateRecord], verdicts: dict[str, ScreenRepor
     return passed + [r for r in order if r not in passed]
 
 
+def cut(
+    rung: Rung, ok: list[CandidateRecord], keep: float, previous: dict[str, CandidateRecord] | None
+) -> list[CandidateRecord]:
+    """Who of a rung's trained candidates `ok` goes on, best first: the `keep` fraction by the noise-aware rank (the
+    screen's rejects behind, `screened_order`), at least two unless the leader is distinguishable, and, given the
+    candidates' records at the `previous` rung, without a survivor whose curve went flat (`is_flat`) unless that
+    leaves a close call with one. Why each other one stopped goes into `rung.stopped`."""
+    order = screened_order(ranked(ok), rung.screen)
+    going = order[: survivors(len(ok), keep)]
+    for r in order[len(going) :]:
+        verdict = rung.screen.get(r.id)
+        rung.stopped[r.id] = "halved" if verdict is None or verdict.passed else f"screened out: {verdict.message}"
+    if len(going) == 2 > by_fraction(len(ok), keep) and pick(going).distinguishable:
+        rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
+        going = going[:1]
+    if previous is None:
+        return going
+    flat = [r for r in going[1:] if is_flat(previous.get(r.id), r)]
+    kept = [r for r in going if r not in flat]
+    if len(kept) < 2 <= len(going) and not pick([going[0], flat[0]]).distinguishable:
+        kept.append(flat.pop(0))  # a close call keeps two, however noisy the runner-up's curve
+    for r in flat:
+        rung.stopped[r.id] = "flat curve"
+    return [r for r in going if r in kept]
+
+
 def successive_halving(
     records: list[CandidateRecord],
     train: TrainRung,
@@ -192,25 +220,9 @@ def successive_halving(
             if on_rung:
                 on_rung(rung)
             break
-        order = ranked(ok)
         if screen is not None and index == 0:
             rung.screen = screen(ok)
-            order = screened_order(order, rung.screen)
-        going = order[: survivors(len(ok), keep)]
-        for r in order[len(going) :]:
-            verdict = rung.screen.get(r.id)
-            rung.stopped[r.id] = "halved" if verdict is None or verdict.passed else f"screened out: {verdict.message}"
-        if len(going) == 2 > by_fraction(len(ok), keep) and pick(going).distinguishable:
-            rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
-            going = going[:1]
-        if stop_flat:
-            flat = [r for r in going[1:] if is_flat(previous.get(r.id), r)]
-            kept = [r for r in going if r not in flat]
-            if len(kept) < 2 <= len(going) and not pick([going[0], flat[0]]).distinguishable:
-                kept.append(flat.pop(0))  # a close call keeps two, however noisy the runner-up's curve
-            for r in flat:
-                rung.stopped[r.id] = "flat curve"
-            going = [r for r in going if r in kept]
+        going = cut(rung, ok, keep, previous if stop_flat else None)
         rung.promoted = [r.id for r in going]
         rungs.append(rung)
         if on_rung:
@@ -221,7 +233,7 @@ def successive_halving(
 
 
 def rung_trainer(
-    folder: RunFolder, config: RunConfig, spec: TaskSpec, executor: Executor, progress: Progress
+    folder: RunFolder, config: ResolvedConfig, spec: TaskSpec, executor: Executor, progress: Progress
 ) -> TrainRung:
     """The `TrainRung` of a run: one sandboxed training job per rung in the candidate's folder, measured by the
     trusted evaluation worker (`rewardsmith.search.training.train_and_evaluate`). A resumed rung starts from the
@@ -235,7 +247,7 @@ def rung_trainer(
         done = record.timesteps if resume else 0
         warm = warm_start(folder, record) if config.warm_start and not resume and record.timesteps == 0 else None
         folder.event(
-            "training_started",
+            Event.TRAINING_STARTED,
             candidate=record.id,
             timesteps=timesteps,
             resumed_from=done or None,
@@ -244,18 +256,18 @@ def rung_trainer(
         progress.update(record.id, "training", done=done, total=timesteps)
         result, evaluation = train_and_evaluate(
             spec.source,
-            cand / "reward.py",
+            cand / REWARD_FILE,
             cand,
             timesteps=timesteps - done,
             seed=config.seed,
-            eval_episodes=rung_episodes(spec.train.eval_episodes, timesteps, config.timesteps or spec.train.timesteps),
+            eval_episodes=rung_episodes(spec.train.eval_episodes, timesteps, config.timesteps),
             executor=executor,
             device=config.device,
             on_progress=lambda d, t: progress.update(record.id, "training", done=done + d, total=timesteps),
             on_eval_progress=lambda d, t: progress.update(record.id, "evaluating", done=d, total=t),
             continue_from=checkpoint if resume else warm,
             timesteps_done=done,
-            reward_budget_s=reward_budget(read_json(cand / CRITIC_FILE)),
+            reward_budget_s=reward_budget(folder.cand_of(record).verified_json(folder.cand_of(record).critic_path)),
             options=config.job_options(),
         )
         record = record_training(folder, record, result, evaluation, timesteps)
@@ -286,13 +298,13 @@ def rung_screener(
             progress.update(record.id, "screen")
             try:
                 verdict = screen(
-                    spec, cand / "reward.py", cand / RUNG_SCREEN_DIR, archives, executor=executor, min_signal=0.0
+                    spec, cand / REWARD_FILE, cand / RUNG_SCREEN_DIR, archives, executor=executor, min_signal=0.0
                 )
             except RewardsmithError as e:
                 progress.log(f"{record.id}: the first-cut screen could not run, no verdict ({e})")
                 return None
             folder.event(
-                "screen_done",
+                Event.SCREEN_DONE,
                 candidate=record.id,
                 iteration=iteration,
                 rung=1,
@@ -325,7 +337,7 @@ def first_rung_minimum(spec: TaskSpec, explicit: bool = False) -> int:
 
 def halve_iteration(
     folder: RunFolder,
-    config: RunConfig,
+    config: ResolvedConfig,
     spec: TaskSpec,
     executor: Executor,
     progress: Progress,
@@ -335,18 +347,18 @@ def halve_iteration(
     """Run successive halving over an iteration's designed (or, on resume, partly trained) candidates and write
     `iter_<i>/halving.json`; returns the rungs (none, and no file, when no candidate is left to train)."""
     budgets = rung_budgets(
-        config.timesteps or spec.train.timesteps,
+        config.timesteps,
         config.rung_fractions(),
         first_rung_minimum(spec, explicit=config.rungs is not None),
     )
     rows: list[dict] = []
-    path = folder.path / f"iter_{iteration}" / HALVING_FILE
+    path = folder.path / iter_dir_name(iteration) / HALVING_FILE
 
     def record_rung(rung: Rung) -> None:
         rows.append(rung.as_dict())
         write_json_atomic(path, {"budgets": budgets, "keep": config.keep, "stop_flat": config.stop_flat, "rungs": rows})
         folder.event(
-            "rung_done",
+            Event.RUNG_DONE,
             iteration=iteration,
             rung=rung.index,
             timesteps=rung.timesteps,

@@ -18,6 +18,7 @@ from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_capped, remove_tree, write_bytes_atomic
 from rewardsmith.reward.wrappers import RewardSource
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, WARM_START_FILE
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
@@ -187,9 +188,6 @@ def remeasure(
     )
 
 
-RANDOM_POLICY_DIR = "random_policy"
-
-
 def random_policy_archive(folder: RunFolder, spec_path: Path | None, executor: Executor, episodes: int) -> Path | None:
     """The screen's reference episodes: `episodes` of uniform random actions, played once per run by the
     evaluation worker (no candidate code) into `random_policy/eval/`; later calls (and a resume) reuse them once
@@ -226,9 +224,6 @@ def screen_archives(
     }
 
 
-WARM_START_FILE = "warm_start.safetensors"
-
-
 def warm_start(folder: RunFolder, record: CandidateRecord) -> Path | None:
     """`--warm-start` (stable-eureka's): copy the policy weights of the candidate's parent (the best of the
     earlier iterations) into its folder, for its first training job to start from; None without a trained parent.
@@ -257,11 +252,10 @@ def fresh_seeds(n: int) -> list[int]:
 
 def reward_budget(critic: dict[str, Any] | None) -> float | None:
     """The per-call budget in seconds for the training worker: `BUDGET_FACTOR` times the critic's measured median
-    (from `critic.json` or its "stats", as the parent wrote them), at least `BUDGET_FLOOR_S`; None if the
-    critic measured nothing."""
-    stats = critic.get("stats", critic) if isinstance(critic, dict) else None
+    (from `critic.json` as the parent wrote it: `stats.dynamic.time_ms.median`), at least `BUDGET_FLOOR_S`; None
+    if the critic measured nothing."""
     try:
-        median_ms = float(((stats or {}).get("dynamic") or {})["time_ms"]["median"])
+        median_ms = float((critic or {})["stats"]["dynamic"]["time_ms"]["median"])
     except (KeyError, TypeError, ValueError):
         return None
     return max(BUDGET_FACTOR * median_ms / 1000, BUDGET_FLOOR_S) if median_ms >= 0 else None
@@ -297,6 +291,12 @@ def record_training(
     else:
         update.update(status="failed", reason=f"[training] {result.error}")
     record = record.model_copy(update=update)
+    if (
+        record.status == "trained"
+        and evaluation is not None
+        and not folder.cand_of(record).accept_evaluation(evaluation)
+    ):
+        record = record.model_copy(update={"status": "failed", "reason": "[evaluation] evaluation.json changed"})
     folder.save_candidate(record)
     folder.event(
         "training_done",

@@ -2,12 +2,14 @@
 
 - `prompts/`: the Jinja2 templates (package data) and their one renderer.
 - `env_description`: the environment description the LLM sees (Text2Reward style).
+- `obs_labels`: the observation layout of a MuJoCo env, found by matching obs elements against state quantities.
 - `obs_layouts`: documented observation/action layouts of non-MuJoCo and mocap envs, the source fallback, manipulation notes.
 - `designer`, `extract`: prompting the LLM for reward files and pulling the code out of its replies.
 - `history`: what the designer is shown of earlier iterations (the best, other candidates as diffs, the table).
 - `critic`: static, dynamic (sandboxed smoke run) and semantic (LLM review) checks.
 - `screen`: CARD's trajectory preference check on archived episodes, before any RL.
 - `analyzer`: what a trained policy did, as statistics and feedback for the designer.
+- `feedback`: the analyzer's feedback text (curves labelled as the training worker's, untrusted).
 - `reflection`: judgements on trusted data for the analyzer: reward-hacking evidence, named ends, step traces.
 - `run_replay`: the analyzer's sandboxed replay of a reward over the run's evaluation episodes (its own, other candidates').
 - `human_feedback`: `--feedback ask|FILE`: the user's sentence or ranking after an iteration, recorded and replayed.

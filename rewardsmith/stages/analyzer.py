@@ -20,52 +20,67 @@ LLM, shown the reward code, the environment description and the task, summarises
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rewardsmith.errors import LLMError
-from rewardsmith.files import read_jsonl, write_json_atomic
-from rewardsmith.run_folder.records import (
+from rewardsmith.files import clean_components, read_jsonl, write_json_atomic
+from rewardsmith.llm import Model
+from rewardsmith.run_folder.candidate import CandidateFolder, candidate_at
+from rewardsmith.run_folder.names import (
+    ANALYSIS_FILE,
     EPISODES_FILE,
     EVAL_DIR,
     EVALUATION_FILE,
     METRICS_FILE,
-    Evaluation,
-    read_record,
+    REWARD_FILE,
 )
+from rewardsmith.run_folder.records import Evaluation, read_record
+from rewardsmith.stages.feedback import feedback_text, finite, g, spaced, steps_text
 from rewardsmith.stages.reflection import (
-    TRAINING_PAIRS,
     end_reason,
     hacking_evidence,
-    of_candidates,
     return_fitness_pairs,
     trace_budget,
     trace_lines,
 )
 from rewardsmith.stages.run_replay import recorded_episodes, replay_evaluation
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 
-ANALYSIS_FILE = "analysis.json"
-CURVE_POINTS = 10
+MAX_EPISODES_BYTES = 16 * 2**20
 STATE_ROWS = 10
 DOMINANCE_RATIO = 100.0
 PROGRESS_GAIN = 0.05  # no learning progress: best later fitness within 5% of the first evaluation
 EARLY_TERMINATION = 0.5  # flag when at least half the final eval episodes ended by termination
 
 
-def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = False) -> dict[str, Any]:
-    """Analyse one trained candidate folder; write and return `analysis.json` (never raises on bad files)."""
+def analyze(
+    spec: TaskSpec,
+    cand_dir: Path,
+    *,
+    model: Model | None,
+    executor: Executor,
+    env_description: str | None,
+    llm_summary: bool = False,
+) -> dict[str, Any]:
+    """Analyse one trained candidate folder; write and return `analysis.json` (never raises on bad files).
+
+    The reward's replay runs through `executor`; `model` sizes the step traces and, with `llm_summary`, writes
+    the summary from the run's `env_description` (`model=None` or `env_description=None`: no summary)."""
     cand_dir = Path(cand_dir)
+    cand = candidate_at(cand_dir)
     metrics, problems = read_jsonl(cand_dir / METRICS_FILE)
     episodes, more = read_jsonl(cand_dir / EVAL_DIR / EPISODES_FILE)  # the evaluation worker's, never training's
     problems = [p.replace(f"{cand_dir}/", "") for p in problems + more]
-    summary = _read_evaluation(cand_dir / EVAL_DIR / EVALUATION_FILE, problems)
-    train = [m for m in metrics if m.get("kind") == "train" and _num(m.get("timesteps")) is not None]
-    evals = [m for m in metrics if m.get("kind") == "eval" and _num(m.get("timesteps")) is not None]
-    episodes = [e for e in episodes if _num(e.get("fitness")) is not None]
+    if cand is not None and cand.verified(cand.episodes_path, MAX_EPISODES_BYTES) is None:
+        episodes = []  # in a run: only the episodes the parent accepted with the evaluation
+    summary = _read_evaluation(cand_dir / EVAL_DIR / EVALUATION_FILE, problems, cand)
+    train = [m for m in metrics if m.get("kind") == "train" and finite(m.get("timesteps")) is not None]
+    evals = [m for m in metrics if m.get("kind") == "eval" and finite(m.get("timesteps")) is not None]
+    episodes = [e for e in episodes if finite(e.get("fitness")) is not None]
     if metrics and not train:
         problems.append(f"{METRICS_FILE}: no 'train' lines (no per-component data)")
     if metrics and not evals:
@@ -84,7 +99,7 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
     }
     code = _read_code(cand_dir)
     path, recorded, analysis["traces"] = recorded_episodes(cand_dir)
-    components, pairs = replay_evaluation(spec, cand_dir, path, recorded, episodes, summary, analysis)
+    components, pairs = replay_evaluation(spec, cand_dir, path, recorded, episodes, summary, analysis, executor)
     if recorded:
         analysis["traces"] = trace_lines(spec, recorded, episodes, code, trace_budget(model), components)
     candidates = len(analysis["replay"]["candidates"])
@@ -108,30 +123,28 @@ def analyze(spec: TaskSpec, cand_dir: Path, *, model=None, llm_summary: bool = F
     analysis["flags"] = flags(analysis)
     analysis["problems"] = problems
     analysis["feedback"] = feedback_text(analysis)
-    if llm_summary and model is not None:
-        _add_llm_summary(analysis, spec, model, code)
-    write_json_atomic(cand_dir / ANALYSIS_FILE, analysis)
+    if llm_summary and model is not None and env_description is not None:
+        _add_llm_summary(analysis, spec, model, code, env_description)
+    if cand is not None:
+        cand.save_analysis(analysis)  # signed: only this analysis is ever shown or prompted
+    else:
+        write_json_atomic(cand_dir / ANALYSIS_FILE, analysis)
     return analysis
 
 
 def _read_code(cand_dir: Path) -> str:
     """The candidate's reward code (shown to the analyzer LLM and read for the step traces' columns)."""
     try:
-        return (cand_dir / "reward.py").read_text(encoding="utf-8")[:20000]
+        return (cand_dir / REWARD_FILE).read_text(encoding="utf-8")[:20000]
     except (OSError, UnicodeDecodeError):
         return ""
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
-def _read_evaluation(path: Path, problems: list[str]) -> dict[str, Any]:
-    """The final numbers of the evaluation worker's `evaluation.json` (the only fitness that decides anything);
-    the learning curves and components come from `metrics.jsonl`, reported by the training worker."""
-    evaluation = read_record(path, Evaluation)
+def _read_evaluation(path: Path, problems: list[str], cand: CandidateFolder | None = None) -> dict[str, Any]:
+    """The final numbers of the evaluation worker's `evaluation.json` (the only fitness that decides anything;
+    in a run's candidate folder only as the parent accepted it); the learning curves and components come from
+    `metrics.jsonl`, reported by the training worker."""
+    evaluation = cand.evaluation() if cand is not None else read_record(path, Evaluation)
     if evaluation is None:
         problems.append(f"{EVAL_DIR}/{EVALUATION_FILE}: missing or unreadable")
         return {}
@@ -148,7 +161,7 @@ def _final(summary: dict[str, Any], episodes: list[dict]) -> dict[str, float | N
     """Final evaluation numbers: from the evaluation worker's evaluation.json, else recomputed from its
     eval_episodes.jsonl ("return" only where an episode carries one: the evaluation worker runs no reward)."""
     keys = ("fitness", "success_rate", "ep_len", "return")
-    final = {k: _num(summary.get(k)) for k in keys}
+    final = {k: finite(summary.get(k)) for k in keys}
     if episodes:
         recomputed = {
             "fitness": [e.get("fitness") for e in episodes],
@@ -157,7 +170,7 @@ def _final(summary: dict[str, Any], episodes: list[dict]) -> dict[str, float | N
             "return": [e.get("return") for e in episodes],
         }
         for key, values in recomputed.items():
-            numbers = [float(v) for v in values if v is not None and (_num(v) is not None or isinstance(v, bool))]
+            numbers = [float(v) for v in values if v is not None and (finite(v) is not None or isinstance(v, bool))]
             if final[key] is None and numbers:
                 final[key] = float(np.mean(numbers))
     return final
@@ -165,12 +178,8 @@ def _final(summary: dict[str, Any], episodes: list[dict]) -> dict[str, float | N
 
 def _curve(lines: list[dict], key: str) -> list[tuple[int, float]]:
     """(timesteps, value) per line; a repeated timesteps keeps its last value (no repeated points)."""
-    points = {int(m["timesteps"]): float(m[key]) for m in lines if _num(m.get(key)) is not None}
+    points = {int(m["timesteps"]): float(m[key]) for m in lines if finite(m.get(key)) is not None}
     return sorted(points.items())
-
-
-def _spaced(n: int, k: int = CURVE_POINTS) -> list[int]:
-    return sorted({int(round(i)) for i in np.linspace(0, n - 1, min(n, k))}) if n else []
 
 
 def component_curves(train: list[dict]) -> dict[str, dict[str, Any]]:
@@ -178,18 +187,16 @@ def component_curves(train: list[dict]) -> dict[str, dict[str, Any]]:
     series: dict[str, list[tuple[int, float]]] = {}
     per_step: dict[str, list[float]] = {}
     for line in train:
-        parts = line.get("components")
-        length = _num(line.get("ep_len"))
-        for name, value in parts.items() if isinstance(parts, dict) else ():
-            if _num(value) is not None:
-                series.setdefault(str(name), []).append((int(line["timesteps"]), float(value)))
-                if length:
-                    per_step.setdefault(str(name), []).append(float(value) / length)
+        length = finite(line.get("ep_len"))
+        for name, value in clean_components(line.get("components")).items():  # capped: names reach the prompt
+            series.setdefault(name, []).append((int(line["timesteps"]), value))
+            if length:
+                per_step.setdefault(name, []).append(value / length)
     curves = {}
     for name, points in series.items():
         values = np.array([v for _, v in points])
         curves[name] = {
-            "points": [points[i] for i in _spaced(len(points))],
+            "points": [points[i] for i in spaced(len(points))],
             "min": float(values.min()),
             "mean": float(values.mean()),
             "max": float(values.max()),
@@ -204,7 +211,7 @@ def component_curves(train: list[dict]) -> dict[str, dict[str, Any]]:
 def termination(episodes: list[dict]) -> dict[str, Any]:
     """How the final evaluation episodes ended: terminated vs truncated counts and the mean length."""
     ended = [e.get("termination") for e in episodes]
-    lengths = [float(e["length"]) for e in episodes if _num(e.get("length")) is not None]
+    lengths = [float(e["length"]) for e in episodes if finite(e.get("length")) is not None]
     n = len(episodes)
     return {
         "episodes": n,
@@ -231,14 +238,14 @@ def best_vs_worst(episodes: list[dict]) -> dict[str, Any]:
         shared = [n for n in stats_b if n in stats_w and isinstance(stats_b[n], dict) and isinstance(stats_w[n], dict)]
 
         def gap(name: str) -> float:
-            b, w = _num(stats_b[name].get("mean")), _num(stats_w[name].get("mean"))
+            b, w = finite(stats_b[name].get("mean")), finite(stats_w[name].get("mean"))
             return abs(b - w) if b is not None and w is not None else 0.0
 
         def constant(name: str) -> bool:
-            return all(_num(s[name].get("min")) == _num(s[name].get("max")) for s in (stats_b, stats_w))
+            return all(finite(s[name].get("min")) == finite(s[name].get("max")) for s in (stats_b, stats_w))
 
         def signature(name: str) -> tuple:
-            return tuple(_num(s[name].get(k)) for s in (stats_b, stats_w) for k in ("mean", "min", "max", "last"))
+            return tuple(finite(s[name].get(k)) for s in (stats_b, stats_w) for k in ("mean", "min", "max", "last"))
 
         seen: set[tuple] = set()
         kept = []
@@ -262,7 +269,7 @@ def flags(analysis: dict[str, Any]) -> list[dict[str, str]]:
             found.append(
                 {
                     "code": "constant-component",
-                    "message": f"component {name} stayed at {_g(c['mean'])} "
+                    "message": f"component {name} stayed at {g(c['mean'])} "
                     "all through training: it gives no learning signal",
                 }
             )
@@ -271,7 +278,7 @@ def flags(analysis: dict[str, Any]) -> list[dict[str, str]]:
             found.append(
                 {
                     "code": "dominant-component",
-                    "message": f"component {name} (mean |value| {_g(c['mean_abs'])}) "
+                    "message": f"component {name} (mean |value| {g(c['mean_abs'])}) "
                     f"is over {DOMINANCE_RATIO:g}x every other component: the others barely matter",
                 }
             )
@@ -285,7 +292,7 @@ def flags(analysis: dict[str, Any]) -> list[dict[str, str]]:
                 {
                     "code": "no-progress",
                     "message": f"fitness never rose above its first evaluation "
-                    f"({_g(first)}; best later {_g(best_later)}): the reward does not lead towards the task",
+                    f"({g(first)}; best later {g(best_later)}): the reward does not lead towards the task",
                 }
             )
     term = analysis["termination"]
@@ -294,111 +301,23 @@ def flags(analysis: dict[str, Any]) -> list[dict[str, str]]:
             {
                 "code": "early-termination",
                 "message": f"{term['terminated']} of {term['episodes']} final eval "
-                f"episodes ended by termination (mean length {_steps(term['mean_length'])} steps): the policy "
+                f"episodes ended by termination (mean length {steps_text(term['mean_length'])} steps): the policy "
                 "falls or leaves the healthy range; reward staying healthy or penalise what ends episodes",
             }
         )
     return found
 
 
-def _g(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3g}"
-
-
-def _steps(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0f}"
-
-
-def _curve_text(curve: list[tuple[int, float]], digits=_g) -> str:
-    return ", ".join(f"{digits(v)} @ {t}" for t, v in (curve[i] for i in _spaced(len(curve))))
-
-
-def feedback_text(analysis: dict[str, Any]) -> str:
-    """Compact plain text (<= ~70 lines) for the designer: curves, components, episode ends and traces, warnings."""
-    lines = []
-    final = analysis["final"]
-    shown_return = f", return of your reward {_g(final['return'])}" if final.get("return") is not None else ""
-    lines.append(
-        f"final evaluation: fitness {_g(final['fitness'])}, success rate {_g(final['success_rate'])}, "
-        f"episode length {_steps(final['ep_len'])} steps{shown_return}"
-    )
-    for label, key in (
-        ("fitness (trusted task score)", "fitness_curve"),
-        ("return (your reward)", "return_curve"),
-        ("episode length (steps)", "length_curve"),
-    ):
-        if analysis.get(key):
-            lines.append(f"{label} during training: {_curve_text(analysis[key])}")
-    comps = analysis["components"]
-    if comps:
-        lines.append("reward components (episode sums at evenly spaced points over training; mean per step):")
-        for name, c in list(comps.items())[:20]:
-            values = ", ".join(_g(v) for _, v in c["points"])
-            step = f"; per step {_g(c['per_step_mean'])}" if c.get("per_step_mean") is not None else ""
-            lines.append(f"  {name}: [{values}]  min {_g(c['min'])} mean {_g(c['mean'])} max {_g(c['max'])}{step}")
-    term = analysis["termination"]
-    if term["episodes"]:
-        lines.append(
-            f"final eval episodes: {term['terminated']} of {term['episodes']} "
-            f"({100 * term['terminated_fraction']:.0f}%) ended by termination, {term['truncated']} by the "
-            f"time limit; mean length {_steps(term['mean_length'])} steps"
-        )
-        ends: dict[str, int] = {}
-        for reason in analysis.get("ends") or []:
-            ends[reason] = ends.get(reason, 0) + 1
-        lines += [f"  ended: {reason}" + (f" (x{n})" if n > 1 else "") for reason, n in list(ends.items())[:6]]
-    ep = analysis["episodes"]
-    if ep:
-        b, w = ep["best"], ep["worst"]
-        lines.append(
-            f"best vs worst eval episode: fitness {_g(_num(b['fitness']))} vs {_g(_num(w['fitness']))}, "
-            f"length {b['length']} vs {w['length']}"
-        )
-        for name, row in ep["state"].items():
-            bs, ws = row["best"], row["worst"]
-            lines.append(
-                f"  {name}: mean {_g(_num(bs.get('mean')))} vs {_g(_num(ws.get('mean')))}, "
-                f"range [{_g(_num(bs.get('min')))}, {_g(_num(bs.get('max')))}] vs "
-                f"[{_g(_num(ws.get('min')))}, {_g(_num(ws.get('max')))}], "
-                f"last {_g(_num(bs.get('last')))} vs {_g(_num(ws.get('last')))}"
-            )
-    lines += analysis.get("traces") or []
-    corr = analysis["return_fitness_correlation"]
-    if corr.get("rho") is not None:
-        over = of_candidates(corr["episodes"], corr.get("candidates") or 1)
-        lines.append(
-            f"return of your reward vs trusted fitness: Spearman rho = {corr['rho']:.2f} over {over} "
-            f"(fitness spread {_g(corr['fitness_spread'])}; {corr.get('returns') or TRAINING_PAIRS})"
-        )
-    replay = analysis.get("replay") or {}
-    if replay.get("status") == "failed":
-        lines.append(
-            f"(your reward could not be replayed on the recorded evaluation episodes, {replay['reason'][:200]}; "
-            "the step traces show no component values and the return/fitness check uses the training worker's reports)"
-        )
-    elif replay.get("others_failed"):
-        lines.append(
-            f"(your reward failed on other candidates' recorded episodes, {replay['others_failed'][:200]}; "
-            "the return/fitness check uses this candidate's own episodes only)"
-        )
-    held = analysis["reward_hacking"].get("held_back") or []
-    if held and corr.get("rho") is not None and corr["rho"] < 0:
-        lines.append("  (too little evidence to judge reward hacking: " + "; ".join(held) + ")")
-    if analysis["flags"]:
-        lines.append("warnings:")
-        lines += [f"- {f['message']}" for f in analysis["flags"]]
-    if analysis["problems"]:
-        lines.append("missing data: " + "; ".join(analysis["problems"][:5]))
-    return "\n".join(lines[:70])
-
-
-def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model, code: str) -> None:
+def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model: Model, code: str, env_description: str) -> None:
     """Ask the model for likely failure causes and fixes, showing it the reward code, the environment
     description and the task; append to feedback, record tokens and cost."""
     response = None
     try:
         response = model.complete(
-            analyzer_messages(spec, code, analysis["feedback"]), role="analyzer", temperature=0.2, max_tokens=800
+            analyzer_messages(spec, code, analysis["feedback"], env_description),
+            role="analyzer",
+            temperature=0.2,
+            max_tokens=800,
         )
     except LLMError as e:
         analysis["problems"].append(f"LLM summary unavailable: {e}")
@@ -413,16 +332,15 @@ def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model, code: str)
     analysis["feedback"] += "\nanalysis of likely causes:\n" + text
 
 
-def analyzer_messages(spec: TaskSpec, code: str, feedback: str) -> list[dict[str, str]]:
+def analyzer_messages(spec: TaskSpec, code: str, feedback: str, env_description: str) -> list[dict[str, str]]:
     """The analyzer LLM's request: the task (with success and fitness unit), the environment, the code, the numbers."""
-    from rewardsmith.stages.critic import env_description
     from rewardsmith.stages.designer import task_text
     from rewardsmith.stages.prompts import render
 
     prompt = render(
         "analyzer.j2",
         task=task_text(spec),
-        env_description=env_description(spec).strip(),
+        env_description=env_description.strip(),
         code=code.strip(),
         feedback=feedback,
     )

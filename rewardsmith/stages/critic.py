@@ -1,7 +1,7 @@
 """The critic: static, dynamic and semantic checks of a reward file, before any training.
 
 1. static: the AST policy (`rewardsmith.sandbox.policy.check_source`): syntax, signature, imports.
-2. dynamic: a sandboxed worker (`rewardsmith.workers.smoke`) calls the reward on real transitions; the reward
+2. dynamic: a sandboxed worker (`rewardsmith.workers.critic`) calls the reward on real transitions; the reward
    never runs in this process. Contract violations, exceptions, slow calls and worker crashes are
    errors; a constant total and a dominant component are warnings (sent to the designer, not rejected).
 3. semantic: an LLM reviews the code against the task, seeing the smoke run's values (Auto MC-Reward's Reward
@@ -21,16 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import LLMError, RewardsmithError, TaskSpecError
-from rewardsmith.files import write_json_atomic
+from rewardsmith.files import MAX_COMPONENTS, clean_name, write_json_atomic
+from rewardsmith.llm import Model
 from rewardsmith.reward.contract import read_reward_source
 from rewardsmith.reward.progress import ProgressOptions
+from rewardsmith.run_folder.names import CRITIC_DIR, CRITIC_FILE
 from rewardsmith.sandbox.policy import check_progress_signature, check_source
 from rewardsmith.stages.prompts import render
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 
-CRITIC_FILE = "critic.json"
-WORKER_DIR = "critic"
 _VERDICT = re.compile(r"VERDICT\W{0,6}(OK|REVISE)\b", re.IGNORECASE)
 _PROBLEM = re.compile(r"^\s*(?:[-*\d.)]+\s*)?\**PROBLEM\**\s*:\**\s*(.+)$", re.IGNORECASE)
 MAX_MESSAGE = 2000
@@ -114,18 +115,20 @@ def critique(
     reward_path: Path,
     out_dir: Path,
     *,
-    model=None,
+    model: Model | None,
+    executor: Executor,
+    env_description: str | None,
     semantic: bool | None = None,
     ast_gate: bool = True,
     timeout_s: float = 120,
     options: dict[str, Any] | None = None,
-    executor=None,
 ) -> CriticReport:
     """Run the static, dynamic and semantic stages (each only if the previous passed); write critic.json.
 
-    `semantic=None` reviews with the LLM only for real API models (`model.kind == "api"`); `options` go to
-    the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.workers.smoke.DEFAULTS`). The smoke worker runs
-    through `executor` when given (a run's or batch's shared pool, local or Ray), else directly.
+    `semantic=None` reviews with the LLM only for real API models (`model.kind == "api"`); the review shows the
+    model `env_description` (the run's, built once); `model=None` or `env_description=None` mean no review can
+    run. `options` go to the smoke worker (e.g. `per_call_budget_ms`, see `rewardsmith.workers.critic.DEFAULTS`),
+    which runs through `executor` (a run's or batch's shared pool, local or Ray; `check`'s one-worker pool).
     """
     reward_path, out_dir = Path(reward_path).resolve(), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -138,7 +141,7 @@ def critique(
         findings, report.stats["dynamic"] = dynamic_findings(
             spec,
             reward_path,
-            out_dir / WORKER_DIR,
+            out_dir / CRITIC_DIR,
             ast_gate=ast_gate,
             timeout_s=timeout_s,
             options=options or {},
@@ -147,11 +150,11 @@ def critique(
         report.findings += findings
     review = semantic if semantic is not None else getattr(model, "kind", None) == "api"
     if review and not report.errors:
-        if model is None:
-            raise ValueError("semantic review needs a model: pass model=get_model(...)")
+        if model is None or env_description is None:
+            raise ValueError("a semantic review needs a model and the environment description")
         report.stats["stages"].append("semantic")
         findings, report.stats["semantic"], report.tokens, report.cost_usd = semantic_findings(
-            spec, source, model, report.stats.get("dynamic")
+            spec, source, model, env_description, report.stats.get("dynamic")
         )
         report.findings += findings
     report.accepted = not report.errors
@@ -172,14 +175,14 @@ def dynamic_findings(
     reward_path: Path,
     work_dir: Path,
     *,
+    executor: Executor,
     ast_gate: bool = True,
     timeout_s: float = 120,
     options: dict[str, Any] | None = None,
-    executor=None,
 ) -> tuple[list[CriticFinding], dict]:
     """Smoke-run the reward in a sandboxed worker; a crash, kill or timeout is an error finding."""
-    from rewardsmith.workers.run import read_json_file, run_job
-    from rewardsmith.workers.smoke import SMOKE_FILE
+    from rewardsmith.run_folder.names import SMOKE_FILE
+    from rewardsmith.workers.run import read_json_file
 
     if spec.source is None:
         raise TaskSpecError(f"task '{spec.name}' has no spec file; the critic worker re-reads the spec from disk")
@@ -191,7 +194,7 @@ def dynamic_findings(
         ast_gate=ast_gate,
         options={**(options or {}), "timeout_s": timeout_s, "stall_timeout_s": timeout_s},
     )
-    result = executor.submit(job).result() if executor is not None else run_job(job)
+    result = executor.submit(job).result()
     if result.status == "failed":
         raise RewardsmithError(
             f"the critic worker could not check {reward_path.name}: {result.error} (log: {work_dir / 'worker.log'})"
@@ -239,7 +242,7 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
         "time_ms": numbers(smoke.get("time_ms")),
         "budget_ms": numbers(smoke.get("budget")),
         "total": numbers(smoke.get("total")),
-        "components": {str(k)[:60]: numbers(v) for k, v in list(components.items())[:50]},
+        "components": {clean_name(k): numbers(v) for k, v in list(components.items())[:MAX_COMPONENTS]},
         **({"progress": progress} if progress else {}),
         "sandbox": {str(k): str(v)[:200] for k, v in sandbox.items()},
     }
@@ -260,7 +263,9 @@ def _progress_stats(raw: Any) -> dict[str, list[float]] | None:
     return out if len({len(v) for v in out.values()}) == 1 else None
 
 
-def critic_messages(spec: TaskSpec, source: str, smoke: dict[str, Any] | None = None) -> list[dict[str, str]]:
+def critic_messages(
+    spec: TaskSpec, source: str, env_description: str, smoke: dict[str, Any] | None = None
+) -> list[dict[str, str]]:
     """The semantic review request: task (with success and fitness unit), environment, code, smoke values."""
     from rewardsmith.stages.designer import task_text
 
@@ -272,7 +277,7 @@ def critic_messages(spec: TaskSpec, source: str, smoke: dict[str, Any] | None = 
     prompt = render(
         "critic.j2",
         task=task_text(spec),
-        env_description=env_description(spec).strip(),
+        env_description=env_description.strip(),
         code=source.strip(),
         smoke={"transitions": (smoke or {}).get("evaluated") or (smoke or {}).get("transitions"), "lines": lines}
         if lines
@@ -302,13 +307,15 @@ def named_problems(reasons: str) -> list[str]:
 
 
 def semantic_findings(
-    spec: TaskSpec, source: str, model, smoke: dict[str, Any] | None = None
+    spec: TaskSpec, source: str, model: Model, env_description: str, smoke: dict[str, Any] | None = None
 ) -> tuple[list[CriticFinding], dict, int, float]:
     """LLM review of the code against the task: (findings, stats, tokens, cost). Never raises for bad answers.
 
     Only the problems the review names become error findings; a REVISE without any is a warning."""
     try:
-        response = model.complete(critic_messages(spec, source, smoke), role="critic", temperature=0.2, max_tokens=1024)
+        response = model.complete(
+            critic_messages(spec, source, env_description, smoke), role="critic", temperature=0.2, max_tokens=1024
+        )
     except LLMError as e:
         return (
             [CriticFinding("semantic", "semantic-unavailable", f"the review could not run: {e}", "warning")],
@@ -354,13 +361,3 @@ def parse_verdict(text: str) -> tuple[str | None, str]:
     verdict = last.group(1).upper()
     lines = [ln for ln in (text or "").splitlines() if not _VERDICT.search(ln)]
     return verdict, "\n".join(lines).strip()
-
-
-def env_description(spec: TaskSpec) -> str:
-    """The generated environment description the designer saw (a placeholder if it cannot be built)."""
-    from rewardsmith.stages.env_description import describe
-
-    try:
-        return describe(spec)
-    except RewardsmithError as e:
-        return f"(no environment description available: {e})"

@@ -2,18 +2,16 @@
 
 It names bodies, joints, sites and actuators, the action and observation layouts, the timestep, the
 time limit and the termination rule, and how a reward reads the `State`. It never shows the env's own
-reward code, reward weights or `info` keys. The observation layout is found by matching each obs
-element against candidate quantities (qpos, qvel, sin/cos, body positions and their differences,
-contact forces, clipped variants) over a few random states; what matches nothing is "unlabelled".
+reward code, reward weights or `info` keys. The observation layout is found by matching
+(`rewardsmith.stages.obs_labels`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from rewardsmith.reward.state import JOINT_TYPE_NAMES, StateSchema, control_period, schema_for
+from rewardsmith.stages.obs_labels import FREE_QPOS, fmt, label_observation, obs_lines, slot_labels, value_range
 from rewardsmith.stages.obs_layouts import (
     known_action_lines,
     known_layout_lines,
@@ -22,9 +20,6 @@ from rewardsmith.stages.obs_layouts import (
 )
 from rewardsmith.task import TaskSpec, make_env
 
-_FREE_QPOS = ("x", "y", "z", "qw", "qx", "qy", "qz")
-_FREE_QVEL = ("vx", "vy", "vz", "wx", "wy", "wz")
-_CFRC = ("tx", "ty", "tz", "fx", "fy", "fz")
 _AT_TIME_LIMIT = "never ends early; episodes end at the time limit."
 _NEVER_TERMINATES = {
     **dict.fromkeys(("HalfCheetahEnv", "ReacherEnv", "PusherEnv", "SwimmerEnv"), _AT_TIME_LIMIT),
@@ -37,167 +32,6 @@ _TERMINATION_RULES = {
     "InvertedDoublePendulumEnv": "the episode ends when the height (z) of site `tip` drops to 1.0 or below.",
     "InvertedPendulumEnv": "the episode ends when |qpos[1]| (the pole hinge angle) exceeds 0.2 rad.",
 }
-SAMPLES = 10
-
-
-def _fmt(x: float) -> str:
-    return "inf" if np.isposinf(x) else "-inf" if np.isneginf(x) else f"{x:.4g}"
-
-
-def _range(lo: float, hi: float) -> str:
-    return f"[{_fmt(lo)}, {_fmt(hi)}]"
-
-
-def _slot_labels(schema: StateSchema, free: tuple[str, ...], which: str) -> list[str]:
-    """One label per qpos (or qvel) entry: the joint name, or `joint.x` for free/ball joints."""
-    labels: list[str] = []
-    for joint in schema.joints.values():
-        part = getattr(joint, which)
-        n = part.stop - part.start
-        labels += [joint.name] if n == 1 else [f"{joint.name}.{free[i] if i < len(free) else i}" for i in range(n)]
-    return labels
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A quantity an obs element may equal: `family[index]` with a human label."""
-
-    family: str
-    index: int
-    label: str
-    indexed: bool = True
-
-
-def _candidates(data, schema: StateSchema) -> tuple[list[Candidate], np.ndarray]:
-    """Candidate quantities of the current MuJoCo state, with their values (one per candidate)."""
-    cands: list[Candidate] = []
-    values: list[np.ndarray] = []
-
-    def add(family: str, array: np.ndarray, labels: list[str], indexed: bool = True) -> None:
-        flat = np.asarray(array, dtype=float).ravel()
-        cands.extend(Candidate(family, i, labels[i], indexed) for i in range(flat.size))
-        values.append(flat)
-
-    qpos_l, qvel_l = _slot_labels(schema, _FREE_QPOS, "qpos"), _slot_labels(schema, _FREE_QVEL, "qvel")
-    add("qpos", data.qpos, qpos_l)
-    add("qvel", data.qvel, qvel_l)
-    add("clip(qvel, -10, 10)", np.clip(data.qvel, -10, 10), qvel_l)
-    add("sin(qpos)", np.sin(data.qpos), qpos_l)
-    add("cos(qpos)", np.cos(data.qpos), qpos_l)
-    bodies = schema.body_names[1:]  # not the world body: its values are constant
-    add("body pos", data.xpos[1:], [f"{b}.{a}" for b in bodies for a in "xyz"], False)
-    if schema.site_names:
-        add("site pos", data.site_xpos, [f"{s}.{a}" for s in schema.site_names for a in "xyz"], False)
-    named = [i for i, b in enumerate(bodies, 1) if not b.startswith("_body_")]
-    for a in named:
-        for b in named:
-            if a != b:
-                add(
-                    f"body pos {schema.body_names[a]} - {schema.body_names[b]}",
-                    data.xpos[a] - data.xpos[b],
-                    list("xyz"),
-                    False,
-                )
-    cfrc = [f"{b}.{c}" for b in bodies for c in _CFRC]
-    add("cfrc_ext", data.cfrc_ext[1:], cfrc, False)
-    add("clip(cfrc_ext, -1, 1)", np.clip(data.cfrc_ext[1:], -1, 1), cfrc, False)
-    add("clip(qfrc_constraint, -10, 10)", np.clip(data.qfrc_constraint, -10, 10), qvel_l)
-    return cands, np.concatenate(values)
-
-
-def _random_states(env, rng: np.random.Generator):
-    """Yield after setting the env to a few random states (contact forces computed too)."""
-    import mujoco
-
-    base = env.unwrapped
-    model = base.model
-    for _ in range(SAMPLES):
-        qpos = base.init_qpos + rng.uniform(-1.5, 1.5, model.nq)
-        qvel = rng.normal(0.0, 8.0, model.nv)
-        for j in range(model.njnt):
-            if model.jnt_type[j] in (0, 1):  # free / ball: keep the quaternion a unit one
-                a = model.jnt_qposadr[j] + (3 if model.jnt_type[j] == 0 else 0)
-                qpos[a : a + 4] /= np.linalg.norm(qpos[a : a + 4])
-        base.set_state(qpos, qvel)
-        mujoco.mj_rnePostConstraint(model, base.data)
-        yield np.asarray(base._get_obs(), dtype=float).ravel()
-
-
-def label_observation(env, schema: StateSchema, seed: int = 0) -> list[Candidate | None]:
-    """For each obs element, the candidate it equals in every sampled state (None if none does)."""
-    rng = np.random.default_rng(seed)
-    obs_rows: list[np.ndarray] = []
-    cand_rows: list[np.ndarray] = []
-    cands: list[Candidate] = []
-    for obs in _random_states(env, rng):
-        cands, values = _candidates(env.unwrapped.data, schema)
-        obs_rows.append(obs)
-        cand_rows.append(values)
-    obs_m, cand_m = np.array(obs_rows).T, np.array(cand_rows).T
-    index = {(c.family, c.index): k for k, c in enumerate(cands)}
-    hits = [
-        set(np.flatnonzero(np.all(np.abs(cand_m - row) <= 1e-6 * (1 + np.abs(row)), axis=1)).tolist()) for row in obs_m
-    ]
-    picks: list[int | None] = [next(iter(hit)) if len(hit) == 1 else None for hit in hits]
-    changed = True
-    while changed:  # ambiguous elements (zeros, saturated clips) take the label that continues a neighbour
-        changed = False
-        for i, hit in enumerate(hits):
-            if picks[i] is not None:
-                continue
-            for j, step in ((i - 1, 1), (i + 1, -1)):
-                pick = picks[j] if 0 <= j < len(picks) else None
-                if pick is not None:
-                    near = index.get((cands[pick].family, cands[pick].index + step))
-                    if near in hit:
-                        picks[i], changed = near, True
-                        break
-    for i, hit in enumerate(hits):
-        if picks[i] is None and hit and np.any(obs_m[i]):
-            family = [k for k in sorted(hit) if cands[k].family == cands[min(hit)].family]
-            picks[i] = family[-1]  # coincident bodies: the deepest one
-    return [cands[k] if k is not None else None for k in picks]
-
-
-def _obs_lines(labels: list[Candidate | None]) -> list[str]:
-    """Runs of consecutive elements of one family, as `obs[a:b] = family[i:j] (labels)`."""
-    lines, start = [], 0
-    for end in range(1, len(labels) + 1):
-        cur = labels[start]
-        nxt = labels[end] if end < len(labels) else None
-        prev = labels[end - 1]
-        same = (
-            nxt is not None
-            and cur is not None
-            and prev is not None
-            and nxt.family == cur.family
-            and (nxt.index == prev.index + 1)
-        )
-        if end < len(labels) and (same or (cur is None and nxt is None)):
-            continue
-        span = f"obs[{start}]" if end - start == 1 else f"obs[{start}:{end}]"
-        if cur is None:
-            lines.append(f"- {span} = unlabelled")
-        else:
-            names = [c.label for c in labels[start:end] if c is not None]
-            idx = f"[{cur.index}]" if end - start == 1 else f"[{cur.index}:{cur.index + end - start}]"
-            idx = idx if cur.indexed else ""
-            shown = ", ".join(names) if len(names) <= 12 else _group_names(names)
-            lines.append(f"- {span} = {cur.family}{idx} ({shown})")
-        start = end
-    return lines
-
-
-def _group_names(names: list[str]) -> str:
-    """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body)."""
-    owners: dict[str, list[str]] = {}
-    for name in names:
-        owner, _, part = name.rpartition(".")
-        owners.setdefault(owner, []).append(part)
-    parts = {tuple(p) for p in owners.values()}
-    if len(parts) == 1:
-        return f"{'/'.join(next(iter(parts)))} for each of: {', '.join(owners)}"
-    return ", ".join(names)
 
 
 def _termination(base, schema: StateSchema) -> str:
@@ -215,13 +49,13 @@ def _termination(base, schema: StateSchema) -> str:
     if z is None:
         return "no rule known to this tool; the env may end an episode early."
     if base.model.jnt_type[0] == 0:  # free root joint: z is qpos[2]
-        return f"the episode ends when the root height qpos[2] leaves {_range(*z)} or the state is not finite."
-    names = _slot_labels(schema, _FREE_QPOS, "qpos")
-    rules = [f"qpos[1] ({names[1]}, height) in {_range(*z)}"]
+        return f"the episode ends when the root height qpos[2] leaves {value_range(*z)} or the state is not finite."
+    names = slot_labels(schema, FREE_QPOS, "qpos")
+    rules = [f"qpos[1] ({names[1]}, height) in {value_range(*z)}"]
     if angle is not None:
-        rules.append(f"qpos[2] ({names[2]}, pitch, rad) in {_range(*angle)}")
+        rules.append(f"qpos[2] ({names[2]}, pitch, rad) in {value_range(*angle)}")
     if state is not None:
-        rules.append(f"every entry of qpos[2:] and qvel in {_range(*state)}")
+        rules.append(f"every entry of qpos[2:] and qvel in {value_range(*state)}")
     return "the episode ends as soon as any of these fails: " + "; ".join(rules) + "."
 
 
@@ -310,18 +144,18 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
     data = mujoco.MjData(model)
     data.qpos[:], data.qvel[:] = base.init_qpos, base.init_qvel
     mujoco.mj_forward(model, data)
-    names = _slot_labels(schema, _FREE_QPOS, "qpos")
+    names = slot_labels(schema, FREE_QPOS, "qpos")
     scale = getattr(base, "_reset_noise_scale", None)
     noise = _RESET_NOISE.get(type(base).__name__, "noise unknown to this tool")
     lines = [
         "## Reset pose (before noise; qvel 0)",
-        "- qpos: " + ", ".join(f"{n} {_fmt(v)}" for n, v in zip(names, base.init_qpos, strict=False)),
+        "- qpos: " + ", ".join(f"{n} {fmt(v)}" for n, v in zip(names, base.init_qpos, strict=False)),
         "- body positions (x, y, z): "
         + ", ".join(
-            f"{schema.body_names[b]} ({', '.join(_fmt(round(c, 4) + 0.0) for c in data.xpos[b])})"
+            f"{schema.body_names[b]} ({', '.join(fmt(round(c, 4) + 0.0) for c in data.xpos[b])})"
             for b in range(1, model.nbody)
         ),
-        f"- reset noise: {noise.format(s=_fmt(scale) if scale is not None else '?')}",
+        f"- reset noise: {noise.format(s=fmt(scale) if scale is not None else '?')}",
     ]
     floor = [g for g in range(model.ngeom) if model.geom_bodyid[g] == 0 and model.geom_type[g] == 0]
     if not floor:
@@ -334,11 +168,11 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
     feet = [g for g in geoms if _geom_bottom(model, data, g) <= lowest + 0.02]
     shown = ", ".join(
         f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or f'geom {g}'} on {schema.body_names[model.geom_bodyid[g]]}"
-        f" (lowest point z {_fmt(round(_geom_bottom(model, data, g), 4) + 0.0)})"
+        f" (lowest point z {fmt(round(_geom_bottom(model, data, g), 4) + 0.0)})"
         for g in feet
     )
     lines += [
-        f"## Ground contact (the floor is the plane z = {_fmt(ground)})",
+        f"## Ground contact (the floor is the plane z = {fmt(ground)})",
         f"- touching or nearest the floor at reset: {shown}.",
         "- The State API has no contact list: judge ground contact from a body's height (`state.body(name).pos[2]`)"
         " against its height at reset above, or from `cfrc_ext` in the observation where it is listed.",
@@ -361,7 +195,7 @@ def _model_sections(base, schema: StateSchema) -> list[str]:
         qp, qv = joint.qpos, joint.qvel
         qps = f"qpos[{qp.start}]" if qp.stop - qp.start == 1 else f"qpos[{qp.start}:{qp.stop}]"
         qvs = f"qvel[{qv.start}]" if qv.stop - qv.start == 1 else f"qvel[{qv.start}:{qv.stop}]"
-        limit = _range(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
+        limit = value_range(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
         unit = " rad" if JOINT_TYPE_NAMES[int(model.jnt_type[j])] in ("hinge", "ball") and model.jnt_limited[j] else ""
         lines.append(f"- {joint.name}: {joint.kind}, {qps}, {qvs}, {limit}{unit}{_axis_words(base, j)}")
     if any(model.jnt_type[j] == 3 and not model.jnt_limited[j] for j in range(model.njnt)):
@@ -378,7 +212,7 @@ def _model_sections(base, schema: StateSchema) -> list[str]:
         target = joint_names[model.actuator_trnid[a, 0]] if model.actuator_trntype[a] == 0 else "(not a joint)"
         lo, hi = model.actuator_ctrlrange[a]
         lines.append(
-            f"- action[{a}] -> {schema.actuator_names[a]} -> {target}, {_range(lo, hi)}, gear {_fmt(model.actuator_gear[a, 0])}"
+            f"- action[{a}] -> {schema.actuator_names[a]} -> {target}, {value_range(lo, hi)}, gear {fmt(model.actuator_gear[a, 0])}"
         )
     return lines
 
@@ -441,22 +275,22 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         act = env.action_space
         head = [f"# Environment: {spec.env}"]
         if dt:
-            timing = f"- Control step dt = {_fmt(dt)} s"
+            timing = f"- Control step dt = {fmt(dt)} s"
             skip = getattr(base, "frame_skip", None) or getattr(base, "n_substeps", None)
             if schema is not None and skip:
-                timing += f" (physics timestep {_fmt(base.model.opt.timestep)} x {skip} substeps)"
+                timing += f" (physics timestep {fmt(base.model.opt.timestep)} x {skip} substeps)"
             elif schema is None:
                 timing += f" (from {dt_source})"
             head.append(timing)
         else:
             head.append("- No physical control period: this env's dynamics are per step; `state.dt` is 1.0 (one step).")
         if limit:
-            head.append(f"- Episode: time limit {limit} steps" + (f" ({_fmt(limit * dt)} s)" if dt else ""))
+            head.append(f"- Episode: time limit {limit} steps" + (f" ({fmt(limit * dt)} s)" if dt else ""))
         if schema is not None:
             head.append(f"- Early termination: {_termination(base, schema)}")
         head.append(
             f"- Action: {act.shape[0] if act.shape else act} dims"
-            + (f", each in {_range(act.low.min(), act.high.max())}" if hasattr(act, "low") else "")
+            + (f", each in {value_range(act.low.min(), act.high.max())}" if hasattr(act, "low") else "")
         )
         head += _observation_head(obs)
         known = known_layout_lines(base)
@@ -479,7 +313,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
             labels = label_observation(env, schema, seed)
             obs_part = [
                 f"## Observation layout ({sum(c is not None for c in labels)} of {len(labels)} dims named)",
-                *_obs_lines(labels),
+                *obs_lines(labels),
             ]
         body = _model_sections(base, schema) + (_reset_sections(base, schema) if not known else [])
         actions = known_action_lines(base)

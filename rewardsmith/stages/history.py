@@ -19,22 +19,14 @@ from rewardsmith.stages.designer import Best, HistoryRow, Neighbour, is_duplicat
 from rewardsmith.stages.extract import extract_reward_code
 from rewardsmith.stages.human_feedback import recorded
 
-HEADER = "# rewardsmith candidate"
 TOP, BOTTOM = 2, 1
 DIFF_LINES = 40
 
 
-def strip_header(code: str) -> str:
-    """A reward file without the header comment the loop adds."""
-    lines = code.splitlines()
-    while lines and (lines[0].startswith(HEADER) or not lines[0].strip()):
-        lines.pop(0)
-    return "\n".join(lines).strip()
-
-
 def candidate_code(folder: RunFolder, record: CandidateRecord) -> str:
-    """The trained reward code of a candidate, without the loop's header."""
-    return strip_header((folder.cand_dir(record.iteration, record.index) / "reward.py").read_text(encoding="utf-8"))
+    """The trained reward code of a candidate, without the loop's header (verified: a reward file the parent did
+    not write is never shown to the designer)."""
+    return folder.cand_of(record).reward_code() or ""
 
 
 def best_reply(folder: RunFolder, code: str) -> str | None:

@@ -23,9 +23,10 @@ from pathlib import Path
 from rewardsmith.errors import FeedbackError
 from rewardsmith.formatting import cell, inert
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import Event
 from rewardsmith.run_folder.records import CandidateRecord
 
-EVENT = "human_feedback"
+EVENT = Event.HUMAN_FEEDBACK
 MAX_CHARS = 4000
 """Longest answer kept (a file pasted by mistake must not fill the prompt)."""
 _HEADING = re.compile(r"^#\s*after\s+iteration\s+(\d+)\s*$", re.IGNORECASE)

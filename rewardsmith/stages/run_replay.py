@@ -21,19 +21,20 @@ from typing import Any
 import numpy as np
 
 from rewardsmith.errors import RewardsmithError
+from rewardsmith.run_folder.candidate import CandidateFolder
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import REWARD_FILE
 from rewardsmith.run_folder.records import (
     CANDIDATE_FILE,
     EVAL_DIR,
-    EVALUATION_FILE,
     TRAJECTORIES_FILE,
     CandidateRecord,
-    Evaluation,
     read_record,
 )
 from rewardsmith.stages.reflection import EVALUATION_PAIRS, TRAINING_PAIRS, evaluation_pairs, trace_picks, trace_steps
 from rewardsmith.stages.screen import trained_archives
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 
 MAX_EPISODES = 60
 """Most evaluation episodes in one replay, the candidate's own included."""
@@ -72,7 +73,7 @@ def other_archives(cand_dir: Path, episodes: int, steps: int) -> tuple[list, lis
     for cid, path in reversed(trained_archives(folder).items()):
         if episodes <= 0 or path.parent.parent.resolve() == cand_dir:
             continue
-        evaluation = read_record(path.parent / EVALUATION_FILE, Evaluation)
+        evaluation = CandidateFolder.at(path.parent.parent).evaluation()  # the parent's, with its proof
         try:
             recorded = load_episodes(path)
         except RewardsmithError:
@@ -101,9 +102,10 @@ def replay_evaluation(
     episodes: list[dict],
     summary: dict[str, Any],
     analysis: dict,
+    executor: Executor,
 ) -> tuple[dict[int, dict[int, dict[str, float]]], list[tuple[float, float]] | None]:
     """Replay the candidate's reward over its own recorded evaluation episodes and the other trained candidates'
-    (see the module docstring) under the training job's gate and sandbox settings; record the outcome as
+    (see the module docstring) under the training job's gate and sandbox settings, as a job of `executor`; record the outcome as
     `analysis["replay"]`. Returns the traces' component values ({episode: {state index: {name: value}}}, the
     reward of the step into that state) and the (replayed return, trusted fitness) pairs, or ({}, None) when
     the replay failed or could not run (`analysis["replay"]["pairs"]` then names the training worker's)."""
@@ -112,7 +114,7 @@ def replay_evaluation(
     info: dict[str, Any] = {"status": "skipped", "reason": "", "pairs": TRAINING_PAIRS, "episodes": []}
     info.update(candidates=[], pair_episodes=0)
     analysis["replay"] = info
-    reward = cand_dir / "reward.py"
+    reward = cand_dir / REWARD_FILE
     own = []
     if path is not None and recorded:
         picks = [i for _, i in trace_picks(recorded, episodes)]
@@ -123,11 +125,11 @@ def replay_evaluation(
     if not reward.is_file() or not (own or others):
         info["reason"] = "no recorded evaluation episodes" if reward.is_file() else "no reward.py"
         return {}, None
-    replayed, why = replay_reward(spec, reward, own + others, settings_from=cand_dir)
+    replayed, why = replay_reward(spec, reward, own + others, executor=executor, settings_from=cand_dir)
     if replayed is None and others and own:
         info["others_failed"] = why  # the reward failed on another candidate's episodes: its own alone
         others, labels = [], []
-        replayed, why = replay_reward(spec, reward, own, settings_from=cand_dir)
+        replayed, why = replay_reward(spec, reward, own, executor=executor, settings_from=cand_dir)
     if replayed is None:
         info.update(status="failed", reason=why)
         return {}, None

@@ -30,15 +30,13 @@ import numpy as np
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import SCREEN_DIR, SCREEN_FILE, SCREEN_INPUTS_DIR
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import load_episodes, unlabelled_copies
 
-SCREEN_FILE = "screen.json"
-WORKER_DIR = "screen"
-INPUTS_DIR = "screen_inputs"
-"""The label-free copies of the archives the screen worker reads (in the candidate folder; removed after)."""
 MIN_ACCURACY = 0.6
 MIN_EPISODES = 3
 MIN_PAIRS = 3
@@ -207,13 +205,15 @@ def judge(
 def trained_archives(folder: RunFolder, before_iteration: int | None = None) -> dict[str, Path]:
     """{candidate id: its `eval/trajectories.npz`} of every candidate the parent recorded as trained in its
     `candidate.json` (never a file a worker wrote about itself), oldest first; with `before_iteration`, only
-    candidates of earlier iterations. Candidates without an archive are left out."""
+    candidates of earlier iterations. Candidates without an archive the parent accepted (with its proof) are left
+    out."""
     return {
         r.id: path
         for r in folder.candidates()
         if (before_iteration is None or r.iteration < before_iteration)
         and r.status == "trained"
         and (path := folder.cand_dir(r.iteration, r.index) / EVAL_DIR / TRAJECTORIES_FILE).is_file()
+        and folder.cand_of(r).proven(path)
     }
 
 
@@ -226,7 +226,7 @@ def screen(
     out_dir: Path,
     trajectory_files: Mapping[str, Path],
     *,
-    executor=None,
+    executor: Executor,
     ast_gate: bool = True,
     timeout_s: float = 300,
     min_signal: float = MIN_SIGNAL,
@@ -246,12 +246,12 @@ def screen(
     report = not_enough(labels, min_signal=min_signal)
     if report is None:
         try:
-            files = unlabelled_copies(archives, out_dir / INPUTS_DIR)
+            files = unlabelled_copies(archives, out_dir / SCREEN_INPUTS_DIR)
             report = _screen_in_worker(
                 spec, reward_path, out_dir, files, labels, executor, ast_gate, timeout_s, min_signal
             )
         finally:
-            shutil.rmtree(out_dir / INPUTS_DIR, ignore_errors=True)
+            shutil.rmtree(out_dir / SCREEN_INPUTS_DIR, ignore_errors=True)
     if skipped:
         report.message += f" (skipped unreadable archives: {'; '.join(skipped)[:500]})"
     write_json_atomic(out_dir / SCREEN_FILE, report.to_dict())
@@ -264,23 +264,23 @@ def _screen_in_worker(
     out_dir: Path,
     files: dict[str, str],
     labels: list[dict[str, Any]],
-    executor,
+    executor: Executor,
     ast_gate: bool,
     timeout_s: float,
     min_signal: float,
 ) -> ScreenReport:
     """Run the screen worker on the label-free `files`, and judge its returns against the parent's `labels`."""
-    from rewardsmith.workers.run import read_json_file, run_job
+    from rewardsmith.workers.run import read_json_file
 
     job = WorkerJob(
         mode="screen",
         task_path=spec.source,
         reward_path=Path(reward_path).resolve(),
-        out_dir=(out_dir / WORKER_DIR).resolve(),
+        out_dir=(out_dir / SCREEN_DIR).resolve(),
         ast_gate=ast_gate,
         options={"trajectories": files, "timeout_s": timeout_s, "stall_timeout_s": timeout_s},
     )
-    result = executor.submit(job).result() if executor is not None else run_job(job)
+    result = executor.submit(job).result()
     if result.status == "failed":
         raise RewardsmithError(
             f"the screen worker could not run {Path(reward_path).name}: {result.error} "

@@ -22,14 +22,14 @@ from pathlib import Path
 import numpy as np
 
 from rewardsmith.errors import RewardsmithError
+from rewardsmith.run_folder.candidate import candidate_at
+from rewardsmith.run_folder.names import FRAMES_FILE, MODEL_FILE, VIDEO_DIR, VIDEO_NAMES
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
 
 log = logging.getLogger(__name__)
 
-VIDEO_DIR = "video"
-FRAMES_FILE = "frames.npy"
-VIDEO_NAMES = ("video.mp4", "video.gif")
 MAX_FRAMES = 300
 WHOLE_EPISODE_FRAMES = 150
 """Frames kept from a whole episode by default: every k-th step, so the file and the render time stay small."""
@@ -53,7 +53,11 @@ def gl_backends() -> list[str]:
 
 
 def find_video(cand_dir: Path) -> Path | None:
-    """The candidate's encoded video, if one was recorded."""
+    """The candidate's encoded video, if one was recorded (in a run's candidate folder: by the parent, with its
+    proof; a planted video is never found)."""
+    cand = candidate_at(cand_dir)
+    if cand is not None:
+        return cand.video()
     return next((Path(cand_dir) / n for n in VIDEO_NAMES if (Path(cand_dir) / n).is_file()), None)
 
 
@@ -75,7 +79,7 @@ def record_video(
     spec: TaskSpec,
     cand_dir: Path,
     *,
-    executor=None,
+    executor: Executor,
     seed: int = 0,
     max_steps: int | None = None,
     every: int | None = None,
@@ -88,14 +92,12 @@ def record_video(
     about WHOLE_EPISODE_FRAMES frames are rendered and encoded (small file, short render); `max_steps`/`every`
     override that.
 
-    Runs the rollout in a sandboxed worker (through `executor` if given, else directly) and encodes in
+    Runs the rollout in a sandboxed worker (a job of `executor`) and encodes in
     this process. Returns the video path, or None when the folder has no policy or rendering failed
     (the reason is logged and kept in `<cand_dir>/video/worker.log`).
     """
-    from rewardsmith.workers.run import run_job
-
     cand_dir = Path(cand_dir).resolve()
-    model = cand_dir / "model.zip"
+    model = cand_dir / MODEL_FILE
     if not model.is_file():
         log.warning("%s: no model.zip, so no video", cand_dir)
         return None
@@ -128,7 +130,7 @@ def record_video(
             },
         )
         job.sandbox.extra_read_paths = [cand_dir]
-        result = executor.submit(job).result() if executor is not None else run_job(job)
+        result = executor.submit(job).result()
         if result.ok or not result.error.startswith(RENDER_ERROR):
             break
     if result is None or not result.ok:
@@ -137,6 +139,8 @@ def record_video(
     try:
         frames = load_frames(work / FRAMES_FILE)
         path = encode_video(frames, cand_dir, fps=float(result.summary.get("fps") or 10))
+        if (cand := candidate_at(cand_dir)) is not None:
+            cand.sign(path)
     except RewardsmithError as e:
         log.warning("%s", e)
         return None

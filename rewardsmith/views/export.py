@@ -9,6 +9,7 @@ from pathlib import Path
 from rewardsmith.errors import OutputFolderError, RunFolderError
 from rewardsmith.formatting import cell
 from rewardsmith.run_folder.claim import output_folder
+from rewardsmith.run_folder.names import REWARD_FILE
 from rewardsmith.views.run_view import RunView, read_run
 from rewardsmith.views.tables import final_of
 
@@ -60,7 +61,7 @@ def headline(view: RunView) -> str:
 def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None, force: bool = False) -> Path:
     """Write `to/reward.py` (provenance header + code) and `to/README.md`; returns the reward path. Either file
     already there is an OutputFolderError (nothing written) unless `force`."""
-    from rewardsmith.search.loop import strip_header
+    from rewardsmith.run_folder.names import strip_header
 
     view = read_run(run_dir)
     c = view.candidate(candidate) if candidate else view.best
@@ -83,12 +84,12 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None, forc
         '"""',
     ]
     to = Path(to)
-    there = [name for name in ("reward.py", "README.md") if (to / name).exists()] if not force else []
+    there = [name for name in (REWARD_FILE, "README.md") if (to / name).exists()] if not force else []
     if there:
         raise OutputFolderError(
             f"{to}: {' and '.join(there)} exist; give --to a new folder, or pass --force to replace"
         )
-    path = output_folder(to, "--to") / "reward.py"
+    path = output_folder(to, "--to") / REWARD_FILE
     path.write_text("\n".join(header) + "\n\n" + strip_header(c.code) + "\n", encoding="utf-8")
     spec = view.spec
     (to / "README.md").write_text(

@@ -19,6 +19,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from rewardsmith.errors import RunFolderError
+from rewardsmith.formatting import inert
 from rewardsmith.run_folder.records import read_object
 from rewardsmith.views.run_view import require_run_dir
 
@@ -45,7 +46,7 @@ def read_calls(run_dir: Path, *, candidate: str | None = None, role: str | None 
     llm = run_dir / "llm"
     if not llm.is_dir():
         raise RunFolderError(f"{run_dir}: no LLM call log (no llm/ folder inside; is this a run folder?)")
-    calls = []
+    calls = []  # the text is shown through `inert`: a reply (or a replayed cache entry) may carry escapes
     for path in sorted(llm.glob("[0-9]*_*.json")):
         record = read_object(path)
         if record is not None:
@@ -83,17 +84,17 @@ def call_summary(call: Call) -> dict[str, Any]:
 def call_header(call: Call) -> Text:
     """`#3 designer · candidate 1.2 · 2026-01-01T12:00:00 · 1,200 + 340 tokens · replayed from cache`."""
     s = call_summary(call)
-    text = Text(f"#{s['number']} {s['role']}", style="bold")
+    text = Text(inert(f"#{s['number']} {s['role']}", markup=False), style="bold")
     if s["candidate"]:
         text.append(f" · candidate {s['candidate']}")
-    text.append(f" · {s['time']} · {s['model']}")
+    text.append(inert(f" · {s['time']} · {s['model']}", markup=False))
     text.append(f" · {int(s['prompt_tokens'] or 0):,} + {int(s['completion_tokens'] or 0):,} tokens")
     if s["replayed"]:
         text.append(" · replayed from cache (not paid again)", style="cyan")
     elif s["cost_usd"]:
         text.append(f" · ${float(s['cost_usd']):.4f}")
     if s["error"]:
-        text.append(f" · error: {s['error']}", style="red")
+        text.append(inert(f" · error: {s['error']}", markup=False), style="red")
     return text
 
 
@@ -105,8 +106,8 @@ def call_view(call: Call, *, prompts: bool = True) -> RenderableType:
             if isinstance(message, dict):
                 parts.append(
                     Panel(
-                        Text(str(message.get("content", ""))),
-                        title=f"{message.get('role', '?')} message",
+                        Text(inert(message.get("content", ""), markup=False)),
+                        title=Text(inert(f"{message.get('role', '?')} message", markup=False)),
                         title_align="left",
                         border_style="dim",
                     )
@@ -114,7 +115,7 @@ def call_view(call: Call, *, prompts: bool = True) -> RenderableType:
     response = call.record.get("response")
     parts.append(
         Panel(
-            Text(str(response)) if response is not None else Text("(no response)", style="red"),
+            Text(inert(response, markup=False)) if response is not None else Text("(no response)", style="red"),
             title="response",
             title_align="left",
             border_style="green" if response is not None else "red",

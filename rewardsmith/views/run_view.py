@@ -15,38 +15,25 @@ and adds a warning.
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from rewardsmith.errors import RunFolderError, TaskSpecError
-from rewardsmith.files import read_jsonl
+from rewardsmith.run_folder.candidate import CAND_DIR
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import (
-    ANALYSIS_FILE,
-    ATTEMPTS_FILE,
-    CANDIDATE_FILE,
-    CRITIC_FILE,
-    EPISODES_FILE,
-    EVAL_DIR,
-    EVALUATION_FILE,
-    METRICS_FILE,
-    REWARD_FILE,
+from rewardsmith.run_folder.index import require_run_dir
+from rewardsmith.run_folder.names import (
+    EVENTS_FILE,
+    LLM_DIR,
     RUN_FILE,
     SUMMARY_FILE,
     TASK_FILE,
-    Analysis,
-    Attempt,
-    Attempts,
-    CandidateRecord,
-    CriticRecord,
-    Evaluation,
-    Finding,
-    MetricsPoint,
+    Event,
+)
+from rewardsmith.run_folder.records import (
     RunSummary,
     as_number,
     check_record,
@@ -54,84 +41,9 @@ from rewardsmith.run_folder.records import (
 )
 from rewardsmith.search.baselines import load_cached
 from rewardsmith.task import TaskSpec, read_task
+from rewardsmith.views.candidate_view import CandidateView, read_candidate
 
-CAND_DIR = re.compile(r"^iter_(\d+)/cand_(\d+)$")
 R = TypeVar("R", bound=BaseModel)
-
-
-@dataclass
-class CandidateView:
-    """One candidate as a reviewer sees it; every field may be missing on a partial run."""
-
-    id: str
-    iteration: int
-    index: int
-    path: Path
-    record: CandidateRecord | None = None
-    code: str | None = None
-    code_file: str | None = None
-    critic: CriticRecord | None = None
-    attempts: list[Attempt] = field(default_factory=list)
-    evaluation: Evaluation | None = None
-    """The evaluation worker's `eval/evaluation.json`: the trusted numbers."""
-    train: list[MetricsPoint] = field(default_factory=list)
-    evals: list[MetricsPoint] = field(default_factory=list)
-    episodes: list[dict[str, Any]] = field(default_factory=list)
-    analysis: Analysis | None = None
-    video: Path | None = None
-
-    @property
-    def status(self) -> str:
-        """designed | rejected | trained | failed, or "in progress" while it has no candidate.json."""
-        return self.record.status if self.record else "in progress"
-
-    @property
-    def parent(self) -> str | None:
-        return self.record.parent if self.record else None
-
-    @property
-    def fitness(self) -> float | None:
-        """Fitness from candidate.json, else from the evaluation worker's evaluation.json (never from a file a
-        training worker wrote)."""
-        if self.record and self.record.fitness is not None:
-            return self.record.fitness
-        return _finite(self.evaluation.fitness_mean) if self.evaluation else None
-
-    @property
-    def success_rate(self) -> float | None:
-        if self.record and self.record.success_rate is not None:
-            return self.record.success_rate
-        return _finite(self.evaluation.success_rate) if self.evaluation else None
-
-    @property
-    def components(self) -> dict[str, float]:
-        """The reward's components (mean episode sums) in the training worker's last report: shown as reported
-        by it, they decide nothing. Empty before the first report."""
-        return self.train[-1].components if self.train else {}
-
-    @property
-    def verdict(self) -> str:
-        """The critic's verdict on the last checked attempt: accepted, rejected or "-"."""
-        if self.critic is None or self.critic.accepted is None:
-            return "-"
-        return "accepted" if self.critic.accepted else "rejected"
-
-    @property
-    def findings(self) -> list[Finding]:
-        """The critic's findings (stage, code, message, severity, line)."""
-        return self.critic.findings if self.critic else []
-
-    @property
-    def flags(self) -> list[str]:
-        """The analyzer's flag codes."""
-        return [f.code for f in self.analysis.flags] if self.analysis else []
-
-    @property
-    def note(self) -> str:
-        """One line on why: the analyzer's flags for a trained candidate, else the loop's reason."""
-        if self.status == "trained":
-            return ", ".join(self.flags)
-        return " ".join((self.record.reason if self.record else "").split())
 
 
 @dataclass
@@ -206,7 +118,7 @@ class RunView:
 
     @property
     def iterations_done(self) -> int:
-        return len({e.get("iteration") for e in self.events if e.get("event") == "iteration_done"})
+        return len({e.get("iteration") for e in self.events if e.get("event") == Event.ITERATION_DONE})
 
     def candidate(self, cid: str) -> CandidateView:
         """A candidate by id ("2.1"); RunFolderError naming the known ids if there is none."""
@@ -230,10 +142,6 @@ class RunView:
         return normalized_score(self.spec, fitness, self.baseline) if self.spec else None
 
 
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
-
-
 def _record(path: Path, model: type[R], warnings: list[str], root: Path, what: str) -> R | None:
     """The record in a JSON file, or None: a missing file is silent, one that is unreadable or does not fit the
     record is a warning."""
@@ -245,29 +153,6 @@ def _record(path: Path, model: type[R], warnings: list[str], root: Path, what: s
     return record
 
 
-def metrics_points(lines: list[dict[str, Any]], kind: str) -> list[MetricsPoint]:
-    """The metrics lines of one kind that carry a step count, as records (others are left out silently)."""
-    points = []
-    for line in lines:
-        if line.get("kind") == kind:
-            try:
-                points.append(MetricsPoint.model_validate(line))
-            except ValidationError:
-                continue
-    return points
-
-
-NO_RUN_FOLDER = "{path}: no such run folder (expected runs/<task>/<stamp>/; list them with `rewardsmith runs`)"
-"""The one wording for a missing run folder, used by every verb that takes RUN_DIR."""
-
-
-def require_run_dir(path: Path) -> Path:
-    """`path` if it is a folder; RunFolderError in the shared wording otherwise."""
-    if not Path(path).is_dir():
-        raise RunFolderError(NO_RUN_FOLDER.format(path=path))
-    return Path(path)
-
-
 def read_run(path: Path) -> RunView:
     """Load a run folder; RunFolderError if it does not exist or holds nothing a run writes."""
     path = require_run_dir(path)
@@ -276,11 +161,11 @@ def read_run(path: Path) -> RunView:
     try:
         info = folder.run_info()
     except RunFolderError:
-        if not (path / "events.jsonl").is_file() and not list(path.glob("iter_*")):
+        if not (path / EVENTS_FILE).is_file() and not list(path.glob("iter_*")):
             raise RunFolderError(f"{path}: not a run folder (no {RUN_FILE}, events.jsonl or iter_*/ inside)") from None
         info = {}
         warnings.append(f"{RUN_FILE}: missing or unreadable; task, model and config unknown")
-    events, problems = read_jsonl(path / "events.jsonl")
+    events, problems = folder.read_events()
     warnings += [p.replace(f"{path}/", "") for p in problems]
     spec, baseline = None, None
     if (path / TASK_FILE).is_file():
@@ -291,6 +176,8 @@ def read_run(path: Path) -> RunView:
             warnings.append(f"{TASK_FILE}: {e}")
     candidates = [read_candidate(path, d, warnings) for d in _candidate_dirs(path)]
     summary = _record(path / SUMMARY_FILE, RunSummary, warnings, path, "run summary")
+    if folder.proofs.legacy and candidates:
+        warnings.append("written before rewardsmith signed its files: nothing in its candidate folders is verified")
     return RunView(
         path=path,
         info=info,
@@ -310,44 +197,10 @@ def _candidate_dirs(path: Path) -> list[Path]:
     return sorted(found, key=lambda d: (int(d.parent.name[5:]), int(d.name[5:])))
 
 
-def read_candidate(root: Path, folder: Path, warnings: list[str]) -> CandidateView:
-    """One candidate folder; missing files leave fields empty, corrupt ones add warnings."""
-    from rewardsmith.stages.video import find_video
-
-    iteration, index = int(folder.parent.name[5:]), int(folder.name[5:])
-    view = CandidateView(id=f"{iteration}.{index}", iteration=iteration, index=index, path=folder)
-    view.record = _record(folder / CANDIDATE_FILE, CandidateRecord, warnings, root, "candidate record")
-    if not (folder / CANDIDATE_FILE).exists():
-        warnings.append(f"{folder.relative_to(root)}: no {CANDIDATE_FILE} yet (in progress or cut short)")
-    attempts = _record(folder / ATTEMPTS_FILE, Attempts, warnings, root, "attempt list")
-    view.attempts = attempts.root if attempts else []
-    code_files = [folder / REWARD_FILE] + sorted(
-        folder.glob("attempt_*.py"), key=lambda p: p.stat().st_mtime, reverse=True
-    )
-    code_file = next((f for f in code_files if f.is_file()), None)
-    if code_file is not None:
-        view.code, view.code_file = code_file.read_text(encoding="utf-8", errors="replace"), code_file.name
-    view.critic = _record(folder / CRITIC_FILE, CriticRecord, warnings, root, "critic report")
-    if (folder / METRICS_FILE).is_file():
-        metrics, problems = read_jsonl(folder / METRICS_FILE)
-        warnings += [p.replace(f"{root}/", "") for p in problems]
-        view.train, view.evals = metrics_points(metrics, "train"), metrics_points(metrics, "eval")
-    elif view.status == "trained":
-        warnings.append(f"{folder.relative_to(root)}: trained but {METRICS_FILE} is missing (no learning curve)")
-    view.evaluation = _record(folder / EVAL_DIR / EVALUATION_FILE, Evaluation, warnings, root, "evaluation")
-    if (folder / EVAL_DIR / EPISODES_FILE).is_file():
-        episodes, problems = read_jsonl(folder / EVAL_DIR / EPISODES_FILE)
-        warnings += [p.replace(f"{root}/", "") for p in problems]
-        view.episodes = episodes
-    view.analysis = _record(folder / ANALYSIS_FILE, Analysis, warnings, root, "analysis")
-    view.video = find_video(folder)
-    return view
-
-
 def read_transcripts(path: Path, warnings: list[str]) -> list[Transcript]:
     """The LLM call log under `llm/`, in call order."""
     found = []
-    for file in sorted((path / "llm").glob("[0-9]*_*.json")):
+    for file in sorted((path / LLM_DIR).glob("[0-9]*_*.json")):
         call = read_object(file)
         if call is None:
             warnings.append(f"llm/{file.name}: unreadable call record, skipped")

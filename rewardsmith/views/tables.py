@@ -27,7 +27,8 @@ from rewardsmith.run_folder.records import (
     RunSummary,
     read_record,
 )
-from rewardsmith.views.run_view import CandidateView, RunView
+from rewardsmith.views.candidate_view import CandidateView
+from rewardsmith.views.run_view import RunView
 
 STATUS_STYLE = {
     "finished": "green",
@@ -219,7 +220,7 @@ class CandidatesTable:
                 is_best = best is not None and c.id == best.id
                 cells: list[RenderableType] = [
                     Text(c.id + ("*" if is_best else ""), style="bold" if is_best else ""),
-                    c.parent or "-",
+                    Text(c.parent or "-"),
                     styled(c.status),
                     styled(c.verdict),
                     cell(c.fitness, 3),
@@ -276,7 +277,7 @@ def candidate_view(view: RunView, cid: str) -> Group:
     facts.add_column()
     for label, value in (
         ("status", styled(c.status)),
-        ("parent", c.parent or "-"),
+        ("parent", Text(c.parent or "-")),
         ("critic", styled(c.verdict)),
         ("search fitness", cell(c.fitness)),
         ("success", cell(c.success_rate)),
@@ -293,9 +294,9 @@ def candidate_view(view: RunView, cid: str) -> Group:
     findings = Table("stage", "severity", "code", "line", "message", title="critic findings", title_justify="left")
     for f in c.findings:
         findings.add_row(
-            f.stage,
+            Text(f.stage),  # Text, not a markup string: a finding may carry "[link=...]"
             Text(f.severity, style="red" if f.severity == "error" else "yellow"),
-            f.code,
+            Text(f.code),
             cell(f.line),
             Text(f.message, overflow="fold"),
         )
@@ -350,7 +351,7 @@ def _earlier(view: RunView, new: CandidateView) -> str:
 
 def unified_diff(old: CandidateView, new: CandidateView) -> list[str]:
     """Unified diff lines between two candidates' reward files (the loop's header comment left out)."""
-    from rewardsmith.search.loop import strip_header
+    from rewardsmith.run_folder.names import strip_header
 
     def lines(c: CandidateView) -> list[str]:
         return (strip_header(c.code) + "\n").splitlines(keepends=True) if c.code else []

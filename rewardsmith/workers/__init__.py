@@ -4,9 +4,10 @@
 - `run`: the parent side: write the job, start the worker clean, read back what it wrote as hostile input.
 - `executor`, `ray_executor`: where jobs run (a local pool, or a Ray cluster).
 - `main`: the worker entry point (`python -I -m rewardsmith.workers.main MODE JOB.json`).
-- The modes: `train` (SB3 training; its only trusted output is the policy's weights), `evaluate` (the
-  trusted measurement of a policy, with no reward code loaded), `smoke` (the critic's dynamic check),
-  `replay` (the `screen` mode, and the `replay` mode that runs a trained candidate's reward over its own
-  evaluation episodes for the analyzer, with its parent side), `render` (policy videos); `trajectories` is
-  the archive format the evaluation worker writes and replay reads.
+- The modes, one module each, named after the mode: `train` (SB3 training; its only trusted output is the
+  policy's weights), `evaluate` (the trusted measurement of a policy, with no reward code loaded), `critic`
+  (the critic's dynamic check, a smoke run), `screen` (a reward summed over archived episodes), `replay` (a
+  trained candidate's reward over chosen episodes for the analyzer, with its parent side and the replay
+  machinery `screen` shares), `video` (policy videos); `trajectories` is the archive format the evaluation
+  worker writes and the replays read.
 """

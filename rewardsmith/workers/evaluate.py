@@ -23,6 +23,7 @@ import numpy as np
 from rewardsmith.errors import RewardFileError, RewardsmithError
 from rewardsmith.files import append_jsonl, read_capped, write_json_atomic
 from rewardsmith.reward.wrappers import ApplyReward
+from rewardsmith.run_folder.names import HEARTBEAT_FILE
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
     EVALUATION_FILE,
@@ -32,7 +33,7 @@ from rewardsmith.run_folder.records import (
     Evaluation,
 )
 from rewardsmith.task import TaskSpec, make_env, make_scorer
-from rewardsmith.workers.job import HEARTBEAT_FILE, WorkerJob
+from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import TrajectoryRecorder
 
 MAX_WEIGHTS_BYTES = 256 << 20
@@ -154,8 +155,6 @@ def run_episodes(
 ) -> list[dict]:
     """One deterministic episode per seed, to the env's own end; one stats dict per episode. `heartbeat` gets
     "steps done, total" (total: every episode at the env's time limit; an episode that ends early counts whole)."""
-    from rewardsmith.workers.train import StateStats
-
     limit = int(getattr(env.spec, "max_episode_steps", None) or 1000)
     results = []
     for i, seed in enumerate(seeds):
@@ -208,3 +207,32 @@ def summarize(episodes: list[dict], *, timesteps: int = 0) -> Evaluation:
         fitness_se=std / math.sqrt(n) if n > 1 else None,
         success_rate=float(np.mean([e["success"] for e in episodes])) if n else None,
     )
+
+
+class StateStats:
+    """Min/mean/max of the root body position and every hinge/slide joint over one episode."""
+
+    def __init__(self, env: ApplyReward) -> None:
+        schema = env.schema
+        self.root = schema.body_names[1] if schema and len(schema.body_names) > 1 else None
+        self.joints = [n for n, slot in schema.joints.items() if slot.kind in ("hinge", "slide")] if schema else []
+        self.rows: list[list[float]] = []
+
+    def add(self, state) -> None:
+        row = list(state.body(self.root).pos) if self.root else []
+        row += [state.joint(n).qpos for n in self.joints]
+        self.rows.append(row or list(state.obs[:8]))
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        names = ([f"{self.root}.{a}" for a in "xyz"] if self.root else []) + [f"{n}.qpos" for n in self.joints]
+        data = np.asarray(self.rows, dtype=float)
+        names = names or [f"obs[{i}]" for i in range(data.shape[1])]
+        return {
+            name: {
+                "mean": round(float(col.mean()), 4),
+                "min": round(float(col.min()), 4),
+                "max": round(float(col.max()), 4),
+                "last": round(float(col[-1]), 4),
+            }
+            for name, col in zip(names, data.T)
+        }

@@ -12,7 +12,7 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
-from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.job import WorkerJob, lane
 from rewardsmith.workers.run import JobResult, ProgressFn, run_job
 
 
@@ -24,15 +24,6 @@ class Executor(Protocol):
     def submit(self, job: WorkerJob, on_progress: ProgressFn | None = None) -> Future[JobResult]: ...
 
     def shutdown(self) -> None: ...
-
-
-QUICK_MODES = frozenset({"critic", "screen", "evaluate"})
-"""Worker modes that run in the quick lane: short checks and measurements that decide what trains next."""
-
-
-def lane(job: WorkerJob) -> str:
-    """ "quick" for the cheap checks of `QUICK_MODES`, else "train"."""
-    return "quick" if job.mode in QUICK_MODES else "train"
 
 
 class LocalExecutor:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from rewardsmith.errors import RewardFileError, RewardsmithError
 from rewardsmith.files import write_json_atomic
+from rewardsmith.run_folder.names import ERROR_FILE
 from rewardsmith.run_folder.records import SANDBOX_FILE
-from rewardsmith.workers.job import ERROR_FILE, MODES, WorkerJob
+from rewardsmith.workers.job import MODES, WorkerJob
 
 EXIT_REWARD_ERROR = 3
 EXIT_ERROR = 4

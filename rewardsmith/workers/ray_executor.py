@@ -29,16 +29,15 @@ from typing import Any
 
 from rewardsmith.errors import RewardsmithError, require_extra
 from rewardsmith.files import write_json_atomic
+from rewardsmith.run_folder.names import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE, RAY_ATTEMPTS_FILE, REWARD_FILE
 from rewardsmith.task import read_task
-from rewardsmith.workers.executor import lane
-from rewardsmith.workers.job import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE, MODES, WorkerJob
+from rewardsmith.workers.job import MODES, WorkerJob, lane
 from rewardsmith.workers.run import JobResult, ProgressFn, run_job, stop_workers_under
 
 log = logging.getLogger(__name__)
 
 MAX_OUTPUT_BYTES = 512 * 2**20
 """Largest total size of the output files a task may return."""
-ATTEMPTS_FILE = "ray.json"
 QUICK_CPUS = 0
 """CPUs a cheap check (critic, screen, evaluation) reserves on the cluster: none, so Ray places it even on a node
 whose CPUs are all taken by training tasks (any fraction above 0 would wait for a free share)."""
@@ -64,7 +63,7 @@ def job_inputs(job: WorkerJob) -> dict[str, bytes]:
         if (spec.folder / relative).is_file():
             files[f"task/{relative}"] = (spec.folder / relative).read_bytes()
     if job.reward_path is not None:
-        files["reward.py"] = Path(job.reward_path).read_bytes()
+        files[REWARD_FILE] = Path(job.reward_path).read_bytes()
     for option in MODES[job.mode].input_options:  # e.g. a screen job's archived trajectories
         for i, path in enumerate(job.options.get(option, {}).values()):
             files[f"{option}/{i}{Path(path).suffix}"] = Path(path).read_bytes()
@@ -149,7 +148,7 @@ def run_on_node(job_json: str, inputs: dict[str, bytes], cap: int = MAX_OUTPUT_B
             update={
                 "task_path": root / "task" / job.task_path.name,
                 "out_dir": root / "out",
-                "reward_path": root / "reward.py" if job.reward_path is not None else None,
+                "reward_path": root / REWARD_FILE if job.reward_path is not None else None,
             }
         )
         for option in MODES[job.mode].input_options:
@@ -232,7 +231,7 @@ class RayExecutor:
 
     def submit(self, job: WorkerJob, on_progress: ProgressFn | None = None) -> Future[JobResult]:
         """Queue a job; it is sent to the cluster as soon as one of this driver's slots of its lane is free. Cheap
-        checks (`QUICK_MODES`) have their own slots and ask the cluster for no whole CPU (`QUICK_CPUS`), so they
+        checks (a `quick` mode) have their own slots and ask the cluster for no whole CPU (`QUICK_CPUS`), so they
         start at once even while every CPU trains."""
         pool = self._quick if lane(job) == "quick" else self._pool
         return pool.submit(self._run, job, on_progress)
@@ -242,7 +241,7 @@ class RayExecutor:
 
         out = Path(job.out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        for stale in (HEARTBEAT_FILE, ATTEMPTS_FILE, *output_names(job.mode)):  # a killed attempt's leftovers
+        for stale in (HEARTBEAT_FILE, RAY_ATTEMPTS_FILE, *output_names(job.mode)):  # a killed attempt's leftovers
             if (out / stale).is_dir():
                 shutil.rmtree(out / stale)
             else:
@@ -260,7 +259,7 @@ class RayExecutor:
             except ray.exceptions.RayError as e:
                 reason = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
                 attempts.append({"attempt": attempt + 1, "error": reason})
-                write_json_atomic(out / ATTEMPTS_FILE, {"attempts": attempts})
+                write_json_atomic(out / RAY_ATTEMPTS_FILE, {"attempts": attempts})
                 log.warning(
                     "ray: %s attempt %d lost (%s)%s",
                     out,
@@ -278,7 +277,7 @@ class RayExecutor:
                     "reaped_workers": reply["reaped"],
                 }
             )
-            write_json_atomic(out / ATTEMPTS_FILE, {"attempts": attempts})
+            write_json_atomic(out / RAY_ATTEMPTS_FILE, {"attempts": attempts})
             return self._finish(job, reply, on_progress)
         return JobResult(
             "failed",

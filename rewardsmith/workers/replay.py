@@ -1,5 +1,5 @@
-"""Sandboxed replays of a candidate reward over recorded episodes: the `screen` and `replay` worker modes, and
-the parent side of `replay`.
+"""Sandboxed replays of a candidate reward over recorded episodes: the `replay` worker mode, its parent side,
+and the replay machinery the `screen` mode (`rewardsmith.workers.screen`) shares.
 
 Both modes read `trajectories.npz` archives (`rewardsmith.workers.trajectories`) and make the task's env before
 lock-down, then lock down, load the candidate reward and run it over every transition, on `State`s rebuilt as
@@ -29,46 +29,21 @@ from typing import Any
 import numpy as np
 
 from rewardsmith.errors import RewardFileError, RewardsmithError
-from rewardsmith.files import remove_tree, write_json_atomic
+from rewardsmith.files import MAX_COMPONENTS, MAX_NAME_CHARS, remove_tree, write_json_atomic
 from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.state import State, control_period, schema_for
-from rewardsmith.run_folder.records import SCREEN_FILE, SUMMARY_FILE
+from rewardsmith.run_folder.names import REPLAY_FILE
+from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
-from rewardsmith.workers.job import REPLAY_FILE, WorkerJob
+from rewardsmith.workers.executor import Executor
+from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.trajectories import Episode, load_episodes, unlabelled_copies
 
-MAX_COMPONENTS = 16
-"""More components than this in a replay is malformed (the step traces show a few columns at most)."""
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,39}")
+NAME = re.compile(rf"[A-Za-z_][A-Za-z0-9_.\-]{{0,{MAX_NAME_CHARS - 1}}}")
 """A component name the parent accepts from a replay (it reaches the designer's prompt)."""
 REPLAY_TIMEOUT_S = 60.0
 OWN = "own"
 """The label of the candidate's own evaluation archive in a replay (other archives carry candidate ids)."""
-
-
-def run_screen_job(job: WorkerJob) -> dict[str, Any]:
-    """Read the archives, sandbox, load the reward, sum it over every archived episode; write screen.json."""
-    from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
-
-    archives = {str(label): load_episodes(Path(path)) for label, path in job.options["trajectories"].items()}
-    replayer = _replayer(job.task())
-    source = read_job_reward(job)
-    sandbox = enter_sandbox(job)  # before any of the reward's code runs, module body included
-    reward_fn = load_job_reward(job, source)
-    rows = [
-        {
-            "label": label,
-            "episode": i,
-            "steps": episode.steps,
-            "return": episode_return(reward_fn, replayer.transitions(episode), f"episode {i} of candidate {label}"),
-        }
-        for label, episodes in archives.items()
-        for i, episode in enumerate(episodes)
-    ]
-    report = {"episodes": rows, "sandbox": sandbox}
-    write_json_atomic(job.out_dir / SCREEN_FILE, report)
-    write_json_atomic(job.out_dir / SUMMARY_FILE, {"status": "screened", "episodes": len(rows)})
-    return report
 
 
 def run_replay_job(job: WorkerJob) -> dict[str, Any]:
@@ -80,7 +55,7 @@ def run_replay_job(job: WorkerJob) -> dict[str, Any]:
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 
     picked, steps = job.options.get("episodes") or {}, job.options.get("steps") or {}
-    replayer = _replayer(job.task())
+    replayer = make_replayer(job.task())
     replays = []
     for label, path in job.options["trajectories"].items():
         episodes = load_episodes(Path(path))
@@ -178,7 +153,7 @@ class Replayer:
         return state
 
 
-def _replayer(spec: TaskSpec) -> Replayer:
+def make_replayer(spec: TaskSpec) -> Replayer:
     """A `Replayer` for the task's env (made now, before lock-down)."""
     env = make_env(spec)
     try:
@@ -227,14 +202,16 @@ def replay_reward(
     reward_path: Path,
     archives: list[ReplayArchive],
     *,
+    executor: Executor,
     settings_from: Path | None = None,
     timeout_s: float = REPLAY_TIMEOUT_S,
 ) -> tuple[list[list[dict[str, Any]]] | None, str]:
-    """Replay a reward over the picked episodes of `archives` in one sandboxed worker under a temporary folder;
+    """Replay a reward over the picked episodes of `archives` in one sandboxed worker (a job of `executor`, in its
+    quick lane) under a temporary folder;
     returns (per archive, per picked episode: `parse_replay`'s row, "") or (None, why there are none).
     `settings_from`: a folder whose `job.json` (the candidate's training job, written by the parent) gives the
     AST gate and sandbox settings; the defaults otherwise. Never raises for the worker's faults."""
-    from rewardsmith.workers.run import read_json_file, run_job
+    from rewardsmith.workers.run import read_json_file
 
     ast_gate, sandbox = job_settings(settings_from)
     if spec.source is None:
@@ -258,7 +235,7 @@ def replay_reward(
                 "stall_timeout_s": timeout_s,
             },
         )
-        result = run_job(job)
+        result = executor.submit(job).result()
         if not result.ok:
             verdict = "rejected the reward" if result.status == "rejected" else "failed"
             return None, f"the replay worker {verdict}: {result.error or 'no reason given'}"[:500]
@@ -274,8 +251,8 @@ def replay_reward(
 def job_settings(folder: Path | None) -> tuple[bool, Any]:
     """(ast_gate, sandbox settings) of the job in `folder/job.json` (the parent writes it and restores it if a
     worker touched it); the defaults (gate on, default sandbox) when there is none or it does not parse."""
+    from rewardsmith.run_folder.names import JOB_FILE
     from rewardsmith.sandbox.lockdown import SandboxSettings
-    from rewardsmith.workers.job import JOB_FILE
     from rewardsmith.workers.run import read_json_file
 
     try:

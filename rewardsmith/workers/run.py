@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.files import read_capped, read_json, remove_tree, write_bytes_atomic, write_json_atomic
+from rewardsmith.run_folder.names import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.sandbox.launch import WorkerResult, run_worker
-from rewardsmith.workers.job import ERROR_FILE, HEARTBEAT_FILE, JOB_FILE, LOG_FILE, MODES, WorkerJob
+from rewardsmith.workers.job import MODES, WorkerJob
 
 ProgressFn = Callable[[int, int], None]
 MAX_RESULT_BYTES = 1_000_000
-SMALL_OUTPUT_MB = {"critic": 64, "screen": 64}
-"""Folder quotas (MiB) of modes that write only small reports, below `SandboxSettings.folder_mb`."""
 
 
 @dataclass
@@ -79,7 +78,7 @@ def run_job(job: WorkerJob, *, on_progress: ProgressFn | None = None) -> JobResu
         heartbeat_path=heartbeat,
         stall_timeout_s=stall,
         on_poll=poll,
-        quota_bytes=min(job.sandbox.folder_mb, SMALL_OUTPUT_MB.get(job.mode, job.sandbox.folder_mb)) * 2**20,
+        quota_bytes=min(job.sandbox.folder_mb, MODES[job.mode].folder_mb or job.sandbox.folder_mb) * 2**20,
     )
     _remove_symlinks(out)
     if result.over_quota:  # free the disk: keep only the parent's own files and the capped log

@@ -33,9 +33,9 @@ from rewardsmith.errors import RewardFileError
 from rewardsmith.files import append_jsonl, write_bytes_atomic, write_json_atomic
 from rewardsmith.reward.progress import ProgressBonus, ProgressCounts, ProgressOptions, load_with_progress
 from rewardsmith.reward.wrappers import ApplyReward, RewardSource
-from rewardsmith.run_folder.records import METRICS_FILE, MODEL_FILE, SUMMARY_FILE, WEIGHTS_FILE
+from rewardsmith.run_folder.names import HEARTBEAT_FILE, METRICS_FILE, MODEL_FILE, SUMMARY_FILE, WEIGHTS_FILE
 from rewardsmith.task import TaskSpec, make_env, make_scorer
-from rewardsmith.workers.job import HEARTBEAT_FILE, WorkerJob
+from rewardsmith.workers.job import WorkerJob
 
 BUDGET_WINDOW = 64
 """Reward calls in the sliding window; the worker stops once over half of them exceeded the budget."""
@@ -189,11 +189,12 @@ class LateReward:
         self._over: deque[bool] = deque(maxlen=window)
         self._over_count = 0
 
-    def __call__(self, state, action, next_state):
+    def __call__(self, *args: Any) -> Any:
+        """The loaded function's result for `args` ((state, action, next_state) for a reward), timed when watched."""
         if self.budget_s is None or not self.watch:
-            return self.fn(state, action, next_state)
+            return self.fn(*args)
         started = time.perf_counter()
-        result = self.fn(state, action, next_state)
+        result = self.fn(*args)
         self._record(time.perf_counter() - started)
         return result
 
@@ -214,17 +215,10 @@ class LateReward:
 
 
 class LateProgress(LateReward):
-    """The candidate's `progress`, loaded after lock-down like `LateReward`, with its own per-call budget watch."""
+    """The candidate's `progress(state)`, loaded after lock-down like `LateReward`, with its own per-call budget
+    watch."""
 
     what = "progress"
-
-    def __call__(self, state):
-        if self.budget_s is None or not self.watch:
-            return self.fn(state)
-        started = time.perf_counter()
-        result = self.fn(state)
-        self._record(time.perf_counter() - started)
-        return result
 
 
 def _warm_up(env) -> None:
@@ -283,35 +277,6 @@ def aggregate(episodes: list[dict]) -> dict[str, Any]:
         "components": {k: float(np.mean(v)) for k, v in components.items()},
         "episodes": len(episodes),
     }
-
-
-class StateStats:
-    """Min/mean/max of the root body position and every hinge/slide joint over one episode."""
-
-    def __init__(self, env: ApplyReward) -> None:
-        schema = env.schema
-        self.root = schema.body_names[1] if schema and len(schema.body_names) > 1 else None
-        self.joints = [n for n, slot in schema.joints.items() if slot.kind in ("hinge", "slide")] if schema else []
-        self.rows: list[list[float]] = []
-
-    def add(self, state) -> None:
-        row = list(state.body(self.root).pos) if self.root else []
-        row += [state.joint(n).qpos for n in self.joints]
-        self.rows.append(row or list(state.obs[:8]))
-
-    def summary(self) -> dict[str, dict[str, float]]:
-        names = ([f"{self.root}.{a}" for a in "xyz"] if self.root else []) + [f"{n}.qpos" for n in self.joints]
-        data = np.asarray(self.rows, dtype=float)
-        names = names or [f"obs[{i}]" for i in range(data.shape[1])]
-        return {
-            name: {
-                "mean": round(float(col.mean()), 4),
-                "min": round(float(col.min()), 4),
-                "max": round(float(col.max()), 4),
-                "last": round(float(col[-1]), 4),
-            }
-            for name, col in zip(names, data.T)
-        }
 
 
 class HeartbeatCallback(BaseCallback):

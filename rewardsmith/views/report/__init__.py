@@ -16,10 +16,8 @@ from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.run_folder.index import batch_runs, is_batch, is_run, run_row
+from rewardsmith.run_folder.names import BATCH_REPORT_FILE, MODEL_FILE, REPORT_FILE
 from rewardsmith.views.run_view import read_run
-
-REPORT_FILE = "report.html"
-BATCH_REPORT_FILE = "batch_report.html"
 
 
 def _write(path: Path, text: str) -> None:
@@ -33,14 +31,19 @@ def record_missing_videos(run_dir: Path) -> list[str]:
     worker per CPU core at once; returns problems."""
     from rewardsmith.stages.video import record_video
     from rewardsmith.views.report.html import iteration_bests
+    from rewardsmith.workers.executor import LocalExecutor
 
     view = read_run(run_dir)
     if view.spec is None:
         return []
     spec, seed = view.spec, int(view.config.get("seed") or 0)
-    todo = [c for c in iteration_bests(view) if c.video is None and (c.path / "model.zip").is_file()]
-    with ThreadPoolExecutor(max(1, min(len(todo), os.cpu_count() or 1))) as pool:
-        videos = list(pool.map(lambda c: record_video(spec, c.path, seed=seed), todo))
+    todo = [c for c in iteration_bests(view) if c.video is None and (c.path / MODEL_FILE).is_file()]
+    executor = LocalExecutor(max(1, min(len(todo), os.cpu_count() or 1)))
+    try:
+        with ThreadPoolExecutor(executor.workers) as pool:
+            videos = list(pool.map(lambda c: record_video(spec, c.path, executor=executor, seed=seed), todo))
+    finally:
+        executor.shutdown()
     return [
         f"{c.id}: no video (rendering failed; see {c.path / 'video' / 'worker.log'})"
         for c, video in zip(todo, videos, strict=True)

@@ -15,8 +15,9 @@ from pygments.lexers import DiffLexer, PythonLexer
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.formatting import cell
+from rewardsmith.views.candidate_view import CandidateView
 from rewardsmith.views.report import plots
-from rewardsmith.views.run_view import CandidateView, RunView
+from rewardsmith.views.run_view import RunView
 from rewardsmith.views.tables import final_of, unified_diff
 
 FORMATTER = HtmlFormatter(cssclass="code", linenos=False)

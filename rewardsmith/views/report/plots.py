@@ -10,10 +10,36 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from rewardsmith.run_folder.records import METRICS_FILE, FinalResult
-from rewardsmith.views.run_view import CandidateView, RunView, metrics_points
+from rewardsmith.files import read_jsonl
+from rewardsmith.run_folder.names import FINAL_DIR, METRICS_FILE, cand_dir_name
+from rewardsmith.run_folder.records import FinalResult
+from rewardsmith.views.candidate_view import CandidateView, metrics_points
+from rewardsmith.views.run_view import RunView
 
-plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "none"})
+plt.rcParams.update(
+    {
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "svg.fonttype": "none",
+        "text.parse_math": False,  # names come from worker output: plain text, never mathtext ($\\x{...}$ crashed it)
+        "text.usetex": False,
+    }
+)
+REPORTED_FITNESS = "fitness during training\n(reported by the training worker, untrusted)"
+
+
+MAX_POINTS = 400
+"""Points drawn per line: a worker may report thousands (up to `rewardsmith.files.MAX_JSONL_LINES`), and every
+point is an SVG path node in the report."""
+
+
+def thin(points: list[tuple[float, float]], limit: int = MAX_POINTS) -> list[tuple[float, float]]:
+    """At most `limit` evenly spaced points of a line, its first and last kept."""
+    if len(points) <= limit:
+        return points
+    step = (len(points) - 1) / (limit - 1)
+    return [points[round(i * step)] for i in range(limit)]
 
 
 def _svg(fig) -> str:
@@ -75,10 +101,8 @@ def iteration_progress(view: RunView) -> str | None:
 
 
 def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
-    """The final retraining: evaluation fitness against env steps, one line per seed (final/seed_<s>/metrics.jsonl;
+    """The final retraining: fitness against env steps as each training worker reported it, one line per seed (final/seed_<s>/metrics.jsonl;
     a seed that reused the best candidate's own search training is drawn from that candidate's folder)."""
-    from rewardsmith.files import read_jsonl
-
     run_dir = Path(run_dir)
     seeds = [r.seed for r in final.seeds] if final else []
     cid = final.candidate if final else ""
@@ -86,13 +110,14 @@ def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
     fig, ax = plt.subplots(figsize=(6.4, 3.0))
     drawn = 0
     for seed in seeds:
-        folder, label = run_dir / "final" / f"seed_{seed}", f"seed {seed}"
-        if not (folder / METRICS_FILE).is_file() and cid:
-            folder, label = run_dir / f"iter_{iteration}" / f"cand_{index}", f"seed {seed} (search training of {cid})"
+        folder, label = run_dir / FINAL_DIR / f"seed_{seed}", f"seed {seed}"
+        if not (folder / METRICS_FILE).is_file() and iteration.isdigit() and index.isdigit():
+            folder = run_dir / cand_dir_name(int(iteration), int(index))
+            label = f"seed {seed} (search training of {cid})"
         if not (folder / METRICS_FILE).is_file():
             continue
         records, _ = read_jsonl(folder / METRICS_FILE)
-        points = [(m.timesteps, m.fitness) for m in metrics_points(records, "eval") if m.fitness is not None]
+        points = thin([(m.timesteps, m.fitness) for m in metrics_points(records, "eval") if m.fitness is not None])
         if points:
             xs, ys = zip(*points)
             ax.plot(xs, ys, marker="o", markersize=3, label=label)
@@ -101,24 +126,24 @@ def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
         plt.close(fig)
         return None
     ax.set_xlabel("env steps")
-    ax.set_ylabel("eval fitness (during training)")
+    ax.set_ylabel(REPORTED_FITNESS)
     ax.legend(frameon=False, fontsize=7, loc="best")
     return _svg(fig)
 
 
 def learning_curves(view: RunView) -> str | None:
-    """Evaluation fitness against env steps, one line per trained candidate."""
+    """Fitness against env steps as the training worker reported it (untrusted), one line per trained candidate."""
     curves = [c for c in view.candidates if len(c.evals) > 0]
     if not curves:
         return None
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     for c in curves:
-        points = [(m.timesteps, m.fitness) for m in c.evals if m.fitness is not None]
+        points = thin([(m.timesteps, m.fitness) for m in c.evals if m.fitness is not None])
         if points:
             xs, ys = zip(*points)
             ax.plot(xs, ys, marker="o", markersize=3, label=c.id)
     ax.set_xlabel("env steps")
-    ax.set_ylabel("eval fitness")
+    ax.set_ylabel(REPORTED_FITNESS)
     ax.legend(frameon=False, fontsize=7, ncol=2, loc="best")
     return _svg(fig)
 
@@ -138,7 +163,7 @@ def component_plot(c: CandidateView) -> str | None:
     colors = {name: f"C{i % 10}" for i, name in enumerate(names)}
     for name in names:
         if name in series:
-            xs, ys = zip(*series[name])
+            xs, ys = zip(*thin(series[name]))
             left.plot(xs, ys, marker="o", markersize=3, label=name, color=colors[name])
     left.axhline(0, color="#999", linewidth=0.6)
     left.set_xlabel("env steps")

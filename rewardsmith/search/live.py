@@ -1,4 +1,4 @@
-"""Live progress of a run: one line per candidate (designing, critic, training x%, analysed, rejected: why),
+"""The live view of a run (the progress display): one line per candidate (designing, critic, training x%, analysed, rejected: why),
 plus the iteration, the best fitness so far, tokens and cost.
 
 Two views behind one small interface: `LiveProgress` (a rich Live table, for terminals) and

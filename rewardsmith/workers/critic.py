@@ -1,4 +1,4 @@
-"""The critic's dynamic check, worker side: call a reward file on real transitions and measure it.
+"""The `critic` worker mode: the critic's dynamic check (a smoke run), worker side: call a reward file on real transitions and measure it.
 
 Runs inside a sandboxed worker (`rewardsmith.workers.main critic JOB`). Before the reward is loaded, it
 collects transitions (state, action, next_state) from the task env with random-action and zero-action
@@ -34,11 +34,11 @@ from rewardsmith.files import write_json_atomic
 from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.progress import PROGRESS_CONTRACT, ProgressOptions, load_with_progress, validate_progress
 from rewardsmith.reward.state import Snapshotter, State
+from rewardsmith.run_folder.names import SMOKE_FILE
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import WorkerJob
 
-SMOKE_FILE = "smoke.json"
 CAPTURED_FIELDS = ("xpos", "xquat", "xmat", "cvel", "subtree_com", "site_xpos", "site_xmat")
 """Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front (the reward is
 loaded only after the rollouts), so timed calls read copies as they do in training instead of paying
@@ -59,7 +59,7 @@ CONSTANT_ATOL = 1e-9
 Transition = tuple[State, np.ndarray, State]
 
 
-def run_smoke_job(job: WorkerJob) -> dict[str, Any]:
+def run_critic_job(job: WorkerJob) -> dict[str, Any]:
     """Collect transitions, load the reward, sandbox, call it on every transition; write smoke.json."""
     from rewardsmith.workers.main import enter_sandbox, load_job_reward, read_job_reward
 

@@ -1,4 +1,4 @@
-"""The render worker (`video` mode): one deterministic episode of a trained policy, as frames.
+"""The `video` worker mode: one deterministic episode of a trained policy, as frames.
 
 The policy in `model.zip` was written by an untrusted worker, and loading it unpickles, so it is only
 ever loaded here, locked down. Builds the plain task env (no reward file) with `render_mode="rgb_array"`

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.formatting import cell, inert, mean_pm
-from rewardsmith.search.progress import PlainProgress, Progress, describe_state, describe_status
+from rewardsmith.search.live import PlainProgress, Progress, describe_state, describe_status
 
 
 class BatchProgress(Protocol):

@@ -12,17 +12,17 @@ fresh seeds to the env's full time limit); the run folder itself is never writte
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
+from rewardsmith.run_folder.index import require_run_dir
+from rewardsmith.run_folder.names import MODEL_FILE, candidate_dir
 from rewardsmith.run_folder.records import RUN_FILE, TASK_FILE, WEIGHTS_FILE, Evaluation
 from rewardsmith.task import TaskSpec, load_task, read_task
-from rewardsmith.views.run_view import require_run_dir
-
-MODEL_ZIP = "model.zip"
 
 
 @dataclass
@@ -55,8 +55,10 @@ def find_policy(target: Path, *, candidate: str | None = None, task: str | None 
     if candidate is not None:
         if run is None:
             raise RunFolderError(f"{target}: --candidate needs a run folder")
-        iteration, _, index = candidate.partition(".")
-        folder = run / f"iter_{iteration}" / f"cand_{index}"
+        try:
+            folder = run / candidate_dir(candidate)
+        except ValueError as e:
+            raise RunFolderError(f"--candidate: {e}") from None
         label = f"candidate {candidate} of run {run.name}"
     elif (target / RUN_FILE).is_file():
         folder, label = _run_policy(target)
@@ -85,9 +87,7 @@ def _run_policy(run: Path) -> tuple[Path, str]:
         import json
 
         cid = str(json.loads(record.read_text(encoding="utf-8")).get("id", ""))
-        iteration, _, index = cid.partition(".")
-        folder = run / f"iter_{iteration}" / f"cand_{index}"
-        if folder.is_dir():
+        if re.fullmatch(r"\d+\.\d+", cid) and (folder := run / candidate_dir(cid)).is_dir():
             return folder, f"best candidate {cid} of run {run.name}"
     raise RunFolderError(f"{run}: no trained policy yet (no final retraining and no best candidate)")
 
@@ -112,8 +112,8 @@ def evaluate_target(
         if evaluation is None:
             raise RewardsmithError(f"evaluation failed: {result.error}")
         saved = None
-        if video is not None and (target.folder / MODEL_ZIP).is_file():
-            shutil.copyfile(target.folder / MODEL_ZIP, work / MODEL_ZIP)
+        if video is not None and (target.folder / MODEL_FILE).is_file():
+            shutil.copyfile(target.folder / MODEL_FILE, work / MODEL_FILE)
             recorded = record_video(target.spec, work, executor=executor, seed=evaluation.seeds[0])
             if recorded is not None:
                 video.parent.mkdir(parents=True, exist_ok=True)
