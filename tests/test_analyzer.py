@@ -271,6 +271,28 @@ def test_hacking_check_pairs_the_replayed_return_with_the_trusted_fitness(cheeta
     assert not a["reward_hacking"]["flag"] and "fitness spans only" in " ".join(a["reward_hacking"]["held_back"])
 
 
+def test_the_replay_is_a_job_of_the_given_executor_in_its_quick_lane(cheetah_spec, tmp_path):
+    """The analyzer's replay goes through the run's executor (its lanes, or Ray), never around it."""
+    from rewardsmith.workers.job import lane
+
+    class Recording(LocalExecutor):
+        def __init__(self) -> None:
+            super().__init__(workers=1)
+            self.lanes: list[tuple[str, str]] = []
+
+        def submit(self, job, on_progress=None):
+            self.lanes.append((job.mode, lane(job)))
+            return super().submit(job, on_progress)
+
+    executor = Recording()
+    try:
+        folder = replay_candidate(tmp_path / "c", cheetah_spec, [0.1 * i for i in range(12)], ALIGNED_PAIRS)
+        a = analyze(cheetah_spec, folder, model=None, executor=executor, env_description=None)
+    finally:
+        executor.shutdown()
+    assert a["replay"]["status"] == "ok" and executor.lanes == [("replay", "quick")]
+
+
 def test_a_failed_replay_falls_back_to_the_training_workers_pairs_and_says_so(cheetah_spec, tmp_path):
     crash = "def compute_reward(state, action, next_state):\n    return 1.0 / 0.0, {}\n"
     folder = replay_candidate(tmp_path / "c", cheetah_spec, [0.5] * 12, ANTI_PAIRS, reward=crash)
