@@ -122,6 +122,7 @@ class Calibration(BaseModel):
     seeds: int = Field(0, ge=0)
     good: list[float] = Field(default_factory=list, description="The example reward: [mean, se] over seeds.")
     weak: list[float] = Field(default_factory=list, description="The stronger weak reference: [mean, se].")
+    weak_references: list[str] = Field(default_factory=list, description="The weak references trained (alive, effort).")
     random: list[float] = Field(default_factory=list, description="The random policy: [mean, se] over episodes.")
     margin_se: float | None = Field(None, description="Good's lead over the stronger of weak and random, in se.")
     first_rung_margin_se: float | None = None

@@ -27,7 +27,10 @@ def calibrate(
     up_to: float = typer.Option(
         4.0, "--up-to", min=1.0, help="Try doublings of the search budget up to this factor while it does not separate."
     ),
-    weak: str = typer.Option("alive,effort", help="Weak references, comma-separated: alive, effort."),
+    weak: str = typer.Option(
+        "alive,effort",
+        help="Weak references, comma-separated: alive, effort (use effort alone where surviving is the task).",
+    ),
     margin: float = typer.Option(2.0, min=0.0, help="Standard errors good must lead by."),
     workers: int = typer.Option(1, min=1, help="Trainings in parallel."),
     out: Path | None = typer.Option(None, help="Folder for the trainings (default: runs/calibration/<task>)."),

@@ -12,7 +12,9 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                         run_started, run_resumed, iteration_started, candidate_designed, critic_done,
                         repair_requested, training_started, training_done, analysis_done,
                         rung_done (successive halving), iteration_done, final_started (with its announced
-                        cost: steps, estimate_s, plan), final_skipped (--final-seeds 0), final_seed_done,
+                        cost: steps, estimate_s, plan), search_signal (before the final: whether the top rung
+                        carried signal, against the random policy and its peers), final_skipped (--final-seeds 0),
+                        final_seed_done,
                         final_done, run_finished, run_failed;
                         with the screen (default strategy) also screen_done (with `attempt` before training,
                         with `rung: 1` at halving's first cut); also run_interrupted (SIGINT/SIGTERM),
@@ -70,7 +72,9 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
-                        selection {rule, shorter, winner, runner_up, margin, noise, distinguishable}, wall_s, error
+                        selection {rule, shorter, winner, runner_up, margin, noise, distinguishable},
+                        signal {verdict learned | nothing_learned | indistinguishable | unknown, message, budget,
+                        suggested_budget, random_fitness, random_fitness_se}, wall_s, error
 
 Every worker's folder also holds job.json (what the parent asked), worker.log, heartbeat (progress while it runs),
 error.json (when it failed), sandbox.json (the protections it ran under), ray.json (attempts on a Ray cluster),

@@ -7,7 +7,8 @@ several seeds
 - **good**: a reward known to be good (the task's example reward, `envs/examples/<task>.py`, or one the user names);
 - **weak**: generated weak references, the same for every task: `alive` (a constant +1 a step: it can only teach
   the policy to keep the episode going) and `effort` (minus the squared action: it teaches the policy to do
-  nothing); the stronger of the two at each budget is the weak arm;
+  nothing); the stronger of those measured at each budget is the weak arm. Where surviving IS the task (balancing
+  a pendulum), `alive` is not a weak reward but the task's own: calibrate such a task with `effort` alone;
 
 and plays the **random** policy, all scored by the task's trusted evaluation worker on fresh episodes. Each
 trained arm's number per seed is its evaluation's mean fitness, so its standard error over seeds holds the
@@ -162,6 +163,7 @@ class CalibrationReport(BaseModel):
             margin_se=round(at.margin, 2) if at and math.isfinite(at.margin) else None,
             first_rung_margin_se=round(first.margin, 2) if first and math.isfinite(first.margin) else None,
             calibrated=bool(at and at.calibrated(self.margin_required)),
+            weak_references=sorted(at.weak) if at else [],
             smallest_budget=self.smallest_budget,
             wall_s=round(sum(r.wall_s for r in self.rows), 1),
             measured=time.strftime("%Y-%m-%d"),
@@ -223,7 +225,7 @@ def calibrate(
     if isinstance(saved, dict):
         old = CalibrationReport.model_validate(saved)
         if (old.reward, old.seeds, old.episodes) == (report.reward, seeds, episodes):
-            report.rows = [r for r in old.rows if r.random]
+            report.rows = [r for r in old.rows if r.random and set(r.weak) == set(weak)]
     sources = {"good": reward}
     for kind in weak:
         path = work / f"weak_{kind}.py"
