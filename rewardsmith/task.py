@@ -187,6 +187,26 @@ class TaskSpec(BaseModel):
         path = self.folder / "examples" / (self.name.replace("-", "_") + ".py")
         return path if path.is_file() else None
 
+    def calibration_note(self, budget: int) -> str | None:
+        """What a run at `budget` steps per candidate should know about this task's calibration; None when the
+        budget was shown to separate a good reward from a weak one (`rewardsmith calibrate`)."""
+        cal = self.calibration
+        if cal is not None and cal.calibrated and cal.budget <= budget:
+            return None
+        if cal is not None and cal.smallest_budget and cal.smallest_budget <= budget:
+            return None
+        if cal is None:
+            return (
+                f"{self.name}'s search budget is uncalibrated: nothing shows that {budget:,} steps tell a good reward "
+                f"from a weak one; `rewardsmith calibrate {self.name}` measures whether they do"
+            )
+        if cal.smallest_budget:
+            return (
+                f"{self.name}: calibration found that {cal.smallest_budget:,} steps (not {budget:,}) separate a good "
+                "reward from a weak one"
+            )
+        return f"{self.name}: {cal.status(self.train.timesteps)}; at {budget:,} steps the ranking may be noise"
+
     def calibration_status(self) -> str:
         """Whether this spec's search budget was shown to separate a good reward from a weak one."""
         if self.calibration is None:

@@ -160,3 +160,14 @@ def test_calibrate_trains_every_arm_and_resumes(cli, tiny_spec, tmp_path: Path) 
     mtime = (out / "calibration.json").stat().st_mtime
     code, stdout, err = cli(*args)  # every row is there: nothing is trained again
     assert code == 0, stdout + err and (out / "calibration.json").stat().st_mtime == mtime
+
+
+def test_a_run_is_told_when_its_budget_is_not_calibrated() -> None:
+    spec = load_task("hopper-hop").model_copy(update={"calibration": None})
+    assert "uncalibrated" in (spec.calibration_note(200_000) or "")
+    measured = Calibration(budget=200_000, calibrated=False, margin_se=0.4, smallest_budget=800_000)
+    spec = spec.model_copy(update={"calibration": measured})
+    assert "800,000 steps (not 200,000)" in (spec.calibration_note(200_000) or "")
+    assert spec.calibration_note(800_000) is None  # the run asked for a budget that separates
+    spec = spec.model_copy(update={"calibration": Calibration(budget=200_000, calibrated=True, margin_se=5.0)})
+    assert spec.calibration_note(200_000) is None

@@ -169,6 +169,7 @@ def new_task(
         console.print(f"joints: {', '.join(facts['joints'][:30])}", highlight=False)
     console.print(
         f"next: edit the TODOs, then `rewardsmith describe {spec_path}` and `rewardsmith check {spec_path} REWARD.py`;"
-        f" put the folder in REWARDSMITH_TASKS to use the task by name",
+        f" put the folder in REWARDSMITH_TASKS to use the task by name; once a reward works, `rewardsmith calibrate"
+        f" {spec_path} --reward REWARD.py --write-spec` checks that the search budget tells it from a weak one",
         highlight=False,
     )

@@ -55,6 +55,9 @@ def run(config: RunConfig, progress: Progress | None = None, executor: Executor 
         config = config.model_copy(update={"feedback": str(Path(str(config.feedback)).resolve())})
     for warning in validate_task(spec):  # a task error (bad scorer, env) raises here: before any folder or LLM call
         print(f"warning: {warning}", file=sys.stderr)
+    note = spec.calibration_note(config.timesteps)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
     config = config.model_copy(update={"model": config.model or default_model_name()})
     folder = RunFolder.create(path, config, spec, config.model or "")
