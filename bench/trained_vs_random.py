@@ -18,28 +18,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from rewardsmith.search.calibration import gap_in_se, mean_se
 from rewardsmith.search.training import evaluate_policy, train_and_evaluate
 from rewardsmith.task import ENVS_DIR, load_task
 from rewardsmith.workers.executor import LocalExecutor
-
-
-def mean_se(values: list[float]) -> tuple[float, float]:
-    """Mean and standard error (0 for one value)."""
-    mean = statistics.fmean(values)
-    return mean, (statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0)
-
-
-def gap_in_se(a: list[float], b: list[float]) -> float:
-    """(mean a - mean b) over Welch's standard error of the difference; inf when both are exact."""
-    (ma, sa), (mb, sb) = mean_se(a), mean_se(b)
-    se = math.hypot(sa, sb)
-    return (ma - mb) / se if se > 0 else math.copysign(math.inf, ma - mb) if ma != mb else 0.0
 
 
 def measure(task: str, reward: Path, timesteps: int, seeds: int, episodes: int, executor, out: Path) -> dict:
