@@ -10,7 +10,7 @@ from rich import box
 from rich.table import Table
 
 from rewardsmith.cli import app, console
-from rewardsmith.cli.core import TaskArg
+from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here
 
 WEAK_CHOICES = ("alive", "effort")
 
@@ -35,6 +35,7 @@ def calibrate(
     workers: int = typer.Option(1, min=1, help="Trainings in parallel."),
     out: Path | None = typer.Option(None, help="Folder for the trainings (default: runs/calibration/<task>)."),
     write_spec: bool = typer.Option(False, "--write-spec", help="Record the result as the spec's [calibration]."),
+    sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
     """Train a good reward, weak references and the random policy at the first rung and the search budget (and
     longer budgets while those do not separate); report whether good > weak > random holds, by how many
@@ -43,7 +44,6 @@ def calibrate(
     from rewardsmith.run_folder.claim import RUNS_DIR
     from rewardsmith.search.calibration import calibrate as run_calibration
     from rewardsmith.search.calibration import write_spec_calibration
-    from rewardsmith.settings import require_sandbox
     from rewardsmith.task import load_task
     from rewardsmith.workers.executor import LocalExecutor
 
@@ -57,7 +57,7 @@ def calibrate(
         raise RewardsmithError(f"{spec.name} has no example reward (envs/examples/); name a good one with --reward")
     if not Path(good).is_file():
         raise RewardsmithError(f"{good}: no such reward file")
-    require_sandbox(None)
+    require_sandbox_here(sandbox_minimum)
     work = out or RUNS_DIR / "calibration" / spec.name
     console.print(
         f"calibrating {spec.name}: {good} vs {', '.join(kinds)} vs random, {seeds} seeds, "
