@@ -6,8 +6,6 @@ import math
 from pathlib import Path
 
 import typer
-from rich import box
-from rich.table import Table
 
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here
@@ -84,31 +82,20 @@ def calibrate(
         )
     finally:
         executor.shutdown()
-    table = Table(title=f"{spec.name}: calibration", box=box.SIMPLE_HEAD, pad_edge=False)
-    for header in ("budget", "good", "weak", "random", "good-weak", "good-random", "weak-random", "separates"):
-        table.add_column(header, no_wrap=True)
     from rewardsmith.search.calibration import mean_se
 
+    console.print(f"{spec.name}: trusted fitness, mean ± se (over seeds; random: over episodes)", highlight=False)
     for row in report.rows:
         kind, values = row.strongest_weak
-        label = (
-            " (first rung)"
-            if row.budget == report.first_rung
-            else " (search)"
-            if row.budget == report.search_budget
-            else ""
+        label = " (first rung)" if row.budget == report.first_rung else ""
+        label = " (search budget)" if row.budget == report.search_budget else label
+        console.print(
+            f"  {row.budget:,} steps{label}: good {pm(*mean_se(row.good))}, {kind} {pm(*mean_se(values))}, "
+            f"random {pm(*mean_se(row.random))}; good-weak {se_words(row.good_vs_weak)}, "
+            f"good-random {se_words(row.good_vs_random)}, weak-random {se_words(row.weak_vs_random)}: "
+            + ("separates" if row.calibrated(margin) else "does NOT separate"),
+            highlight=False,
         )
-        table.add_row(
-            f"{row.budget:,}{label}",
-            pm(*mean_se(row.good)),
-            f"{pm(*mean_se(values))} {kind}",
-            pm(*mean_se(row.random)),
-            se_words(row.good_vs_weak),
-            se_words(row.good_vs_random),
-            se_words(row.weak_vs_random),
-            "yes" if row.calibrated(margin) else "no",
-        )
-    console.print(table)
     record = report.spec_record()
     smallest = f"{report.smallest_budget:,} steps" if report.smallest_budget else "none of the budgets tried"
     console.print(f"{spec.name}: {record.status(report.search_budget)}; smallest budget that separates: {smallest}")
@@ -116,7 +103,7 @@ def calibrate(
         if spec.source is None:
             raise RewardsmithError(f"{spec.name}: the spec was not read from a file")
         write_spec_calibration(spec.source, record)
-        console.print(f"wrote [calibration] to {spec.source}", highlight=False)
+        console.print(f"wrote [calibration] to {spec.source}", highlight=False, markup=False)
 
 
 def pm(mean: float, se: float) -> str:
