@@ -86,7 +86,7 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
         "wall_s": round(time.perf_counter() - started, 3),
         "algo": spec.train.algo,
         "backend": backend_name,
-        "n_envs": spec.train.n_envs,
+        "n_envs": request.n_envs,
         "seed": job.seed,
         "device": outcome.device,
         "device_requested": job.device,

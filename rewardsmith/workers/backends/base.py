@@ -196,6 +196,11 @@ class TrainRequest:
         return self.job.out_dir
 
     @property
+    def n_envs(self) -> int:
+        """Train envs: the job option `n_envs` (a bench's override), else the spec's `[train] n_envs`."""
+        return int(self.job.options.get("n_envs") or self.spec.train.n_envs)
+
+    @property
     def eval_freq(self) -> int:
         """Env steps between learning-curve points (a short budget still gets a few)."""
         return min(self.spec.train.eval_freq, max(self.timesteps // 4, 1))

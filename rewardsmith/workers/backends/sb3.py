@@ -32,7 +32,7 @@ class SB3Backend(TrainingBackend):
         torch.set_num_threads(1)
         set_random_seed(request.seed)
         self.request = request
-        self.train_env = DummyVecEnv([lambda: Monitor(request.reward_env()) for _ in range(request.spec.train.n_envs)])
+        self.train_env = DummyVecEnv([lambda: Monitor(request.reward_env()) for _ in range(request.n_envs)])
         self.train_env.seed(request.seed)
         self.eval_env = request.reward_env(scored=True)
         self.model = build_model(request, self.train_env)
