@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from pydantic import ValidationError
 
@@ -51,3 +52,25 @@ def test_vectorized_training_logs_components_per_env_and_reports_its_setup(cli, 
     train = [r for r in records if r["kind"] == "train"]
     assert not problems and train and all(r["components"] for r in train)
     assert sum(r["episodes"] for r in train) >= 4  # episodes of several envs, each summed by its own wrapper
+
+
+def test_learning_curve_episodes_side_by_side_match_one_env_in_turn():
+    from rewardsmith.workers.backends.base import make_reward_env, run_episodes
+
+    spec = load_task("hopper-hop")
+    calls: list[int] = []
+
+    def act(obs):  # a deterministic policy of the observation, counting policy calls and their batch sizes
+        calls.append(len(obs))
+        return np.tanh(obs[:, :3] * 3.0)
+
+    def envs(n):
+        return [make_reward_env(spec, None, "native") for _ in range(n)]
+
+    one = run_episodes(act, envs(1), 5, seed=7)
+    one_calls, calls[:] = len(calls), []
+    side_by_side = run_episodes(act, envs(3), 5, seed=7)
+    assert [e["episode"] for e in side_by_side] == list(range(5))
+    for a, b in zip(one, side_by_side, strict=True):
+        assert a["length"] == b["length"] and a["fitness"] == pytest.approx(b["fitness"], rel=1e-5)
+    assert len(calls) < one_calls and max(calls) == 3

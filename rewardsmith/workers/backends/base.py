@@ -38,6 +38,8 @@ from rewardsmith.run_folder.names import HEARTBEAT_FILE, METRICS_FILE
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 from rewardsmith.workers.job import WorkerJob
 
+EVAL_ENVS = 8
+"""Learning-curve episodes run side by side (one policy call per step for all of them) on at most this many envs."""
 BUDGET_WINDOW = 64
 """Reward calls in the sliding window; the worker stops once over half of them exceeded the budget."""
 
@@ -119,18 +121,35 @@ def aggregate(episodes: list[dict]) -> dict[str, Any]:
     }
 
 
-def run_episodes(act: Callable[[Any], Any], env: ApplyReward, episodes: int, *, seed: int) -> list[dict]:
-    """Episodes of the policy `act(obs) -> action` on `env` (a learning-curve point, reported by the training
-    worker); one stats dict per episode."""
-    results = []
-    for i in range(episodes):
-        obs, _ = env.reset(seed=seed + i)
-        while True:
-            obs, _, terminated, truncated, info = env.step(act(obs))
+def run_episodes(act: Callable[[np.ndarray], Any], envs: list, episodes: int, *, seed: int) -> list[dict]:
+    """`episodes` episodes of the policy `act(batch of obs) -> batch of actions` (a learning-curve point,
+    reported by the training worker), episode i from `seed + i`, stepped side by side on `envs` so that the
+    policy runs once per step for all live episodes (an env that finishes takes the next episode); one stats
+    dict per episode, in order."""
+    results: dict[int, dict] = {}
+    live: dict[int, tuple[int, Any]] = {}  # env index -> (episode, its latest obs)
+    todo = iter(range(episodes))
+
+    def start(k: int) -> None:
+        episode = next(todo, None)
+        if episode is not None:
+            live[k] = (episode, envs[k].reset(seed=seed + episode)[0])
+
+    for k in range(len(envs)):
+        start(k)
+    while live:
+        order = list(live)
+        actions = act(np.stack([live[k][1] for k in order]))
+        for k, action in zip(order, actions, strict=True):
+            episode = live[k][0]
+            obs, _, terminated, truncated, info = envs[k].step(action)
             if terminated or truncated:
-                results.append({"episode": i, **info["episode_stats"]})
-                break
-    return results
+                results[episode] = {"episode": episode, **info["episode_stats"]}
+                del live[k]
+                start(k)
+            else:
+                live[k] = (episode, obs)
+    return [results[i] for i in range(episodes)]
 
 
 @dataclass

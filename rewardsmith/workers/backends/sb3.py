@@ -8,13 +8,18 @@ and TensorBoard logs under `tb/`.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from rewardsmith.run_folder.names import MODEL_FILE
-from rewardsmith.workers.backends.base import TrainingBackend, TrainLog, TrainOutcome, TrainRequest, run_episodes
+from rewardsmith.workers.backends.base import (
+    EVAL_ENVS,
+    TrainingBackend,
+    TrainLog,
+    TrainOutcome,
+    TrainRequest,
+    run_episodes,
+)
 
 
 class SB3Backend(TrainingBackend):
@@ -34,7 +39,8 @@ class SB3Backend(TrainingBackend):
         self.request = request
         self.train_env = DummyVecEnv([lambda: Monitor(request.reward_env()) for _ in range(request.n_envs)])
         self.train_env.seed(request.seed)
-        self.eval_env = request.reward_env(scored=True)
+        width = min(request.spec.train.eval_episodes, EVAL_ENVS)
+        self.eval_envs = [request.reward_env(scored=True) for _ in range(width)]
         self.model = build_model(request, self.train_env)
         if request.checkpoint is not None:
             from rewardsmith.workers.evaluate import load_weights
@@ -60,7 +66,7 @@ class SB3Backend(TrainingBackend):
             HeartbeatCallback(request.log, offset=request.resume_timesteps),
             ComponentLogCallback(request.log, every=max(eval_freq // 2, 256)),
             FitnessEvalCallback(
-                request.log, self.eval_env, eval_freq, request.spec.train.eval_episodes, seed=request.seed + 10_000
+                request.log, self.eval_envs, eval_freq, request.spec.train.eval_episodes, seed=request.seed + 10_000
             ),
         ]
         model.learn(
@@ -139,9 +145,9 @@ class ComponentLogCallback(BaseCallback):
 class FitnessEvalCallback(BaseCallback):
     """Every `eval_freq` steps, run deterministic episodes on a separate env and log fitness (kind "eval")."""
 
-    def __init__(self, log: TrainLog, env: Any, eval_freq: int, episodes: int, seed: int) -> None:
+    def __init__(self, log: TrainLog, envs: list, eval_freq: int, episodes: int, seed: int) -> None:
         super().__init__()
-        self.log, self.env, self.eval_freq, self.n_episodes, self.seed = log, env, eval_freq, episodes, seed
+        self.log, self.envs, self.eval_freq, self.n_episodes, self.seed = log, envs, eval_freq, episodes, seed
         self.next_eval = eval_freq
 
     def _on_step(self) -> bool:
@@ -154,7 +160,7 @@ class FitnessEvalCallback(BaseCallback):
         def act(obs):
             return self.model.predict(obs, deterministic=True)[0]
 
-        stats = self.log.eval_point(self.num_timesteps, run_episodes(act, self.env, self.n_episodes, seed=self.seed))
+        stats = self.log.eval_point(self.num_timesteps, run_episodes(act, self.envs, self.n_episodes, seed=self.seed))
         for key in ("fitness", "success_rate", "ep_len", "return"):
             self.logger.record(f"eval/{key}", stats[key])
         self.logger.dump(self.num_timesteps)
