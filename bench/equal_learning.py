@@ -71,11 +71,16 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    rows = []
+    rows = json.loads(args.json.read_text()) if args.json and args.json.is_file() else []  # resumes a run
     with tempfile.TemporaryDirectory(prefix="equal-learning-") as tmp:
         for task in args.tasks:
             for seed in args.seeds:
                 for variant in ("old", "new"):  # alternating, so that a change of load hits both alike
+                    if any(
+                        (r["task"], r["variant"], r["seed"], r["steps"]) == (task, variant, seed, args.steps)
+                        for r in rows
+                    ):
+                        continue
                     row = one(task, variant, args.steps, seed, args.episodes, Path(tmp) / f"{task}-{variant}-{seed}")
                     rows.append(row)
                     print(json.dumps(row), flush=True)
@@ -84,7 +89,7 @@ def main() -> None:
     print(f"\n{'task':16} {'variant':7} {'fitness (mean)':>14} {'per seed':30} {'train wall s (mean)':>19}")
     for task in args.tasks:
         for variant in ("old", "new"):
-            mine = [r for r in rows if r["task"] == task and r["variant"] == variant]
+            mine = [r for r in rows if (r["task"], r["variant"], r["steps"]) == (task, variant, args.steps)]
             fits = [r["fitness"] for r in mine]
             seeds = " ".join(f"{f:.3g}" for f in fits)
             wall = statistics.mean(r["train_wall_s"] for r in mine)
