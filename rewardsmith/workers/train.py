@@ -32,6 +32,7 @@ from rewardsmith.files import write_bytes_atomic, write_json_atomic
 from rewardsmith.reward.progress import ProgressCounts, ProgressOptions, load_with_progress
 from rewardsmith.run_folder.names import SUMMARY_FILE, WEIGHTS_FILE
 from rewardsmith.workers.backends import DEFAULT_BACKEND, load_backend
+from rewardsmith.workers.backends import sb3 as _default  # noqa: F401 - the warm fork server imports it once
 from rewardsmith.workers.backends.base import LateProgress, LateReward, TrainLog, TrainRequest, make_reward_env
 from rewardsmith.workers.job import WorkerJob
 
