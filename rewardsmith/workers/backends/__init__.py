@@ -4,6 +4,9 @@
 that implements `base.TrainingBackend`, as "module:Class", imported only when a job asks for it (so a backend's
 heavy imports, such as JAX, cost nothing to a job that uses another). See CONTRIBUTING "How to add a training
 backend".
+
+Modules: `base` (the seam: `TrainRequest`, `TrainingBackend`, `TrainOutcome`, the shared logs), `sb3` (the default:
+stable-baselines3 PPO/SAC in torch on `n_envs` in-process envs).
 """
 
 from __future__ import annotations
