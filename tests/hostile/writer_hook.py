@@ -20,11 +20,12 @@ def _wrap(write):
     return forged
 
 
-for _name in ("rewardsmith.workers.train", "rewardsmith.workers.backends.base"):  # the training worker's writers
-    _module = sys.modules.get(_name)
-    for _writer in ("append_jsonl", "write_json_atomic"):
-        if _module is not None and hasattr(_module, _writer):
-            setattr(_module, _writer, _wrap(getattr(_module, _writer)))
+_train = sys.modules.get("rewardsmith.workers.train")  # the training worker's own writers
+if _train is not None:
+    _train.write_json_atomic = _wrap(_train.write_json_atomic)
+_base = sys.modules.get("rewardsmith.workers.backends.base")  # its learning logs (TrainLog)
+if _base is not None:
+    _base.append_jsonl = _wrap(_base.append_jsonl)
 _files = sys.modules.get("rewardsmith.files")
 if _files is not None:
     _files.append_jsonl = _wrap(_files.append_jsonl)
