@@ -22,8 +22,10 @@ def _wrap(write):
 
 _train = sys.modules.get("rewardsmith.workers.train")  # the training worker's own writers
 if _train is not None:
-    _train.append_jsonl = _wrap(_train.append_jsonl)
     _train.write_json_atomic = _wrap(_train.write_json_atomic)
+_base = sys.modules.get("rewardsmith.workers.backends.base")  # its learning logs (TrainLog)
+if _base is not None:
+    _base.append_jsonl = _wrap(_base.append_jsonl)
 _files = sys.modules.get("rewardsmith.files")
 if _files is not None:
     _files.append_jsonl = _wrap(_files.append_jsonl)
