@@ -11,7 +11,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
                         run_started, run_resumed, iteration_started, candidate_designed, critic_done,
                         repair_requested, training_started, training_done, analysis_done,
-                        rung_done (successive halving), iteration_done, final_started (with its announced
+                        rung_done (successive halving), seed_repeated (a close candidate trained on a second seed),
+                        iteration_done, final_started (with its announced
                         cost: steps, estimate_s, plan), final_skipped (--final-seeds 0), final_seed_done,
                         final_done, run_finished, run_failed;
                         with the screen (default strategy) also screen_done (with `attempt` before training,
@@ -28,6 +29,9 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     iter_<i>/halving.json  budgets, keep, stop_flat and per rung: steps spent, each candidate's fitness, fitness_se,
                         timesteps, the first cut's screen verdict {passed, accuracy, spearman} and whether it
                         was promoted, halved, screened out, stopped on a flat curve or failed
+    seed_spread.json    {"repeats": [{candidate, budget, seeds, fitness, se, episodes}]}: close candidates trained again
+                        on a second seed at a rung's budget; the between-seed floor of the selection, reused on
+                        resume (`rewardsmith.search.spread`)
     iter_<i>/cand_<j>/  i, j from 1:
         attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
         attempt_<n>.reply.md    the raw reply when it held no usable code
@@ -56,6 +60,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                                 it never loads reward code, and every fitness that decides comes from it
         checkpoint.safetensors  the parent's copy of the policy weights at the end of the last rung; the next
                                 rung (or the final retraining on the search seed) resumes from it
+        second_seed/<budget>/   a repeat of the candidate's training on a second seed at a rung's budget (laid out
+                                as its training folder, with its eval/); its numbers go to seed_spread.json
         warm_start.safetensors  with --warm-start: the parent's weights the first training starts from
         video.mp4 (video.gif)   the policy video the parent encoded from video/frames.npy (the render worker's)
         analysis.json           the analyzer's statistics, flags and feedback text
@@ -70,7 +76,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
-                        selection {rule, shorter, winner, runner_up, margin, noise, distinguishable}, wall_s, error
+                        selection {rule, shorter, winner, runner_up, margin, noise, distinguishable, floor {sd, how,
+                        pairs, budget}, tie_break, confidence {p_best, runner_up, peers, method}}, wall_s, error
 
 Every worker's folder also holds job.json (what the parent asked), worker.log, heartbeat (progress while it runs),
 error.json (when it failed), sandbox.json (the protections it ran under), ray.json (attempts on a Ray cluster),

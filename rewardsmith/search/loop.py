@@ -29,8 +29,8 @@ from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.analysis_round import analyse_if_missing, analysis_round
 from rewardsmith.search.design_round import DEDUPE, design_round
 from rewardsmith.search.final import retrain_best, write_summary
-from rewardsmith.search.halving import halve_iteration
 from rewardsmith.search.live import Progress, make_progress
+from rewardsmith.search.rungs import halve_iteration
 from rewardsmith.search.selection import best_record, rule_for
 from rewardsmith.search.session import Search, update_best, usage
 from rewardsmith.settings import require_sandbox
