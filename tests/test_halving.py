@@ -30,7 +30,10 @@ class Trainer:
         steps = min(timesteps, self.plateau.get(record.id, timesteps))
         return record.model_copy(
             update=dict(
-                status="trained", fitness=self.rates[record.id] * steps, fitness_se=0.01, episodes=5,
+                status="trained",
+                fitness=self.rates[record.id] * steps,
+                fitness_se=0.01,
+                episodes=5,
                 timesteps=timesteps,
             )
         )
@@ -82,8 +85,9 @@ def test_a_lone_survivor_is_compared_with_the_best_stopped_candidate_at_equal_st
     its checkpoint to the last budget and is the better reward there."""
     from rewardsmith.search.selection import pick
 
-    trainer = Trainer({f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)},
-                      plateau={"1.2": 200})
+    trainer = Trainer(
+        {f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)}, plateau={"1.2": 200}
+    )
     rungs = successive_halving(designed(8), trainer, [100, 200, 400, 800], keep=0.25, stop_flat=False)
     last = rungs[-1]
     assert rungs[1].promoted == ["1.2"] and rungs[2].promoted == ["1.2"]
@@ -133,8 +137,9 @@ def test_a_flat_curve_stops_unless_it_leads():
     rungs = successive_halving(records, trainer, [100, 200, 400, 800], keep=0.75, stop_flat=True)
     assert rungs[1].stopped.get("1.3") == "flat curve"
     assert "1.3" not in rungs[1].promoted and "1.2" in rungs[1].promoted
-    no_stop = successive_halving(designed(4), Trainer(trainer.rates, trainer.plateau), [100, 200, 400, 800],
-                                 keep=0.75, stop_flat=False)
+    no_stop = successive_halving(
+        designed(4), Trainer(trainer.rates, trainer.plateau), [100, 200, 400, 800], keep=0.75, stop_flat=False
+    )
     assert "1.3" in no_stop[1].promoted
 
 
@@ -150,7 +155,10 @@ def test_the_first_cut_puts_what_the_screen_rejects_behind_what_it_passes():
     def screen(rejected: set[str]):
         def judge(records):
             calls.append([r.id for r in records])
-            return {r.id: ScreenReport(r.id not in rejected, 0.3 if r.id in rejected else 0.9, None, 40, "acc") for r in records}
+            return {
+                r.id: ScreenReport(r.id not in rejected, 0.3 if r.id in rejected else 0.9, None, 40, "acc")
+                for r in records
+            }
 
         return judge
 
@@ -161,7 +169,9 @@ def test_the_first_cut_puts_what_the_screen_rejects_behind_what_it_passes():
     assert rungs[0].as_dict()["candidates"][1]["screen"] == {"passed": False, "accuracy": 0.3, "spearman": None}
     everybody = successive_halving(designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen(set(rates)))
     assert everybody[0].promoted == ["1.2", "1.3"]
-    few = successive_halving(designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen(set(rates) - {"1.8"}))
+    few = successive_halving(
+        designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen(set(rates) - {"1.8"})
+    )
     assert few[0].promoted == ["1.8", "1.2"]  # the one that passed, then the best of the rest: two still go on
 
 
@@ -226,9 +236,20 @@ def test_a_warm_started_run_trains_iteration_2_from_the_best_policy(tmp_path, ti
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     spec = tiny_spec("inverted-double-pendulum-balance", timesteps=1024, eval_episodes=2)
     script = Path(__file__).parent / "data" / "loop_e2e.jsonl"
-    folder = run_search(RunConfig(task=str(spec), model=f"scripted:{script}", iterations=2, samples=2,
-                                  repair_rounds=1, workers=2, final_seeds=0, rungs=[1.0], warm_start=True,
-                                  out=tmp_path / "run"))
+    folder = run_search(
+        RunConfig(
+            task=str(spec),
+            model=f"scripted:{script}",
+            iterations=2,
+            samples=2,
+            repair_rounds=1,
+            workers=2,
+            final_seeds=0,
+            rungs=[1.0],
+            warm_start=True,
+            out=tmp_path / "run",
+        )
+    )
     started = [e for e in folder.events() if e["event"] == "training_started"]
     second = [e for e in started if e["candidate"].startswith("2.")]
     assert second and all(e.get("warm_start_from", "").startswith("1.") for e in second)
@@ -251,7 +272,9 @@ def test_a_warm_started_run_trains_iteration_2_from_the_best_policy(tmp_path, ti
         (20000, 20000, 5120, False, "train"),
     ],
 )
-def test_the_final_plan_reuses_only_a_training_of_the_final_budget(tmp_path, search, final, trained, checkpoint, seed_0):
+def test_the_final_plan_reuses_only_a_training_of_the_final_budget(
+    tmp_path, search, final, trained, checkpoint, seed_0
+):
     from types import SimpleNamespace
 
     from rewardsmith.config import RunConfig

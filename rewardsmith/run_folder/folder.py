@@ -17,7 +17,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                         final_done, run_finished, run_failed;
                         with the screen (default strategy) also screen_done (with `attempt` before training,
                         with `rung: 1` at halving's first cut); also run_interrupted (SIGINT/SIGTERM),
-                        iteration_unproductive, crossover_requested, random_policy_evaluated, human_feedback
+                        iteration_unproductive, crossover_requested, random_policy_evaluated, search_signal
+                        (whether the top rung carried signal, before the final retraining), human_feedback
                         (--feedback) and proofs_adopted (a folder from before proofs, resumed)
     .key                the run's secret for the parent's proofs (mode 600; no worker can read it)
     proofs.jsonl        {"path", "hmac"} per file the parent wrote or accepted: HMAC-SHA256 of its path and bytes

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import SPREAD_FILE
 from rewardsmith.search.spread import NO_FLOOR, Floor, SeedSpread, prior_sd
@@ -79,7 +80,11 @@ def structural_warning(critic: dict[str, Any] | None) -> str | None:
 def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
     """The run's evidence: its `seed_spread.json` (with the spec's calibration prior) and the structural warnings of
     its trained candidates' critic reports (verified; an unproven report gives no warning)."""
-    spec = spec if spec is not None else folder.spec()
+    if spec is None:
+        try:
+            spec = folder.spec()
+        except RewardsmithError:
+            spec = None  # a view of a folder whose task.toml is unreadable: no prior
     spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec))
     warnings = {}
     for record in folder.candidates():
