@@ -121,10 +121,11 @@ def test_halving_trains_a_close_leader_and_rival_on_a_second_seed_once():
         calls.append(([r.id for r in records], budget))
         for r in records:  # the second seed scores the same reward 30% lower
             evidence.spread.add(Repeat(r.id, budget, (0, 1), (r.fitness, r.fitness * 0.7), (0.01, 0.01)))
+        return budget * len(records)
 
     designed = [CandidateRecord(id=f"1.{j}", iteration=1, index=j, status="designed") for j in range(1, 5)]
     rungs = successive_halving(designed, train, [100, 200], keep=0.5, evidence=evidence, repeat=repeat)
-    assert calls[0] == (["1.2", "1.3"], 100) and rungs[0].repeated == ["1.2", "1.3"]
+    assert calls[0] == (["1.2", "1.3"], 100) and rungs[0].repeated == ["1.2", "1.3"] and rungs[0].repeat_steps == 200
     assert evidence.floor(100).how == "measured" and evidence.floor(100).sd > 50
     assert close_pair(rungs[0].trained, evidence) == []  # both repeated at this budget: not paid again
     assert rungs[-1].as_dict()["repeated_on_a_second_seed"] == rungs[-1].repeated

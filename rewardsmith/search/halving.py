@@ -34,9 +34,9 @@ from rewardsmith.task import TaskSpec
 TrainRung = Callable[[CandidateRecord, int, bool], CandidateRecord]
 """(record, total timesteps to reach, resume from the record's own checkpoint) -> the updated record."""
 
-RepeatRung = Callable[[list[CandidateRecord], int], None]
+RepeatRung = Callable[[list[CandidateRecord], int], int]
 """(the close candidates of a rung, its budget) -> train each on a second seed at that budget and add the repeats to
-the run's `Evidence.spread` (`rewardsmith.search.spread`)."""
+the run's `Evidence.spread` (`rewardsmith.search.spread`); returns the env steps it spent."""
 
 ScreenRung = Callable[[list[CandidateRecord]], dict[str, ScreenReport]]
 """(the first rung's trained candidates) -> {candidate id: the trajectory screen's verdict}; a candidate without
@@ -104,6 +104,8 @@ class Rung:
     """Promoted beyond the `keep` fraction: indistinguishable from the cut line under the floor."""
     repeated: list[str] = field(default_factory=list)
     """Trained again on a second seed at this budget (the leader and its closest rival, within noise)."""
+    repeat_steps: int = 0
+    """Env steps of the second-seed trainings (not in `steps`, which counts the rung's own trainings)."""
     revived: str | None = None
     """At the last rung: the candidate stopped earlier and trained on to compare with a lone survivor."""
 
@@ -130,6 +132,7 @@ class Rung:
                 for r in self.trained
             ],
             "repeated_on_a_second_seed": self.repeated,
+            "repeat_steps": self.repeat_steps,
             "revived": self.revived,
         }
 
@@ -262,7 +265,7 @@ def successive_halving(
         if last and len(ok) == 1 and index:
             ok += revive(rung, stopped, step, evidence)
         if repeat is not None and (pair := close_pair(ok, evidence)):
-            repeat(pair, budget)
+            rung.repeat_steps = repeat(pair, budget)
             rung.repeated = [r.id for r in pair]
         if last or not ok:
             rungs.append(rung)

@@ -155,9 +155,9 @@ def rung_repeater(
     recorded there (a resumed run) is not trained again; a failed one records nothing."""
     assert evidence.spread is not None
 
-    def one(record: CandidateRecord, budget: int) -> None:
+    def one(record: CandidateRecord, budget: int) -> int:
         if evidence.spread is None or evidence.spread.repeat_of(record.id, budget) or record.fitness is None:
-            return
+            return 0
         cand = folder.cand_dir(record.iteration, record.index)
         seed = config.seed + SECOND_SEED_OFFSET
         label = f"{record.id} s{seed}"
@@ -178,7 +178,7 @@ def rung_repeater(
         )
         if evaluation is None or evaluation.fitness_mean is None:
             progress.update(label, "failed", reason=result.error[:100])
-            return
+            return 0
         first = folder.cand_of(record).evaluation()
         repeat = Repeat(
             record.id,
@@ -191,12 +191,14 @@ def rung_repeater(
         evidence.spread.add(repeat)
         folder.event(Event.SEED_REPEATED, **repeat.as_dict() | {"episodes": None})
         progress.update(label, "trained", fitness=evaluation.fitness_mean)
+        return int(result.summary.get("timesteps") or budget)
 
-    def repeat(records: list[CandidateRecord], budget: int) -> None:
+    def repeat(records: list[CandidateRecord], budget: int) -> int:
         with ThreadPoolExecutor(max_workers=max(1, min(executor.workers, len(records)))) as pool:
-            list(pool.map(lambda r: one(r, budget), records))
+            steps = sum(pool.map(lambda r: one(r, budget), records))
         floor = evidence.floor(budget)
         progress.log(f"{', '.join(r.id for r in records)} within noise at {budget:,} steps: {floor.describe()}")
+        return steps
 
     return repeat
 
@@ -231,11 +233,15 @@ def halve_iteration(
             promoted=rung.promoted,
             stopped=rung.stopped,
             steps=rung.steps,
+            repeated=rung.repeated,
+            repeat_steps=rung.repeat_steps,
+            revived=rung.revived,
         )
         progress.log(
             f"iteration {iteration} rung {rung.index} ({rung.timesteps:,} steps): "
             + (f"{', '.join(rung.promoted)} go on" if rung.promoted else "done")
             + (f"; stopped {', '.join(f'{k} ({v})' for k, v in rung.stopped.items())}" if rung.stopped else "")
+            + (f"; {rung.revived} trained on to compare with the lone survivor" if rung.revived else "")
         )
 
     evidence = load_evidence(folder, spec)
