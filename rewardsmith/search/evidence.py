@@ -79,7 +79,8 @@ def structural_warning(critic: dict[str, Any] | None) -> str | None:
 
 def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
     """The run's evidence: its `seed_spread.json` (with the spec's calibration prior) and the structural warnings of
-    its trained candidates' critic reports (verified; an unproven report gives no warning)."""
+    its designed and trained candidates' critic reports (verified; an unproven report gives no warning), so the
+    cuts of the halving that is about to train them see them too."""
     if spec is None:
         try:
             spec = folder.spec()
@@ -88,7 +89,7 @@ def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
     spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec))
     warnings = {}
     for record in folder.candidates():
-        if record.status != "trained":
+        if record.status not in ("designed", "trained"):
             continue
         critic = folder.cand_of(record).critic()
         warning = structural_warning(critic.model_dump() if critic is not None else None)
