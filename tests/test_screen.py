@@ -70,18 +70,14 @@ def test_state_from_arrays_matches_a_live_snapshot():
 
 def test_aligned_reward_passes_and_anti_aligned_fails_with_an_example(cheetah, tmp_path):
     spec, files = cheetah
-    aligned = reward_file(
-        tmp_path / "up", "    v = float(next_state.body('torso').linvel[0])\n    return v, {'v': v}\n"
-    )
+    aligned = reward_file(tmp_path / "up", "    v = float(next_state.body('torso').linvel[0])\n    return v, {'v': v}\n")
     report = screen(spec, aligned, tmp_path / "up", files, executor=EXECUTOR)
     assert report.passed and report.accuracy == 1.0 and report.spearman == pytest.approx(1.0)
     assert report.episodes == 6 and report.pairs == 15
     assert {d["label"] for d in report.details} == {"1.1", "1.2"}
     assert json.loads((tmp_path / "up" / SCREEN_FILE).read_text())["passed"] is True
 
-    anti = reward_file(
-        tmp_path / "down", "    v = float(next_state.body('torso').linvel[0])\n    return -v, {'v': -v}\n"
-    )
+    anti = reward_file(tmp_path / "down", "    v = float(next_state.body('torso').linvel[0])\n    return -v, {'v': -v}\n")
     report = screen(spec, anti, tmp_path / "down", files, executor=EXECUTOR)
     assert not report.passed and report.accuracy == 0.0 and report.spearman == pytest.approx(-1.0)
     assert report.message.startswith("your reward prefers the trajectories with lower fitness: accuracy 0.00 on 15")
@@ -95,14 +91,11 @@ def test_reward_errors_and_hostile_code_fail_the_screen(cheetah, tmp_path):
     spec, files = cheetah
     broken = reward_file(tmp_path / "broken", "    return 1.0 / float(action[0]), {}\n")
     report = screen(spec, broken, tmp_path / "broken", files, executor=EXECUTOR)
-    assert not report.passed and report.message.endswith(
-        "ZeroDivisionError: float division by zero (on episode 0 of candidate 1.1, step 0)"
-    )
+    assert not report.passed and report.message.endswith("ZeroDivisionError: float division by zero (on episode 0 "
+                                                         "of candidate 1.1, step 0)")
     nan = reward_file(tmp_path / "nan", "    return float('nan'), {}\n")
-    assert (
-        "must be finite, got nan (on episode 0 of candidate 1.1, step 0)"
-        in screen(spec, nan, tmp_path / "nan", files, executor=EXECUTOR).message
-    )
+    assert "must be finite, got nan (on episode 0 of candidate 1.1, step 0)" in screen(spec, nan, tmp_path / "nan",
+                                                                                        files, executor=EXECUTOR).message
 
     hostile = tmp_path / "hostile"
     hostile.mkdir()
@@ -145,16 +138,10 @@ def test_too_few_episodes_pass_without_a_worker_and_bad_archives_are_skipped(che
     spec, files = cheetah
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     save_episodes(tmp_path / "two.npz", load_episodes(files["1.1"])[:2])
-    report = screen(
-        spec,
-        reward_file(tmp_path / "c", "    return 0.0, {}\n"),
-        tmp_path / "c",
-        {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"},
-        executor=EXECUTOR,
-    )
-    assert report.passed and report.message.startswith(
-        "passed without a verdict: not enough trajectories to judge (2 episodes"
-    )
+    report = screen(spec, reward_file(tmp_path / "c", "    return 0.0, {}\n"), tmp_path / "c",
+                    {"1.1": tmp_path / "two.npz", "1.3": tmp_path / "junk.npz"}, executor=EXECUTOR)
+    assert report.passed and report.message.startswith("passed without a verdict: not enough trajectories to judge "
+                                                       "(2 episodes")
     assert "skipped unreadable archives" in report.message and not (tmp_path / "c" / SCREEN_DIR).exists()
 
 
@@ -271,13 +258,8 @@ def test_screen_job_carries_its_archives_to_a_ray_node(cheetah, tmp_path):
 
     spec, files = cheetah
     reward = reward_file(tmp_path / "cand", "    v = float(next_state.qvel[0])\n    return v, {'v': v}\n")
-    job = WorkerJob(
-        mode="screen",
-        task_path=spec.source,
-        reward_path=reward,
-        out_dir=tmp_path / "cand" / SCREEN_DIR,
-        options={"trajectories": {k: str(v) for k, v in files.items()}},
-    )
+    job = WorkerJob(mode="screen", task_path=spec.source, reward_path=reward, out_dir=tmp_path / "cand" / SCREEN_DIR,
+                    options={"trajectories": {k: str(v) for k, v in files.items()}})
     inputs = job_inputs(job)
     assert {"trajectories/0.npz", "trajectories/1.npz"} <= set(inputs)
     reply = run_on_node(job.model_dump_json(), inputs)
