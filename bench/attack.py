@@ -52,8 +52,16 @@ def worker_routes(programs: list[Path], parallel: int) -> list[hostile.Run]:
     secret = f"sk-planted-{uuid.uuid4().hex}"
     base = Path(tempfile.mkdtemp(prefix="rewardsmith-attack-"))
     (base / "spec").mkdir()
-    spec = read_task(make_tiny_spec(base / "spec", hostile.TASK, timesteps=256, eval_freq=100_000, eval_episodes=1,
-                                    hyperparams={"n_steps": 128, "batch_size": 64, "n_epochs": 1}))
+    spec = read_task(
+        make_tiny_spec(
+            base / "spec",
+            hostile.TASK,
+            timesteps=256,
+            eval_freq=100_000,
+            eval_episodes=1,
+            hyperparams={"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+        )
+    )
     todo = [hostile.Run(p, runner, gate) for p in programs for runner, gate in ROUTES]
     todo.sort(key=lambda run: hostile._expected(run.program, run.runner, run.gate) != "killed")
     previous = os.environ.get("OPENAI_API_KEY")
@@ -81,8 +89,10 @@ def print_table(rows: list[tuple[str, Counter, list[str], list[str]]]) -> None:
     print(f"{'route':<16} {'programs':>8} {'refused':>8} {'contained':>10} {'escaped':>8} {'off-header':>11}")
     for route, counts, escaped, off in rows:
         total = sum(counts.values())
-        print(f"{route:<16} {total:>8} {counts['refused']:>8} {counts['contained']:>10} {counts['escaped']:>8} "
-              f"{len(off):>11}")
+        print(
+            f"{route:<16} {total:>8} {counts['refused']:>8} {counts['contained']:>10} {counts['escaped']:>8} "
+            f"{len(off):>11}"
+        )
         for name in escaped:
             print(f"    ESCAPED: {name}")
         for name in off:
@@ -103,12 +113,16 @@ def honest_counts() -> None:
                 reward(*transition)
         except Exception as e:  # noqa: BLE001 - any failure gated counts as a false rejection
             failed.append(f"{path.name}: {type(e).__name__}: {e}")
-    print(f"honest corpus (tests/data/honest): {len(honest.CORPUS)} rewards, false rejects {len(rejected) + len(failed)}"
-          f" (gate {len(rejected)}, gated run on real states {len(failed)})")
+    print(
+        f"honest corpus (tests/data/honest): {len(honest.CORPUS)} rewards, false rejects {len(rejected) + len(failed)}"
+        f" (gate {len(rejected)}, gated run on real states {len(failed)})"
+    )
     for name in rejected + failed:
         print(f"    FALSE REJECT: {name}")
-    sources = {"envs/examples": sorted(glob.glob(str(ROOT / "envs/examples/*.py"))),
-               "bench/pools": sorted(glob.glob(str(ROOT / "bench/pools/**/*.py"), recursive=True))}
+    sources = {
+        "envs/examples": sorted(glob.glob(str(ROOT / "envs/examples/*.py"))),
+        "bench/pools": sorted(glob.glob(str(ROOT / "bench/pools/**/*.py"), recursive=True)),
+    }
     for name, files in sources.items():
         bad = [Path(f).name for f in files if check_source(Path(f).read_text())]
         print(f"{name}: {len(files)} rewards, gate false rejects {len(bad)} {bad or ''}")
@@ -140,13 +154,20 @@ def main() -> None:
         mine = [r for r in runs if r.runner == runner and r.gate == gate]
         counts = Counter(classify(r) for r in mine)
         escaped = [r.program.stem for r in mine if classify(r) == "escaped"]
-        off = [f"{r.program.stem} ({r.outcome.verdict if r.outcome else '?'})" for r in mine
-               if r.outcome and r.outcome.verdict != hostile._expected(r.program, runner, gate)]
+        off = [
+            f"{r.program.stem} ({r.outcome.verdict if r.outcome else '?'})"
+            for r in mine
+            if r.outcome and r.outcome.verdict != hostile._expected(r.program, runner, gate)
+        ]
         rows.append((f"{runner} gate-{'on' if gate else 'off'}", counts, escaped, off))
-    print(f"hostile programs: {len(corpus)} through the gate, {len(chosen)} through the worker routes"
-          f"{' (--quick)' if args.quick else ''}")
-    print(f"gate (static): {len(corpus)} programs, refused {len(refused)}, passed {len(corpus) - len(refused)} "
-          f"(those run in the worker routes), verdicts that differ from the header {len(gate_off)} {gate_off or ''}")
+    print(
+        f"hostile programs: {len(corpus)} through the gate, {len(chosen)} through the worker routes"
+        f"{' (--quick)' if args.quick else ''}"
+    )
+    print(
+        f"gate (static): {len(corpus)} programs, refused {len(refused)}, passed {len(corpus) - len(refused)} "
+        f"(those run in the worker routes), verdicts that differ from the header {len(gate_off)} {gate_off or ''}"
+    )
     print_table(rows)
     honest_counts()
     print(f"wall time {time.perf_counter() - started:.0f} s")

@@ -55,11 +55,18 @@ def main() -> None:
         generated.append(result[True][0])
         wall_ratios.append(result[True][0] / result[False][0])
         cpu_ratios.append(result[True][1] / result[False][1])
-        print(f"rep {rep}: native {result[False][0]:7.1f} steps/s   reward file {result[True][0]:7.1f} steps/s   "
-              f"wall ratio {wall_ratios[-1]:.3f}   cpu ratio {cpu_ratios[-1]:.3f}")
-    print(f"median native {statistics.median(native):.1f} steps/s, reward file {statistics.median(generated):.1f} steps/s")
-    print(f"median ratio (reward file / native): wall {statistics.median(wall_ratios):.3f}, "
-          f"cpu {statistics.median(cpu_ratios):.3f}   goal >= 0.95")
+        print(
+            f"rep {rep}: native {result[False][0]:7.1f} steps/s   reward file {result[True][0]:7.1f} steps/s   "
+            f"wall ratio {wall_ratios[-1]:.3f}   cpu ratio {cpu_ratios[-1]:.3f}"
+        )
+    print(
+        f"median native {statistics.median(native):.1f} steps/s, reward file {statistics.median(generated):.1f} steps/s"
+    )
+    print(
+        f"median ratio (reward file / native): wall {statistics.median(wall_ratios):.3f}, "
+        f"cpu {statistics.median(cpu_ratios):.3f}   goal >= 0.95"
+    )
+
 
 if __name__ == "__main__":
     main()

@@ -29,10 +29,11 @@ def write_spec(folder: Path, timesteps: int) -> Path:
     text = (ENVS_DIR / "halfcheetah-run.toml").read_text()
     assert 'scorer = "scorers:' in text and "[train]" in text
     spec_text = text.split("[train]")[0] + (
-        "[train]\nalgo = \"PPO\"\n"
+        '[train]\nalgo = "PPO"\n'
         f"timesteps = {timesteps}\nfinal_timesteps = {timesteps}\neval_freq = {timesteps}\neval_episodes = 1\n"
         "hyperparams = { n_steps = 1024, batch_size = 64, n_epochs = 4 }\n"
-        "policy_kwargs = { net_arch = [64, 64] }\n")
+        "policy_kwargs = { net_arch = [64, 64] }\n"
+    )
     (folder / "scorers.py").write_bytes((ENVS_DIR / "scorers.py").read_bytes())
     path = folder / "halfcheetah-run.toml"
     path.write_text(spec_text)
@@ -55,8 +56,12 @@ def train_all(spec: Path, rewards: list[Path], out: Path, workers: int, timestep
     """Wall time of training every reward with `workers` slots, and each job's own wall time."""
     executor = LocalExecutor(workers)
     started = time.perf_counter()
-    futures = [executor.submit(WorkerJob(task_path=spec, reward_path=r, out_dir=out / f"w{workers}" / r.stem,
-                                         timesteps=timesteps, seed=k)) for k, r in enumerate(rewards)]
+    futures = [
+        executor.submit(
+            WorkerJob(task_path=spec, reward_path=r, out_dir=out / f"w{workers}" / r.stem, timesteps=timesteps, seed=k)
+        )
+        for k, r in enumerate(rewards)
+    ]
     results = [f.result() for f in futures]
     wall = time.perf_counter() - started
     executor.shutdown()
@@ -72,8 +77,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="Parallel workers to compare against 1.")
     parser.add_argument("--timesteps", type=int, default=16384)
     args = parser.parse_args()
-    print(f"{args.candidates} candidates x {args.timesteps:,} steps (halfcheetah-run, PPO, net [64, 64]); "
-          f"{os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.2f}")
+    print(
+        f"{args.candidates} candidates x {args.timesteps:,} steps (halfcheetah-run, PPO, net [64, 64]); "
+        f"{os.cpu_count()} cores; load average before: {os.getloadavg()[0]:.2f}"
+    )
     with tempfile.TemporaryDirectory(prefix="rewardsmith-bench-") as tmp:
         folder = Path(tmp)
         spec, rewards = write_spec(folder, args.timesteps), write_rewards(folder, args.candidates)
@@ -82,10 +89,14 @@ def main() -> None:
             cpu = os.times().children_user + os.times().children_system
             walls[workers], jobs = train_all(spec, rewards, folder, workers, args.timesteps)
             cpu = os.times().children_user + os.times().children_system - cpu
-            print(f"workers={workers}: {walls[workers]:6.1f} s wall, {cpu:6.1f} s worker CPU, load average "
-                  f"{os.getloadavg()[0]:.2f}  (per job: " + ", ".join(f"{w:.1f}" for w in jobs) + " s)")
-    print(f"speedup with {args.workers} workers: {walls[1] / walls[args.workers]:.2f}x "
-          f"(goal >= {0.9 * args.workers:.1f}x)")
+            print(
+                f"workers={workers}: {walls[workers]:6.1f} s wall, {cpu:6.1f} s worker CPU, load average "
+                f"{os.getloadavg()[0]:.2f}  (per job: " + ", ".join(f"{w:.1f}" for w in jobs) + " s)"
+            )
+    print(
+        f"speedup with {args.workers} workers: {walls[1] / walls[args.workers]:.2f}x "
+        f"(goal >= {0.9 * args.workers:.1f}x)"
+    )
 
 
 if __name__ == "__main__":

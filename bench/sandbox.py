@@ -74,8 +74,14 @@ def child(folder: Path) -> None:
 def locked_call_us(folder: Path) -> tuple[float, dict[str, str]]:
     from rewardsmith.sandbox.launch import run_worker
 
-    result = run_worker("bench", folder / "job.json", cwd=folder, log_path=folder / "child.log", timeout_s=600,
-                        command=[sys.executable, "-I", str(Path(__file__).resolve()), "--child", str(folder)])
+    result = run_worker(
+        "bench",
+        folder / "job.json",
+        cwd=folder,
+        log_path=folder / "child.log",
+        timeout_s=600,
+        command=[sys.executable, "-I", str(Path(__file__).resolve()), "--child", str(folder)],
+    )
     if not result.ok:
         raise SystemExit(f"locked child failed: {result.reason}\n{result.output_tail}")
     report = json.loads((folder / "result.json").read_text())
@@ -99,8 +105,11 @@ def bench_calls(reps: int, work: Path) -> None:
             locked, layers = locked_call_us(folder)
             inside = per_call_us(reward_fn, transitions)
         ratios.append(locked / inside)
-        print(f"calls rep {rep}: in-process {inside:6.2f} us/call   locked worker {locked:6.2f} us/call   "
-              f"ratio {ratios[-1]:.3f}", flush=True)
+        print(
+            f"calls rep {rep}: in-process {inside:6.2f} us/call   locked worker {locked:6.2f} us/call   "
+            f"ratio {ratios[-1]:.3f}",
+            flush=True,
+        )
     for name, status in layers.items():
         print(f"  layer {name}: {status}")
     print(f"median per-call ratio (locked / in-process): {statistics.median(ratios):.3f}   goal <= 1.05", flush=True)
@@ -110,8 +119,14 @@ def train_steps_per_s(sandboxed: bool, steps: int, folder: Path) -> float:
     from rewardsmith.workers.job import WorkerJob
     from rewardsmith.workers.run import run_job
 
-    job = WorkerJob(mode="train", task_path=TASK, reward_path=REWARD, out_dir=folder, timesteps=steps,
-                    sandbox=SandboxSettings(enabled=sandboxed))
+    job = WorkerJob(
+        mode="train",
+        task_path=TASK,
+        reward_path=REWARD,
+        out_dir=folder,
+        timesteps=steps,
+        sandbox=SandboxSettings(enabled=sandboxed),
+    )
     result = run_job(job)
     if not result.ok:
         raise SystemExit(f"train job failed: {result.error}")
@@ -124,8 +139,11 @@ def bench_training(reps: int, steps: int, work: Path) -> None:
         order = (True, False) if rep % 2 == 0 else (False, True)
         rate = {flag: train_steps_per_s(flag, steps, work / f"train_{rep}_{'on' if flag else 'off'}") for flag in order}
         ratios.append(rate[True] / rate[False])
-        print(f"train rep {rep}: unsandboxed {rate[False]:6.1f} steps/s   sandboxed {rate[True]:6.1f} steps/s   "
-              f"ratio {ratios[-1]:.3f}", flush=True)
+        print(
+            f"train rep {rep}: unsandboxed {rate[False]:6.1f} steps/s   sandboxed {rate[True]:6.1f} steps/s   "
+            f"ratio {ratios[-1]:.3f}",
+            flush=True,
+        )
     print(f"median training ratio (sandboxed / unsandboxed): {statistics.median(ratios):.3f}   goal >= 0.97")
 
 
@@ -144,13 +162,16 @@ def bench_evaluation(reps: int, steps: int, work: Path) -> None:
         for rep in range(reps):
             folder = work / f"eval_{rep}"
             started = time.perf_counter()
-            result = run_job(WorkerJob(mode="train", task_path=TASK, reward_path=REWARD, out_dir=folder, timesteps=steps))
+            result = run_job(
+                WorkerJob(mode="train", task_path=TASK, reward_path=REWARD, out_dir=folder, timesteps=steps)
+            )
             train_s = time.perf_counter() - started
             if not result.ok:
                 raise SystemExit(f"train job failed: {result.error}")
             started = time.perf_counter()
-            evaluated, evaluation = evaluate_policy(TASK, folder, episodes=spec.train.eval_episodes, executor=executor,
-                                                    trained_timesteps=steps)
+            evaluated, evaluation = evaluate_policy(
+                TASK, folder, episodes=spec.train.eval_episodes, executor=executor, trained_timesteps=steps
+            )
             eval_s = time.perf_counter() - started
             if evaluation is None:
                 raise SystemExit(f"evaluation job failed: {evaluated.error}")
@@ -158,13 +179,18 @@ def bench_evaluation(reps: int, steps: int, work: Path) -> None:
             fixed = train_s - result.summary["wall_s"]  # start-up, imports, lock-down
             measured.append(eval_s / train_s)
             scaled.append(eval_s / (fixed + per_step * default))
-            print(f"eval rep {rep}: train {train_s:6.1f} s ({steps} steps)   evaluation {eval_s:5.1f} s "
-                  f"({spec.train.eval_episodes} episodes, {sum(evaluation.lengths)} steps)   "
-                  f"ratio {measured[-1]:.3f}   at {default:,} steps {scaled[-1]:.4f}", flush=True)
+            print(
+                f"eval rep {rep}: train {train_s:6.1f} s ({steps} steps)   evaluation {eval_s:5.1f} s "
+                f"({spec.train.eval_episodes} episodes, {sum(evaluation.lengths)} steps)   "
+                f"ratio {measured[-1]:.3f}   at {default:,} steps {scaled[-1]:.4f}",
+                flush=True,
+            )
     finally:
         executor.shutdown()
-    print(f"median evaluation / training: {statistics.median(measured):.3f} at {steps} steps, "
-          f"{statistics.median(scaled):.4f} at the default budget ({default:,} steps)   goal <= 0.05")
+    print(
+        f"median evaluation / training: {statistics.median(measured):.3f} at {steps} steps, "
+        f"{statistics.median(scaled):.4f} at the default budget ({default:,} steps)   goal <= 0.05"
+    )
 
 
 def main() -> None:

@@ -14,6 +14,9 @@ never judged on the behaviour it trained itself.
 Printed per task and label: judged / passed / rejected / no verdict (the screen passes, with a note, while the
 archive is too small or has too little spread), then over all tasks the false-reject rate (good rejected /
 good judged) and the false-pass rates (reward-hacking passed / reward-hacking judged; weak on its own line).
+The "survival" column counts rejections by the stay-alive check (`rewardsmith.stages.screen.survival`: a return
+explained by episode length or a constant per-step term); `--survival-sweep 0.05,0.1,0.2` re-judges the same
+returns at other thresholds (no worker runs again) and prints good rejected / weak passed at each.
 Too-slow entries are left out by default (`--labels`): the screen has no time limit per call, the critic
 rejects them before any screen, and each would take minutes on a large archive.
 
@@ -41,7 +44,7 @@ from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, strip_header
 from rewardsmith.run_folder.records import EVAL_DIR, RUN_FILE, TASK_FILE, TRAJECTORIES_FILE
 from rewardsmith.search.training import evaluate_policy
 from rewardsmith.stages.designer import is_duplicate
-from rewardsmith.stages.screen import RANDOM_LABEL, screen, trained_archives
+from rewardsmith.stages.screen import MIN_ACCURACY, RANDOM_LABEL, screen, survival, trained_archives
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import LocalExecutor
 
@@ -123,6 +126,8 @@ def screen_file(spec: TaskSpec, reward: Path, archives: list[Archive], out: Path
         "accuracy": report.accuracy,
         "episodes": report.episodes,
         "message": report.message,
+        "survival": report.message.startswith("your reward's return is explained by survival time"),
+        "details": [{k: d.get(k) for k in ("label", "fitness", "return", "steps")} for d in report.details],
     }
 
 
@@ -153,7 +158,10 @@ def rate(rows: list[dict], lab: str, outcome: str) -> str:
 
 def table(rows: list[dict]) -> str:
     """Per task and label: judged / passed / rejected / no verdict; then the error rates per task and over all."""
-    head = f"{'task':34} {'label':15} {'files':>5} {'judged':>6} {'passed':>6} {'rejected':>8} {'no verdict':>10}"
+    head = (
+        f"{'task':34} {'label':15} {'files':>5} {'judged':>6} {'passed':>6} {'rejected':>8} {'survival':>8} "
+        f"{'no verdict':>10}"
+    )
     lines = [head, "-" * len(head)]
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:
@@ -163,7 +171,7 @@ def table(rows: list[dict]) -> str:
         judged = count["passed"] + count["rejected"]
         lines.append(
             f"{task:34} {lab:15} {len(group):>5} {judged:>6} {count['passed']:>6} {count['rejected']:>8} "
-            f"{count['no verdict']:>10}"
+            f"{sum(bool(r.get('survival')) for r in group):>8} {count['no verdict']:>10}"
         )
     tasks = list(dict.fromkeys(r["task"] for r in rows))
     if len(tasks) > 1:
@@ -188,6 +196,24 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def sweep(rows: list[dict], thresholds: list[float]) -> str:
+    """Good rejected and weak passed at each stay-alive threshold, re-judged from the rows' recorded returns (a
+    verdict stands on the accuracy rule and on `survival` at that threshold)."""
+    lines = [f"{'survival cv':>11} {'good rejected':>14} {'weak passed':>12} {'hacking passed':>15}"]
+    judged = [r for r in rows if r["outcome"] != "no verdict" and r.get("details")]
+    for cv in thresholds:
+        counts = {}
+        for lab in ("good", "weak", "reward-hacking"):
+            mine = [r for r in judged if r["label"] == lab]
+            passed = sum((r["accuracy"] or 0) >= MIN_ACCURACY and survival(r["details"], cv) is None for r in mine)
+            counts[lab] = (passed, len(mine))
+        good, weak, hack = counts["good"], counts["weak"], counts["reward-hacking"]
+        lines.append(
+            f"{cv:>11.3g} {good[1] - good[0]:>8}/{good[1]:<5} {weak[0]:>6}/{weak[1]:<5} {hack[0]:>9}/{hack[1]:<5}"
+        )
+    return "\n".join(lines)
+
+
 def details(rows: list[dict]) -> str:
     """One line per screened file: its outcome, accuracy and the screen's message."""
     return "\n".join(
@@ -204,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", help="comma-separated (default: every task with runs in FROM)")
     parser.add_argument("--labels", default=",".join(DEFAULT_LABELS), help="the labels to screen")
     parser.add_argument("--workers", type=int, default=2, help="screens at once")
+    parser.add_argument("--survival-sweep", default="", help="stay-alive thresholds to re-judge at, e.g. 0.05,0.1,0.2")
     args = parser.parse_args(argv)
     labels = tuple(x for x in args.labels.split(",") if x)
     if not labels or set(labels) - set(LABELS):
@@ -228,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     print(details(rows))
     print()
     print(table(rows))
+    if args.survival_sweep:
+        print()
+        print(sweep(rows, [float(x) for x in args.survival_sweep.split(",") if x]))
     return 0
 
 

@@ -46,10 +46,10 @@ from rewardsmith.run_folder.names import strip_header
 from rewardsmith.search.live import PlainProgress
 from rewardsmith.search.loop import run as run_search
 from rewardsmith.stages.designer import is_duplicate
-from rewardsmith.stages.screen import spearman
 
 POOLS = Path(__file__).parent / "pools"
-TASKS = ("inverted-double-pendulum-balance", "reacher-reach", "halfcheetah-run-backward")
+TASKS = tuple(sorted(p.name for p in POOLS.iterdir() if p.is_dir() and any(p.glob("s[0-9]*_*.py"))))
+"""Every labelled pool in bench/pools/ (three today: the issue's ant-run and manipulation pools do not exist yet)."""
 NOVEL = {"halfcheetah-run-backward"}  # the env's own reward runs forward
 
 
@@ -110,6 +110,8 @@ def env_steps(folder: RunFolder) -> tuple[int, int]:
     for e in folder.events():
         if e.get("event") == "training_started":
             search += int(e.get("timesteps") or 0) - int(e.get("resumed_from") or 0)
+        elif e.get("event") == "seed_repeated":  # a close candidate trained again on a second seed
+            search += int(e.get("budget") or 0)
         elif e.get("event") == "final_started":
             final += int(e.get("steps") or 0)
     return search, final
@@ -175,6 +177,8 @@ def one_run(task: str, strategy: str, seed: int, args: argparse.Namespace, root:
         "wall_s": wall,
         "final_fitness": ((summary.get("final") or {}).get("fitness_mean")),
         "distinguishable": (summary.get("selection") or {}).get("distinguishable"),
+        "p_best": ((summary.get("selection") or {}).get("confidence") or {}).get("p_best"),
+        "floor": ((summary.get("selection") or {}).get("floor") or {}).get("how"),
         "full_budget": [
             (lab, r.fitness) for lab, r in trained if r.timesteps >= args.timesteps and r.fitness is not None
         ],
@@ -186,7 +190,7 @@ def table(rows: list[dict]) -> str:
     """The side-by-side table, one line per task and strategy."""
     head = (
         f"{'task':34} {'strategy':8} {'good':>6} {'search steps':>13} {'+final':>9} {'total':>9} {'ratio':>6} "
-        f"{'wall s':>7} {'final fitness':>15} {'distinct':>8}"
+        f"{'wall s':>7} {'final fitness':>15} {'distinct':>8} {'P(best)':>7}"
     )
     lines = [head, "-" * len(head)]
     by = defaultdict(list)
@@ -204,114 +208,22 @@ def table(rows: list[dict]) -> str:
             final = statistics.mean(r["final_steps"] for r in group)
             fitness = [r["final_fitness"] for r in group if r["final_fitness"] is not None]
             distinct = sum(bool(r["distinguishable"]) for r in group)
+            sure = [r["p_best"] for r in group if r.get("p_best") is not None]
             name = task + (" (novel)" if task in NOVEL else "")
             lines.append(
                 f"{name:34} {strategy:8} {good:>3}/{len(group):<2} {search:>13,.0f} {final:>9,.0f} "
                 f"{search + final:>9,.0f} {(search + final) / eureka_total:>6.2f} "
                 f"{statistics.mean(r['wall_s'] for r in group):>7.0f} "
-                f"{np.mean(fitness):>8.3f}±{(np.std(fitness) if fitness else 0):<6.3f} {distinct:>4}/{len(group)}"
+                f"{np.mean(fitness):>8.3f}±{(np.std(fitness) if fitness else 0):<6.3f} {distinct:>4}/{len(group)} "
+                f"{(f'{np.mean(sure):.2f}' if sure else '-'):>7}"
             )
     return "\n".join(lines)
-
-
-def label_table(rows: list[dict]) -> str:
-    """Trusted fitness per label at the full budget (from the eureka runs): the labels earned."""
-    lines = [f"{'task':34} {'label':16} {'n':>3} {'fitness at full budget (mean ± sd)':>36}"]
-    for task in dict.fromkeys(r["task"] for r in rows):
-        per = defaultdict(list)
-        for r in rows:
-            if r["task"] == task and r["strategy"] == "eureka":
-                for lab, fitness in r["full_budget"]:
-                    per[lab].append(fitness)
-        for lab, values in sorted(per.items(), key=lambda kv: -np.mean(kv[1])):
-            lines.append(f"{task:34} {lab:16} {len(values):>3} {np.mean(values):>26.3f} ± {np.std(values):.3f}")
-    return "\n".join(lines)
-
-
-def fitness_by_entry(run: Path, task: str, candidates: list[dict]) -> dict[str, float]:
-    """{pool file name: trusted fitness} of a run's candidates (`id`, `fitness` dicts, as halving.json lists them)."""
-    found = {}
-    for c in candidates:
-        reward = run / "iter_1" / f"cand_{c['id'].split('.')[1]}" / "reward.py"
-        entry = pool_entry(reward.read_text(encoding="utf-8"), task) if reward.is_file() else None
-        if entry is not None and c.get("fitness") is not None:
-            found[entry.name] = c["fitness"]
-    return found
-
-
-def rung_signal(rows: list[dict], out: Path) -> str:
-    """How well each rung of the default strategy predicts the full budget: Spearman's rho between a rung's trusted
-    fitness and the same reward's trusted fitness after Eureka's full training on the same seed (so the rung's
-    training is, up to floating-point nondeterminism, the first part of that one), averaged over the seeds with both run folders. Near 0, the rung's
-    cut is a coin toss whatever its noise; a task needs a longer first rung before halving can pay off."""
-    lines = [f"{'task':34} {'rung':>4} {'steps':>7} {'seeds':>5} {'rho vs full budget (mean, each)':>34}"]
-    for task in dict.fromkeys(r["task"] for r in rows):
-        per_rung: dict[tuple[int, int], list[float]] = defaultdict(list)
-        for r in rows:
-            default, eureka = out / task / f"default_seed{r['seed']}", out / task / f"eureka_seed{r['seed']}"
-            if r["task"] != task or r["strategy"] != "default" or not (eureka / "iter_1").is_dir():
-                continue
-            halving = json.loads((default / "iter_1" / "halving.json").read_text())
-            trained = [json.loads(p.read_text()) for p in (eureka / "iter_1").glob("cand_*/candidate.json")]
-            full = fitness_by_entry(eureka, task, [c for c in trained if c.get("status") == "trained"])
-            for number, rung in enumerate(halving["rungs"], 1):
-                at_rung = fitness_by_entry(default, task, rung["candidates"])
-                common = [name for name in at_rung if name in full]
-                rho = spearman(np.array([at_rung[n] for n in common]), np.array([full[n] for n in common]))
-                if len(common) >= 4 and rho is not None:
-                    per_rung[(number, rung["timesteps"])].append(rho)
-        for (number, steps), values in sorted(per_rung.items()):
-            each = " ".join(f"{v:+.2f}" for v in values)
-            lines.append(f"{task:34} {number:>4} {steps:>7,} {len(values):>5} {np.mean(values):>+8.2f} ({each})")
-    return "\n".join(lines)
-
-
-def screen_table(rows: list[dict], out: Path) -> str:
-    """The screen at the default strategy's first cut, per task and label: candidates judged, passed and rejected
-    (a rejected reward goes behind the passed ones at that cut). A good reward rejected is a false reject; a
-    reward-hacking or weak one passed, a false pass."""
-    lines = [f"{'task':34} {'label':16} {'judged':>6} {'passed':>6} {'rejected':>8}  accuracy (mean; min-max)"]
-    for task in dict.fromkeys(r["task"] for r in rows):
-        per: dict[str, list[tuple[bool, float]]] = defaultdict(list)
-        for r in rows:
-            path = out / task / f"default_seed{r['seed']}" / "iter_1" / "halving.json"
-            if r["task"] != task or r["strategy"] != "default" or not path.is_file():
-                continue
-            first = json.loads(path.read_text())["rungs"][0]
-            for c in first["candidates"]:
-                reward = path.parent / f"cand_{c['id'].split('.')[1]}" / "reward.py"
-                if c.get("screen") and c["screen"].get("accuracy") is not None and reward.is_file():
-                    per[label_of(reward.read_text(encoding="utf-8"), task)].append(
-                        (c["screen"]["passed"], c["screen"]["accuracy"])
-                    )
-        for lab in LABELS:
-            if per.get(lab):
-                passed = sum(p for p, _ in per[lab])
-                acc = [a for _, a in per[lab]]
-                lines.append(
-                    f"{task:34} {lab:16} {len(acc):>6} {passed:>6} {len(acc) - passed:>8}  "
-                    f"{np.mean(acc):.2f} ({min(acc):.2f}-{max(acc):.2f})"
-                )
-    return "\n".join(lines)
-
-
-def fixed_cost(rows: list[dict]) -> str:
-    """Fit wall = fixed + steps / speed over every trained job of every run."""
-    jobs = [j for r in rows for j in r["jobs"]]
-    if len({s for s, _ in jobs}) < 2:
-        return "fixed cost per job: not enough distinct job sizes to fit"
-    steps, wall = np.array([s for s, _ in jobs], float), np.array([w for _, w in jobs], float)
-    slope, intercept = np.polyfit(steps, wall, 1)
-    return (
-        f"fixed cost per job (training + evaluation worker, fitted over {len(jobs)} jobs): {intercept:.1f} s; "
-        f"then {1 / slope if slope > 0 else float('inf'):,.0f} steps/s"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", default=",".join(TASKS))
-    parser.add_argument("--seeds", type=int, default=5, help="search seeds per task and strategy")
+    parser.add_argument("--seeds", type=int, default=10, help="search seeds per task and strategy (issue 23: >= 10)")
     parser.add_argument(
         "--strategies", default=",".join(STRATEGIES), help="which strategies to run, comma-separated (eureka,default)"
     )
@@ -350,8 +262,12 @@ def main(argv: list[str] | None = None) -> int:
                     f"{row['search_steps'] + row['final_steps']:,} steps, {row['wall_s']:.0f} s",
                     flush=True,
                 )
+    from strategy_tables import fixed_cost, goals, label_table, rung_signal, screen_table
+
     print()
     print(table(rows))
+    print()
+    print(goals(rows, args.out))
     print()
     print(label_table(rows))
     print()

@@ -21,14 +21,14 @@ from rewardsmith.search.training import train_and_evaluate
 from rewardsmith.task import ENVS_DIR, load_task
 from rewardsmith.workers.executor import LocalExecutor
 
-CHILD = '''import numpy as np
+CHILD = """import numpy as np
 
 
 def compute_reward(state, action, next_state):
     tip = float(next_state.site("tip").pos[2])
     components = {"upright": 1.0 if tip > 1.0 else 0.0, "height": 0.5 * tip, "effort": -0.01 * float(np.sum(np.square(action)))}
     return sum(components.values()), components
-'''
+"""
 
 
 def main() -> None:
@@ -48,8 +48,15 @@ def main() -> None:
             child = root / "child.py"
             child.write_text(CHILD)
             parent_dir = root / "parent"
-            result, evaluation = train_and_evaluate(spec.source, example, parent_dir, timesteps=args.parent_steps,
-                                                    seed=0, eval_episodes=args.episodes, executor=executor)
+            result, evaluation = train_and_evaluate(
+                spec.source,
+                example,
+                parent_dir,
+                timesteps=args.parent_steps,
+                seed=0,
+                eval_episodes=args.episodes,
+                executor=executor,
+            )
             assert evaluation is not None, result.error
             print(f"parent ({example.name}, {args.parent_steps:,} steps): fitness {evaluation.fitness_mean:.4g}")
             gaps = []
@@ -62,14 +69,23 @@ def main() -> None:
                     if label == "warm":
                         warm = out / "warm_start.safetensors"
                         warm.write_bytes((parent_dir / WEIGHTS_FILE).read_bytes())
-                    result, evaluation = train_and_evaluate(spec.source, child, out, timesteps=args.steps, seed=seed,
-                                                            eval_episodes=args.episodes, executor=executor,
-                                                            continue_from=warm)
+                    result, evaluation = train_and_evaluate(
+                        spec.source,
+                        child,
+                        out,
+                        timesteps=args.steps,
+                        seed=seed,
+                        eval_episodes=args.episodes,
+                        executor=executor,
+                        continue_from=warm,
+                    )
                     assert evaluation is not None, result.error
                     fitness[label] = evaluation.fitness_mean
                 gaps.append(fitness["warm"] - fitness["scratch"])
-                print(f"seed {seed}: child reward, {args.steps:,} steps: from scratch {fitness['scratch']:.4g}   "
-                      f"warm-started {fitness['warm']:.4g}")
+                print(
+                    f"seed {seed}: child reward, {args.steps:,} steps: from scratch {fitness['scratch']:.4g}   "
+                    f"warm-started {fitness['warm']:.4g}"
+                )
             se = statistics.stdev(gaps) / len(gaps) ** 0.5 if len(gaps) > 1 else float("nan")
             print(f"warm - scratch: mean {statistics.mean(gaps):+.4g} ± {se:.2g} (standard error, n={len(gaps)})")
     finally:

@@ -38,6 +38,8 @@ def snapshot(run: Path) -> dict:
 def _normalise(rel: str) -> str:
     if "__pycache__" in rel or re.match(r"(rung_screen/)?screen/", rel):
         return ""  # a screen's worker folder exists only when the archive had the episodes to judge (noise)
+    if re.match(r"(second_seed/|seed_spread\.json$)", rel):
+        return ""  # second-seed repeats exist only when two candidates were within noise of each other
     rel = re.sub(r"(^|/)tb/.*", r"\1tb/*", rel)
     return re.sub(r"^llm/cache/.*", "llm/cache/*", rel)
 

@@ -116,7 +116,7 @@ def test_the_calibration_table_counts_outcomes_and_rates(bench):
     ]
     text = calibration.table(rows)
     good = next(line for line in text.splitlines() if line.startswith("t ") and " good " in line)
-    assert good.split()[2:] == ["3", "2", "1", "1", "1"]  # files, judged, passed, rejected, no verdict
+    assert good.split()[2:] == ["3", "2", "1", "1", "0", "1"]  # files, judged, passed, rejected, survival, no verdict
     assert "(good rejected / good judged):                 1/2 = 0.50" in text
     assert "1/3 = 0.33" in text  # hacking passed / judged
     assert "weak passed / weak judged:                                       0/0" in text
@@ -147,3 +147,19 @@ def test_the_calibration_leaves_a_rewards_own_episodes_out(bench, tmp_path, monk
     assert set(seen) == {"run/1.2 (s2)", "random policy"}
     assert row["outcome"] == "no verdict" and row["policies"] == 2 and "stop here" in row["message"]
     assert calibration.pool_file_of("# rewardsmith candidate 1.1\n\n" + samples[3].read_text(), task) == samples[3]
+
+
+def test_the_stay_alive_sweep_rejudges_recorded_returns(bench):
+    """`--survival-sweep` re-judges the returns a calibration recorded: a constant-per-step weak reward passes only
+    at a threshold below its spread, a good reward whose per-step mean follows the task is never rejected."""
+    _, calibration = bench
+    fitness = [0.0, 1.0, 2.0, 3.0, 4.0]
+    episodes = lambda returns: [  # noqa: E731
+        {"label": f"p{k}", "fitness": f, "return": r, "steps": 100} for k, (f, r) in enumerate(zip(fitness, returns))
+    ]
+    rows = [
+        {"label": "weak", "outcome": "passed", "accuracy": 1.0, "details": episodes([100 + f for f in fitness])},
+        {"label": "good", "outcome": "passed", "accuracy": 1.0, "details": episodes([100 * f for f in fitness])},
+    ]
+    text = calibration.sweep(rows, [0.001, 0.1]).splitlines()
+    assert text[1].split() == ["0.001", "0/1", "1/1", "0/0"] and text[2].split() == ["0.1", "0/1", "0/1", "0/0"]

@@ -30,7 +30,10 @@ class Trainer:
         steps = min(timesteps, self.plateau.get(record.id, timesteps))
         return record.model_copy(
             update=dict(
-                status="trained", fitness=self.rates[record.id] * steps, fitness_se=0.01, episodes=5,
+                status="trained",
+                fitness=self.rates[record.id] * steps,
+                fitness_se=0.01,
+                episodes=5,
                 timesteps=timesteps,
             )
         )
@@ -66,27 +69,65 @@ def test_halving_spends_the_budget_as_configured_and_resumes():
     assert rungs[-1].trained[0].timesteps == 400
 
 
-def test_the_second_survivor_stops_behind_a_distinguishable_leader():
+def test_the_second_survivor_stops_behind_a_distinguishable_leader_but_the_last_rung_holds_two():
     trainer = Trainer({f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)})
-    rungs = successive_halving(designed(8), trainer, [100, 200, 400], keep=0.25)
+    rungs = successive_halving(designed(8), trainer, [100, 200, 400, 800], keep=0.25)
     assert rungs[0].promoted == ["1.2", "1.3"]  # keep 1/4 of 8: two go on by the fraction itself
     assert rungs[1].promoted == ["1.2"] and rungs[1].stopped == {"1.3": "behind a distinguishable leader"}
-    assert [r.steps for r in rungs] == [800, 200, 200]
+    # the cut into the last rung keeps two however clear the lead (issue 23: no unexamined lone survivor)
+    three = successive_halving(designed(8), Trainer(trainer.rates), [100, 200, 400], keep=0.25)
+    assert three[1].promoted == ["1.2", "1.3"] and not three[1].stopped
+    assert [r.steps for r in three] == [800, 200, 400]
+
+
+def test_a_lone_survivor_is_compared_with_the_best_stopped_candidate_at_equal_steps():
+    """1.2 leads clearly at 200 steps and goes on alone, but stops improving; 1.3, stopped at 200, is trained on from
+    its checkpoint to the last budget and is the better reward there."""
+    from rewardsmith.search.selection import pick
+
+    trainer = Trainer(
+        {f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)}, plateau={"1.2": 200}
+    )
+    rungs = successive_halving(designed(8), trainer, [100, 200, 400, 800], keep=0.25, stop_flat=False)
+    last = rungs[-1]
+    assert rungs[1].promoted == ["1.2"] and rungs[2].promoted == ["1.2"]
+    assert last.revived == "1.3" and ("1.3", 800, True, 200) in trainer.calls  # resumed from its 200-step checkpoint
+    assert last.steps == 400 + 600
+    assert pick(last.trained).winner == "1.3"
+    assert last.as_dict()["revived"] == "1.3"
 
 
 def test_a_flat_runner_up_goes_on_when_the_leader_is_not_distinguishable_from_it():
-    # at rung 2 of 8 candidates (keep 1/4) two go on; 1.3 stopped improving after 100 steps but is within noise
-    # of the leader 1.2, so the flat-curve rule does not leave 1.2 alone at the full budget
-    rates = dict(zip([f"1.{i}" for i in range(1, 9)], (1.0, 4.0, 3.99, 2.0, 0.5, 1.5, 2.5, 0.2)))
-    noisy = Trainer(rates, plateau={"1.3": 100})
+    # 1.2 stopped improving after 100 steps but is within noise of the leader 1.1, so the flat-curve rule does not
+    # leave 1.1 alone at the next rung
+    rates, plateau = {"1.1": 4.0, "1.2": 3.99}, {"1.2": 100}
+    noisy = Trainer(rates, plateau=plateau)
 
     def train(record, timesteps, resume):  # a standard error of 500 hides the plateau (399 vs 800)
         return noisy(record, timesteps, resume).model_copy(update={"fitness_se": 500.0})
 
-    rungs = successive_halving(designed(8), train, [100, 200, 400], keep=0.25)
-    assert rungs[1].promoted == ["1.2", "1.3"] and "1.3" not in rungs[1].stopped
-    precise = successive_halving(designed(8), Trainer(rates, plateau={"1.3": 100}), [100, 200, 400], keep=0.25)
-    assert precise[1].promoted == ["1.2"] and precise[1].stopped["1.3"] in ("flat curve", "behind a distinguishable leader")
+    rungs = successive_halving(designed(2), train, [100, 200, 400, 800], keep=0.5)
+    assert rungs[1].promoted == ["1.1", "1.2"] and "1.2" not in rungs[1].stopped
+    precise = successive_halving(designed(2), Trainer(rates, plateau=plateau), [100, 200, 400, 800], keep=0.5)
+    assert precise[0].stopped["1.2"] == "behind a distinguishable leader" and precise[1].promoted == ["1.1"]
+    assert precise[-1].revived == "1.2"  # compared with the lone survivor at the last rung all the same
+
+
+def test_candidates_within_noise_of_the_cut_line_go_on_up_to_a_cap():
+    """Eight candidates that all lie within noise of each other: the top quarter goes on by the fraction, and
+    `MAX_KEPT_ON_NOISE` more that cannot be told from the cut line; with precise numbers only the fraction."""
+    from rewardsmith.search.halving import MAX_KEPT_ON_NOISE
+
+    rates = {f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.99, 2.0, 0.5, 1.5, 2.5, 0.2), 1)}
+
+    def noisy(record, timesteps, resume):
+        return Trainer(rates)(record, timesteps, resume).model_copy(update={"fitness_se": 500.0})
+
+    rungs = successive_halving(designed(8), noisy, [100, 200], keep=0.25)
+    assert rungs[0].promoted == ["1.2", "1.3", "1.7", "1.4"] and len(rungs[0].promoted) == 2 + MAX_KEPT_ON_NOISE
+    assert rungs[0].noise_kept == ["1.7", "1.4"] and rungs[0].stopped["1.6"] == "halved"
+    assert rungs[0].as_dict()["candidates"][6]["next"] == "promoted (within noise of the cut line)"
+    assert successive_halving(designed(8), Trainer(rates), [100, 200], keep=0.25)[0].promoted == ["1.2", "1.3"]
 
 
 def test_a_flat_curve_stops_unless_it_leads():
@@ -96,8 +137,9 @@ def test_a_flat_curve_stops_unless_it_leads():
     rungs = successive_halving(records, trainer, [100, 200, 400, 800], keep=0.75, stop_flat=True)
     assert rungs[1].stopped.get("1.3") == "flat curve"
     assert "1.3" not in rungs[1].promoted and "1.2" in rungs[1].promoted
-    no_stop = successive_halving(designed(4), Trainer(trainer.rates, trainer.plateau), [100, 200, 400, 800],
-                                 keep=0.75, stop_flat=False)
+    no_stop = successive_halving(
+        designed(4), Trainer(trainer.rates, trainer.plateau), [100, 200, 400, 800], keep=0.75, stop_flat=False
+    )
     assert "1.3" in no_stop[1].promoted
 
 
@@ -113,7 +155,10 @@ def test_the_first_cut_puts_what_the_screen_rejects_behind_what_it_passes():
     def screen(rejected: set[str]):
         def judge(records):
             calls.append([r.id for r in records])
-            return {r.id: ScreenReport(r.id not in rejected, 0.3 if r.id in rejected else 0.9, None, 40, "acc") for r in records}
+            return {
+                r.id: ScreenReport(r.id not in rejected, 0.3 if r.id in rejected else 0.9, None, 40, "acc")
+                for r in records
+            }
 
         return judge
 
@@ -124,7 +169,9 @@ def test_the_first_cut_puts_what_the_screen_rejects_behind_what_it_passes():
     assert rungs[0].as_dict()["candidates"][1]["screen"] == {"passed": False, "accuracy": 0.3, "spearman": None}
     everybody = successive_halving(designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen(set(rates)))
     assert everybody[0].promoted == ["1.2", "1.3"]
-    few = successive_halving(designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen(set(rates) - {"1.8"}))
+    few = successive_halving(
+        designed(8), Trainer(rates), [100, 200, 400], keep=0.25, screen=screen(set(rates) - {"1.8"})
+    )
     assert few[0].promoted == ["1.8", "1.2"]  # the one that passed, then the best of the rest: two still go on
 
 
@@ -189,9 +236,20 @@ def test_a_warm_started_run_trains_iteration_2_from_the_best_policy(tmp_path, ti
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     spec = tiny_spec("inverted-double-pendulum-balance", timesteps=1024, eval_episodes=2)
     script = Path(__file__).parent / "data" / "loop_e2e.jsonl"
-    folder = run_search(RunConfig(task=str(spec), model=f"scripted:{script}", iterations=2, samples=2,
-                                  repair_rounds=1, workers=2, final_seeds=0, rungs=[1.0], warm_start=True,
-                                  out=tmp_path / "run"))
+    folder = run_search(
+        RunConfig(
+            task=str(spec),
+            model=f"scripted:{script}",
+            iterations=2,
+            samples=2,
+            repair_rounds=1,
+            workers=2,
+            final_seeds=0,
+            rungs=[1.0],
+            warm_start=True,
+            out=tmp_path / "run",
+        )
+    )
     started = [e for e in folder.events() if e["event"] == "training_started"]
     second = [e for e in started if e["candidate"].startswith("2.")]
     assert second and all(e.get("warm_start_from", "").startswith("1.") for e in second)
@@ -214,7 +272,9 @@ def test_a_warm_started_run_trains_iteration_2_from_the_best_policy(tmp_path, ti
         (20000, 20000, 5120, False, "train"),
     ],
 )
-def test_the_final_plan_reuses_only_a_training_of_the_final_budget(tmp_path, search, final, trained, checkpoint, seed_0):
+def test_the_final_plan_reuses_only_a_training_of_the_final_budget(
+    tmp_path, search, final, trained, checkpoint, seed_0
+):
     from types import SimpleNamespace
 
     from rewardsmith.config import RunConfig

@@ -342,10 +342,12 @@ def test_successive_halving_resumes_and_the_final_reuses_the_full_budget(spec_pa
     folder = RunFolder(out)
     halving = json.loads((out / "iter_1" / "halving.json").read_text())
     assert halving["budgets"] == [2048, 4096]
-    assert [r["steps"] for r in halving["rungs"]] == [3 * 2048, 2 * 2048]
+    # two go on, or all three when the third cannot be told from the cut line (noise at 2,048 steps)
+    going = sum(c["next"].startswith("promoted") for c in halving["rungs"][0]["candidates"])
+    assert going in (2, 3) and [r["steps"] for r in halving["rungs"]] == [3 * 2048, going * 2048], halving
     started = [e for e in folder.events() if e["event"] == "training_started"]
     resumed = [e for e in started if e.get("resumed_from")]
-    assert len(started) == 5 and len(resumed) == 2 and all(e["resumed_from"] == 2048 for e in resumed)
+    assert len(started) == 3 + going and len(resumed) == going and all(e["resumed_from"] == 2048 for e in resumed)
     by_id = {r.id: r for r in folder.candidates()}
     for e in resumed:
         assert by_id[e["candidate"]].timesteps == 4096

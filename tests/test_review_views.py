@@ -176,3 +176,23 @@ def test_wrong_shapes_load_with_warnings(review_run, tmp_path):
     assert "No final retraining yet" in html and "not a valid critic report" in html
     (run / "summary.json").write_text("{not json")
     assert any(w.startswith("summary.json: unreadable run summary") for w in read_run(run).warnings)
+
+
+def test_the_result_table_and_review_say_how_sure_the_pick_is(review_run, tmp_path):
+    """summary.json's selection carries the between-seed floor and the bootstrap confidence (issue 23); the end-of-run
+    table and `review` print both."""
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.search.final import write_summary
+    from rewardsmith.search.live import result_tables
+
+    run = tmp_path / "run"
+    shutil.copytree(review_run, run)
+    folder = RunFolder(run)
+    summary = write_summary(folder, folder.config().resolve(folder.spec()), folder.spec(), "finished", started=0.0)
+    selection = summary["selection"]
+    assert selection["floor"]["how"] == "none" and selection["confidence"]["method"].startswith("bootstrap")
+    assert 0.0 <= selection["confidence"]["p_best"] <= 1.0 and selection["confidence"]["runner_up"] is not None
+    table = render(result_tables(folder)[2], width=200)
+    assert "seed-to-seed spread not measured" in table and "P(winner is the best at its budget)" in table
+    header = render(review_view(read_run(run)), width=200)
+    assert "confidence P(winner is the best" in header and "selection " in header

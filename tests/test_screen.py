@@ -583,3 +583,39 @@ def test_replayed_states_are_bit_identical_to_live_ones(task, tmp_path):
     assert len(replayed) == len(live) > 0
     for t, (here, there) in enumerate(zip(live, replayed)):
         assert here == there, t
+
+
+def test_a_stay_alive_reward_does_not_pass_as_task_aligned(cheetah, tmp_path):
+    """An alive bonus with a small task term ranks the archived episodes right (a fixed-length env: the bonus adds
+    the same to each), yet its return is explained by survival time; the screen says so, in words a designer can
+    act on. The task term alone passes."""
+    spec, files = cheetah
+    alive = reward_file(
+        tmp_path / "alive",
+        "    v = float(next_state.body('torso').linvel[0])\n    return 1.0 + 0.01 * v, {'alive': 1.0, 'v': 0.01 * v}\n",
+    )
+    report = screen(spec, alive, tmp_path / "alive", files, executor=EXECUTOR)
+    assert not report.passed and report.accuracy == 1.0  # the order is right: the old screen passed it
+    assert report.message.startswith("your reward's return is explained by survival time")
+    assert "same length" in report.message and "Fix the reward" in report.repair_text()
+    aligned = reward_file(
+        tmp_path / "v", "    v = float(next_state.body('torso').linvel[0])\n    return 1.0 + v, {'v': v}\n"
+    )
+    assert screen(spec, aligned, tmp_path / "v", files, executor=EXECUTOR).passed
+
+
+def test_survival_is_the_task_where_fitness_follows_episode_length():
+    from rewardsmith.stages.screen import survival
+
+    rows = [
+        {"label": f"1.{k}", "episode": 0, "steps": steps, "fitness": fitness, "return": 1.0 * steps}
+        for k, (steps, fitness) in enumerate([(10, 0.1), (50, 0.5), (200, 2.0), (1000, 9.0), (30, 0.4)])
+    ]
+    assert survival(rows) is None  # balancing: the fitness is the time up, so an alive reward is aligned
+    unrelated = [{**r, "fitness": f} for r, f in zip(rows, [3.0, 0.1, 2.0, 0.5, 1.0])]
+    message = survival(unrelated)
+    assert message is not None and "not the task's fitness" in message
+    assert not judge(unrelated).passed and judge(unrelated).message.startswith("your reward's return is explained")
+    shaped = [{**r, "return": r["steps"] * (1.0 + r["fitness"])} for r in unrelated]
+    assert survival(shaped) is None  # the per-step mean moves with the task's progress
+    assert survival([{k: v for k, v in r.items() if k != "steps"} for r in unrelated]) is None  # no lengths: no verdict

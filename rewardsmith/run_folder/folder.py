@@ -11,14 +11,15 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
                         run_started, run_resumed, iteration_started, candidate_designed, critic_done,
                         repair_requested, training_started, training_done, analysis_done,
-                        rung_done (successive halving), iteration_done, final_started (with its announced
-                        cost: steps, estimate_s, plan), search_signal (before the final: whether the top rung
-                        carried signal, against the random policy and its peers), final_skipped (--final-seeds 0),
-                        final_seed_done,
+                        rung_done (successive halving), seed_repeated (a close candidate trained on a second seed),
+                        iteration_done, final_started (with its announced cost: steps, estimate_s, plan),
+                        search_signal (before the final: whether the top rung carried signal, against the random
+                        policy and its peers), final_skipped (--final-seeds 0), final_seed_done,
                         final_done, run_finished, run_failed;
                         with the screen (default strategy) also screen_done (with `attempt` before training,
                         with `rung: 1` at halving's first cut); also run_interrupted (SIGINT/SIGTERM),
-                        iteration_unproductive, crossover_requested, random_policy_evaluated, human_feedback
+                        iteration_unproductive, crossover_requested, random_policy_evaluated, search_signal
+                        (whether the top rung carried signal, before the final retraining), human_feedback
                         (--feedback) and proofs_adopted (a folder from before proofs, resumed)
     .key                the run's secret for the parent's proofs (mode 600; no worker can read it)
     proofs.jsonl        {"path", "hmac"} per file the parent wrote or accepted: HMAC-SHA256 of its path and bytes
@@ -29,7 +30,12 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
     iter_<i>/halving.json  budgets, keep, stop_flat and per rung: steps spent, each candidate's fitness, fitness_se,
                         timesteps, the first cut's screen verdict {passed, accuracy, spearman} and whether it
-                        was promoted, halved, screened out, stopped on a flat curve or failed
+                        was promoted (or kept within noise of the cut line), halved, screened out, stopped on a
+                        flat curve or failed; repeated_on_a_second_seed, repeat_steps, and revived (a candidate
+                        stopped earlier, trained on to compare with a lone survivor at the last rung)
+    seed_spread.json    {"repeats": [{candidate, budget, seeds, fitness, se, episodes}]}: close candidates trained again
+                        on a second seed at a rung's budget; the between-seed floor of the selection, reused on
+                        resume (`rewardsmith.search.spread`)
     iter_<i>/cand_<j>/  i, j from 1:
         attempt_<n>.py          code of attempt n (0 = first sample, n > 0 = repair n);
         attempt_<n>.reply.md    the raw reply when it held no usable code
@@ -58,6 +64,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                                 it never loads reward code, and every fitness that decides comes from it
         checkpoint.safetensors  the parent's copy of the policy weights at the end of the last rung; the next
                                 rung (or the final retraining on the search seed) resumes from it
+        second_seed/<budget>/   a repeat of the candidate's training on a second seed at a rung's budget (laid out
+                                as its training folder, with its eval/); its numbers go to seed_spread.json
         warm_start.safetensors  with --warm-start: the parent's weights the first training starts from
         video.mp4 (video.gif)   the policy video the parent encoded from video/frames.npy (the render worker's)
         analysis.json           the analyzer's statistics, flags and feedback text
@@ -72,7 +80,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
-                        selection {rule, shorter, winner, runner_up, margin, noise, distinguishable},
+                        selection {rule, shorter, winner, runner_up, margin, noise, distinguishable, floor {sd, how,
+                        pairs, budget}, tie_break, confidence {p_best, runner_up, peers, method}},
                         signal {verdict learned | nothing_learned | indistinguishable | unknown, message, budget,
                         suggested_budget, random_fitness, random_fitness_se}, wall_s, error
 

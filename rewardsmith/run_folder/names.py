@@ -17,6 +17,8 @@ KEY_FILE = ".key"
 PROOFS_FILE = "proofs.jsonl"
 """The parent's proofs (`rewardsmith.run_folder.proofs`): one line per file the parent wrote or accepted."""
 HALVING_FILE, RANDOM_POLICY_DIR = "halving.json", "random_policy"
+SPREAD_FILE = "seed_spread.json"
+"""Second-seed repeats of close candidates (`rewardsmith.search.spread`): the between-seed floor, kept for resume."""
 REPORT_FILE, BATCH_REPORT_FILE = "report.html", "batch_report.html"
 # a batch
 BATCH_FILE, BATCH_LOCK_FILE, TASK_ERROR_FILE = "batch.json", "batch.lock", "task_error.json"
@@ -30,6 +32,8 @@ REWARD_FILE, CANDIDATE_FILE, ATTEMPTS_FILE, ANALYSIS_FILE = (
 CRITIC_FILE, CRITIC_DIR, EVALUATION_FILE = "critic.json", "critic", "evaluation.json"
 SCREEN_FILE, SCREEN_DIR, SCREEN_INPUTS_DIR, RUNG_SCREEN_DIR = "screen.json", "screen", "screen_inputs", "rung_screen"
 CHECKPOINT_FILE, WARM_START_FILE = "checkpoint.safetensors", "warm_start.safetensors"
+REPEAT_DIR = "second_seed"
+"""Below a candidate's folder: its training on a second seed at one rung's budget (`second_seed/<budget>/`)."""
 VIDEO_DIR, VIDEO_NAMES = "video", ("video.mp4", "video.gif")
 # what workers write
 SUMMARY_FILE, METRICS_FILE, EPISODES_FILE = "summary.json", "metrics.jsonl", "eval_episodes.jsonl"
@@ -99,6 +103,7 @@ class Event(StrEnum):
     TRAINING_STARTED = "training_started"
     TRAINING_DONE = "training_done"
     RUNG_DONE = "rung_done"
+    SEED_REPEATED = "seed_repeated"
     ANALYSIS_DONE = "analysis_done"
     RANDOM_POLICY_EVALUATED = "random_policy_evaluated"
     SEARCH_SIGNAL = "search_signal"

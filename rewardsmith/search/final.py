@@ -30,6 +30,8 @@ from rewardsmith.run_folder.records import (
 )
 from rewardsmith.search.baselines import load_cached, normalized_score
 from rewardsmith.search.calibration import Signal, learning_signal
+from rewardsmith.search.confidence import confidence
+from rewardsmith.search.evidence import Evidence, load_evidence
 from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import best_record, pick, rule_for
 from rewardsmith.search.training import (
@@ -131,7 +133,7 @@ def retrain_best(
     """Train the best reward with `final_timesteps` on `final_seeds` seeds in parallel; seeds already done are kept,
     the search's own full-budget training of the winner is reused, a rung checkpoint is resumed. None when
     `final_seeds` is 0 (skipped)."""
-    best = best_record(folder.candidates(), rule=rule_for(config))
+    best = best_record(folder.candidates(), rule=rule_for(config), evidence=load_evidence(folder))
     if best is None:
         raise RewardsmithError(f"{folder.path}: no candidate was trained, so there is nothing to retrain")
     signal = judge_signal(folder, folder.spec(), executor)
@@ -230,6 +232,16 @@ def retrain_best(
     return final
 
 
+def selection(
+    folder: RunFolder, records: list[CandidateRecord], config: ResolvedConfig, evidence: Evidence
+) -> dict[str, Any]:
+    """summary.json's `selection`: the pick (`rewardsmith.search.selection.pick`) with the between-seed floor, the
+    critic's tie-break and the bootstrap confidence that the winner is the best at its budget."""
+    verdict = pick(records, rule=rule_for(config), evidence=evidence)
+    sure = confidence(folder, records, verdict, evidence if rule_for(config) == "lcb" else None)
+    return {**verdict.as_dict(), "confidence": sure.as_dict() if sure else None}
+
+
 def write_summary(
     folder: RunFolder,
     config: ResolvedConfig,
@@ -242,7 +254,8 @@ def write_summary(
 ) -> dict[str, Any]:
     """Write summary.json (see `rewardsmith.run_folder.folder` for its keys) and return it."""
     records = folder.candidates()
-    best = best_record(records, rule=rule_for(config))
+    evidence = load_evidence(folder, spec)
+    best = best_record(records, rule=rule_for(config), evidence=evidence)
     done = {e.get("iteration") for e in folder.events() if e.get("event") == Event.ITERATION_DONE}
     counts = {s: sum(r.status == s for r in records) for s in ("trained", "rejected", "failed", "designed")}
     baseline = load_cached(spec, config.final_timesteps) if final else None
@@ -257,7 +270,7 @@ def write_summary(
         candidates=len(records),
         **counts,
         repair_requests=sum(r.repair_rounds for r in records),
-        selection=pick(records, rule=rule_for(config)).as_dict(),
+        selection=selection(folder, records, config, evidence),
         signal=search_signal(folder),
         **folder.llm_totals(),
         final=FinalResult.model_validate(final) if final else None,

@@ -21,40 +21,22 @@ rung did is written to `iter_<i>/halving.json` by the loop (`Rung.as_dict`).
 from __future__ import annotations
 
 import math
-import os
-import shutil
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from rewardsmith.config import ResolvedConfig
-from rewardsmith.errors import RewardsmithError
-from rewardsmith.files import write_json_atomic
-from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.names import (
-    CHECKPOINT_FILE,
-    HALVING_FILE,
-    REWARD_FILE,
-    RUNG_SCREEN_DIR,
-    Event,
-    iter_dir_name,
-)
-from rewardsmith.run_folder.records import WEIGHTS_FILE, CandidateRecord
-from rewardsmith.search.live import Progress
-from rewardsmith.search.selection import pick, ranked, standard_error
-from rewardsmith.search.training import (
-    record_training,
-    reward_budget,
-    screen_archives,
-    train_and_evaluate,
-    warm_start,
-)
-from rewardsmith.stages.screen import ScreenReport, screen
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.evidence import Evidence
+from rewardsmith.search.selection import distinguishable, ranked, standard_error
+from rewardsmith.stages.screen import ScreenReport
 from rewardsmith.task import TaskSpec
-from rewardsmith.workers.executor import Executor
 
 TrainRung = Callable[[CandidateRecord, int, bool], CandidateRecord]
 """(record, total timesteps to reach, resume from the record's own checkpoint) -> the updated record."""
+
+RepeatRung = Callable[[list[CandidateRecord], int], int]
+"""(the close candidates of a rung, its budget) -> train each on a second seed at that budget and add the repeats to
+the run's `Evidence.spread` (`rewardsmith.search.spread`); returns the env steps it spent."""
 
 ScreenRung = Callable[[list[CandidateRecord]], dict[str, ScreenReport]]
 """(the first rung's trained candidates) -> {candidate id: the trajectory screen's verdict}; a candidate without
@@ -118,6 +100,14 @@ class Rung:
     """Candidate id -> the screen's verdict at this cut (the first rung only)."""
     steps: int = 0
     """Env steps this rung spent (resumed candidates count only their new steps)."""
+    noise_kept: list[str] = field(default_factory=list)
+    """Promoted beyond the `keep` fraction: indistinguishable from the cut line under the floor."""
+    repeated: list[str] = field(default_factory=list)
+    """Trained again on a second seed at this budget (the leader and its closest rival, within noise)."""
+    repeat_steps: int = 0
+    """Env steps of the second-seed trainings (not in `steps`, which counts the rung's own trainings)."""
+    revived: str | None = None
+    """At the last rung: the candidate stopped earlier and trained on to compare with a lone survivor."""
 
     def as_dict(self) -> dict:
         """The rung for halving.json."""
@@ -137,11 +127,24 @@ class Rung:
                         if (v := self.screen.get(r.id))
                         else None
                     ),
-                    "next": "promoted" if r.id in self.promoted else self.stopped.get(r.id, "final rung"),
+                    "next": self.next_of(r.id),
                 }
                 for r in self.trained
             ],
+            "repeated_on_a_second_seed": self.repeated,
+            "repeat_steps": self.repeat_steps,
+            "revived": self.revived,
         }
+
+    def next_of(self, cid: str) -> str:
+        """What happened to a candidate after this rung, in words for halving.json."""
+        if cid in self.noise_kept:
+            return "promoted (within noise of the cut line)"
+        if cid in self.promoted:
+            return "promoted"
+        if cid == self.revived:
+            return "trained on from an earlier rung to compare with a lone survivor"
+        return self.stopped.get(cid, "final rung")
 
 
 def screened_order(order: list[CandidateRecord], verdicts: dict[str, ScreenReport]) -> list[CandidateRecord]:
@@ -153,30 +156,69 @@ def screened_order(order: list[CandidateRecord], verdicts: dict[str, ScreenRepor
     return passed + [r for r in order if r not in passed]
 
 
+MAX_KEPT_ON_NOISE = 2
+"""At most this many candidates beyond the `keep` fraction go on because they are indistinguishable from the cut
+line (the last one kept by the fraction); each costs one more training of the next rung."""
+MAX_REPEATS = 2
+"""Second-seed trainings per rung: the leader and its closest rival, when they are within noise."""
+
+
+def close_pair(ok: list[CandidateRecord], evidence: Evidence | None) -> list[CandidateRecord]:
+    """The leader and its closest rival among a rung's trained candidates when they are not distinguishable under
+    the floor and not both trained on a second seed at this budget already; else []."""
+    order = ranked(ok, evidence=evidence)
+    if len(order) < 2 or distinguishable(order[0], order[1], evidence):
+        return []
+    pair = order[:MAX_REPEATS]
+    spread = evidence.spread if evidence is not None else None
+    if spread is not None and all(spread.repeat_of(r.id, r.timesteps) for r in pair):
+        return []
+    return pair
+
+
 def cut(
-    rung: Rung, ok: list[CandidateRecord], keep: float, previous: dict[str, CandidateRecord] | None
+    rung: Rung,
+    ok: list[CandidateRecord],
+    keep: float,
+    previous: dict[str, CandidateRecord] | None,
+    evidence: Evidence | None = None,
+    last: bool = False,
 ) -> list[CandidateRecord]:
     """Who of a rung's trained candidates `ok` goes on, best first: the `keep` fraction by the noise-aware rank (the
-    screen's rejects behind, `screened_order`), at least two unless the leader is distinguishable, and, given the
-    candidates' records at the `previous` rung, without a survivor whose curve went flat (`is_flat`) unless that
-    leaves a close call with one. Why each other one stopped goes into `rung.stopped`."""
-    order = screened_order(ranked(ok), rung.screen)
+    screen's rejects behind, `screened_order`), plus up to `MAX_KEPT_ON_NOISE` the screen passed that are
+    indistinguishable from the cut line under the floor; at least two unless the leader is distinguishable and the
+    next rung is not the `last` (the last rung always holds two where two are left); given the candidates' records
+    at the `previous` rung, without a survivor whose curve went flat (`is_flat`) unless that leaves a close call,
+    or the last rung, with one. Why each other one stopped goes into `rung.stopped`."""
+    order = screened_order(ranked(ok, evidence=evidence), rung.screen)
     going = order[: survivors(len(ok), keep)]
-    for r in order[len(going) :]:
+    passed = [r for r in order[len(going) :] if (v := rung.screen.get(r.id)) is None or v.passed]
+    extra = [r for r in passed if not distinguishable(going[-1], r, evidence)][:MAX_KEPT_ON_NOISE] if going else []
+    rung.noise_kept = [r.id for r in extra]
+    going += extra
+    for r in (r for r in order if r not in going):
         verdict = rung.screen.get(r.id)
         rung.stopped[r.id] = "halved" if verdict is None or verdict.passed else f"screened out: {verdict.message}"
-    if len(going) == 2 > by_fraction(len(ok), keep) and pick(going).distinguishable:
+    if len(going) == 2 > by_fraction(len(ok), keep) and not last and distinguishable(going[0], going[1], evidence):
         rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
         going = going[:1]
     if previous is None:
         return going
     flat = [r for r in going[1:] if is_flat(previous.get(r.id), r)]
     kept = [r for r in going if r not in flat]
-    if len(kept) < 2 <= len(going) and not pick([going[0], flat[0]]).distinguishable:
-        kept.append(flat.pop(0))  # a close call keeps two, however noisy the runner-up's curve
+    if len(kept) < 2 <= len(going) and (last or not distinguishable(going[0], flat[0], evidence)):
+        kept.append(flat.pop(0))  # a close call (or the last rung) keeps two, however noisy the runner-up's curve
     for r in flat:
         rung.stopped[r.id] = "flat curve"
     return [r for r in going if r in kept]
+
+
+def train_all(
+    records: list[CandidateRecord], step: Callable[[CandidateRecord], CandidateRecord], parallel: int
+) -> list[CandidateRecord]:
+    """`step` over `records`, `parallel` at a time, in order."""
+    with ThreadPoolExecutor(max_workers=max(1, min(parallel, len(records))), thread_name_prefix="rung") as pool:
+        return list(pool.map(step, records))
 
 
 def successive_halving(
@@ -189,23 +231,28 @@ def successive_halving(
     parallel: int = 1,
     screen: ScreenRung | None = None,
     on_rung: Callable[[Rung], None] | None = None,
+    evidence: Evidence | None = None,
+    repeat: RepeatRung | None = None,
 ) -> list[Rung]:
     """Train `records` through the rungs of `budgets`; returns what every rung did. Rungs already reached by a
     candidate (a resumed run: `record.timesteps >= budget`) are not trained again. `screen`, if given, reorders
-    the first cut (`screened_order`)."""
+    the first cut (`screened_order`). `repeat`, if given, trains a rung's leader and closest rival on a second seed
+    when they are within noise (`close_pair`), before the cut. A candidate left alone at the last rung is compared
+    with the best one stopped earlier, trained on to the same budget from its checkpoint (`revive`)."""
     alive = list(records)
     previous: dict[str, CandidateRecord] = {}
+    stopped: list[CandidateRecord] = []
     rungs: list[Rung] = []
     for index, budget in enumerate(budgets):
         rung = Rung(index + 1, budget)
+        last = index == len(budgets) - 1
 
         def step(record: CandidateRecord, budget: int = budget, first: bool = index == 0) -> CandidateRecord:
             if record.status == "trained" and record.timesteps >= budget:
                 return record  # reached on an earlier, interrupted pass
             return train(record, budget, not first)
 
-        with ThreadPoolExecutor(max_workers=max(1, min(parallel, len(alive))), thread_name_prefix="rung") as pool:
-            results = list(pool.map(step, alive))
+        results = train_all(alive, step, parallel)
         for before, after in zip(alive, results):
             start = before.timesteps if index and before.status == "trained" else 0
             if after is not before:
@@ -215,110 +262,52 @@ def successive_halving(
         for r in results:
             if r.status != "trained":
                 rung.stopped[r.id] = f"training failed: {r.reason[:120]}"
-        if index == len(budgets) - 1 or not ok:
+        if last and len(ok) == 1 and index:
+            ok += revive(rung, stopped, step, evidence)
+        if repeat is not None and (pair := close_pair(ok, evidence)):
+            rung.repeat_steps = repeat(pair, budget)
+            rung.repeated = [r.id for r in pair]
+        if last or not ok:
             rungs.append(rung)
             if on_rung:
                 on_rung(rung)
             break
         if screen is not None and index == 0:
             rung.screen = screen(ok)
-        going = cut(rung, ok, keep, previous if stop_flat else None)
+        going = cut(rung, ok, keep, previous if stop_flat else None, evidence, last=index == len(budgets) - 2)
         rung.promoted = [r.id for r in going]
         rungs.append(rung)
         if on_rung:
             on_rung(rung)
         previous = {r.id: r for r in ok}
+        stopped = [r for r in ok if r not in going and not rung.stopped.get(r.id, "").startswith("screened")] + stopped
         alive = going
     return rungs
 
 
-def rung_trainer(
-    folder: RunFolder, config: ResolvedConfig, spec: TaskSpec, executor: Executor, progress: Progress
-) -> TrainRung:
-    """The `TrainRung` of a run: one sandboxed training job per rung in the candidate's folder, measured by the
-    trusted evaluation worker (`rewardsmith.search.training.train_and_evaluate`). A resumed rung starts from the
-    candidate's own weights of its previous rung (`checkpoint.safetensors`, kept by the parent) and trains only
-    the steps still missing."""
-
-    def train(record: CandidateRecord, timesteps: int, resume: bool) -> CandidateRecord:
-        cand = folder.cand_dir(record.iteration, record.index)
-        checkpoint = cand / CHECKPOINT_FILE
-        resume = resume and checkpoint.is_file() and record.status == "trained" and 0 < record.timesteps < timesteps
-        done = record.timesteps if resume else 0
-        warm = warm_start(folder, record) if config.warm_start and not resume and record.timesteps == 0 else None
-        folder.event(
-            Event.TRAINING_STARTED,
-            candidate=record.id,
-            timesteps=timesteps,
-            resumed_from=done or None,
-            **({"warm_start_from": record.parent} if warm else {}),
-        )
-        progress.update(record.id, "training", done=done, total=timesteps)
-        result, evaluation = train_and_evaluate(
-            spec.source,
-            cand / REWARD_FILE,
-            cand,
-            timesteps=timesteps - done,
-            seed=config.seed,
-            eval_episodes=rung_episodes(spec.train.eval_episodes, timesteps, config.timesteps),
-            executor=executor,
-            device=config.device,
-            on_progress=lambda d, t: progress.update(record.id, "training", done=done + d, total=timesteps),
-            on_eval_progress=lambda d, t: progress.update(record.id, "evaluating", done=d, total=t),
-            continue_from=checkpoint if resume else warm,
-            timesteps_done=done,
-            reward_budget_s=reward_budget(folder.cand_of(record).verified_json(folder.cand_of(record).critic_path)),
-            options=config.job_options(),
-        )
-        record = record_training(folder, record, result, evaluation, timesteps)
-        if record.status == "trained" and (cand / WEIGHTS_FILE).is_file():
-            tmp = cand / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
-            shutil.copyfile(cand / WEIGHTS_FILE, tmp)
-            os.replace(tmp, checkpoint)
-        progress.update(record.id, f"rung {timesteps:,}", fitness=record.fitness, reason=record.reason[:100])
-        return record
-
-    return train
-
-
-def rung_screener(
-    folder: RunFolder, spec: TaskSpec, executor: Executor, progress: Progress, iteration: int
-) -> ScreenRung:
-    """The `ScreenRung` of a run: every candidate's reward replayed in the sandboxed screen worker over the archive
-    of all trained candidates so far (their last evaluations: here, the first rung's) and the run's random-action
-    episodes, verdicts in `cand_<j>/rung_screen/screen.json`. The archive needs no between-policy spread here
-    (`min_signal=0`): early policies barely differ, but each episode's trusted fitness is exact, so a reward that
-    orders them against it is wrong on real states; the cut only reorders, and only when someone passed."""
-
-    def screen_all(records: list[CandidateRecord]) -> dict[str, ScreenReport]:
-        archives = screen_archives(folder, spec, executor)
-
-        def one(record: CandidateRecord) -> ScreenReport | None:
-            cand = folder.cand_dir(record.iteration, record.index)
-            progress.update(record.id, "screen")
-            try:
-                verdict = screen(
-                    spec, cand / REWARD_FILE, cand / RUNG_SCREEN_DIR, archives, executor=executor, min_signal=0.0
-                )
-            except RewardsmithError as e:
-                progress.log(f"{record.id}: the first-cut screen could not run, no verdict ({e})")
-                return None
-            folder.event(
-                Event.SCREEN_DONE,
-                candidate=record.id,
-                iteration=iteration,
-                rung=1,
-                **verdict.verdict(),
-            )
-            return verdict
-
-        with ThreadPoolExecutor(
-            max_workers=max(1, min(executor.workers, len(records))), thread_name_prefix="screen"
-        ) as pool:
-            verdicts = list(pool.map(one, records))
-        return {r.id: v for r, v in zip(records, verdicts) if v is not None}
-
-    return screen_all
+def revive(
+    rung: Rung,
+    stopped: list[CandidateRecord],
+    step: Callable[[CandidateRecord], CandidateRecord],
+    evidence: Evidence | None,
+) -> list[CandidateRecord]:
+    """The best candidate stopped at the latest earlier rung (not screened out, not failed), trained on from its
+    checkpoint to the last rung's budget, so the lone survivor there is compared at equal steps; [] when none."""
+    if not stopped:
+        return []
+    latest = max(r.timesteps for r in stopped)
+    best = ranked([r for r in stopped if r.timesteps == latest], evidence=evidence)
+    if not best:
+        return []
+    before = best[0]
+    after = step(before)
+    rung.revived = before.id
+    rung.trained.append(after)
+    if after.status != "trained":
+        rung.stopped[after.id] = f"training failed: {after.reason[:120]}"
+        return []
+    rung.steps += max(0, after.timesteps - before.timesteps)
+    return [after]
 
 
 MIN_RUNG_STEPS = 1024
@@ -333,55 +322,3 @@ def first_rung_minimum(spec: TaskSpec, explicit: bool = False) -> int:
     explicitly."""
     rollout = int(spec.train.hyperparams.get("n_steps", 2048)) * spec.train.n_envs if spec.train.algo == "PPO" else 1
     return rollout if explicit else max(MIN_RUNG_STEPS, rollout)
-
-
-def halve_iteration(
-    folder: RunFolder,
-    config: ResolvedConfig,
-    spec: TaskSpec,
-    executor: Executor,
-    progress: Progress,
-    iteration: int,
-    records: list[CandidateRecord],
-) -> list[Rung]:
-    """Run successive halving over an iteration's designed (or, on resume, partly trained) candidates and write
-    `iter_<i>/halving.json`; returns the rungs (none, and no file, when no candidate is left to train)."""
-    budgets = rung_budgets(
-        config.timesteps,
-        config.rung_fractions(),
-        first_rung_minimum(spec, explicit=config.rungs is not None),
-    )
-    rows: list[dict] = []
-    path = folder.path / iter_dir_name(iteration) / HALVING_FILE
-
-    def record_rung(rung: Rung) -> None:
-        rows.append(rung.as_dict())
-        write_json_atomic(path, {"budgets": budgets, "keep": config.keep, "stop_flat": config.stop_flat, "rungs": rows})
-        folder.event(
-            Event.RUNG_DONE,
-            iteration=iteration,
-            rung=rung.index,
-            timesteps=rung.timesteps,
-            promoted=rung.promoted,
-            stopped=rung.stopped,
-            steps=rung.steps,
-        )
-        progress.log(
-            f"iteration {iteration} rung {rung.index} ({rung.timesteps:,} steps): "
-            + (f"{', '.join(rung.promoted)} go on" if rung.promoted else "done")
-            + (f"; stopped {', '.join(f'{k} ({v})' for k, v in rung.stopped.items())}" if rung.stopped else "")
-        )
-
-    todo = [r for r in records if r.status == "designed" or (r.status == "trained" and r.iteration == iteration)]
-    if not todo:
-        return []  # every candidate was rejected: no rung to run, and none to report as done
-    return successive_halving(
-        todo,
-        rung_trainer(folder, config, spec, executor, progress),
-        budgets,
-        keep=config.keep,
-        stop_flat=config.stop_flat,
-        parallel=executor.workers,
-        screen=rung_screener(folder, spec, executor, progress, iteration) if config.screen else None,
-        on_rung=record_rung,
-    )

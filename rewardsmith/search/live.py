@@ -305,6 +305,7 @@ def signal_row(signal: dict | None) -> dict[str, str]:
 def result_tables(folder: RunFolder) -> list[Table | Text]:
     """The end-of-run view: a table of candidates, their flags or rejection reasons, then the run overall."""
     from rewardsmith.search.baselines import load_cached, normalized_score
+    from rewardsmith.search.confidence import describe_confidence
     from rewardsmith.search.selection import describe_selection
 
     spec, config, summary = folder.spec(), folder.config(), folder.summary() or {}
@@ -348,6 +349,7 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
         f"{se_suffix(best.fitness_se if best else None)} (one seed, search budget), "
         f"success {cell(summary.get('best_success_rate'))}",
         "selection": describe_selection(summary.get("selection")),
+        "confidence": describe_confidence((summary.get("selection") or {}).get("confidence")),
         **signal_row(summary.get("signal")),
         "human-normalised": cell(summary.get("human_normalized")),
         "candidates": f"{plural(summary.get('candidates', 0), 'candidate')} in "

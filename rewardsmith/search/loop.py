@@ -28,9 +28,10 @@ from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.sandbox.interrupt import interruptible
 from rewardsmith.search.analysis_round import analyse_if_missing, analysis_round
 from rewardsmith.search.design_round import DEDUPE, design_round
+from rewardsmith.search.evidence import load_evidence
 from rewardsmith.search.final import retrain_best, write_summary
-from rewardsmith.search.halving import halve_iteration
 from rewardsmith.search.live import Progress, make_progress
+from rewardsmith.search.rungs import halve_iteration
 from rewardsmith.search.selection import best_record, rule_for
 from rewardsmith.search.session import Search, update_best, usage
 from rewardsmith.settings import require_sandbox
@@ -142,8 +143,8 @@ def _interrupted(folder: RunFolder, config: ResolvedConfig, spec: TaskSpec, star
 
 def record_videos(s: Search) -> None:
     """Policy videos: always of the overall best candidate; with `videos`, of each iteration's best too."""
-    records, rule = s.folder.candidates(), rule_for(s.config)
-    targets = [best_record(records, rule=rule)]
+    records, rule, evidence = s.folder.candidates(), rule_for(s.config), load_evidence(s.folder, s.spec)
+    targets = [best_record(records, rule=rule, evidence=evidence)]
     if s.config.videos:
         targets += [
             best_record([r for r in records if r.iteration == i], rule=rule)
@@ -172,7 +173,9 @@ def run_iteration(s: Search, iteration: int) -> None:
             analyse_if_missing(s, s.folder.cand_of(record), record)  # a resume removed an unproven analysis
         return
     k = s.config.samples
-    best = best_record(s.folder.candidates(), before=iteration, rule=rule_for(s.config))
+    best = best_record(
+        s.folder.candidates(), before=iteration, rule=rule_for(s.config), evidence=load_evidence(s.folder, s.spec)
+    )
     s.folder.event(Event.ITERATION_STARTED, iteration=iteration, parent=best.id if best else None)
     s.progress.status(iteration=iteration)
     failures: list[Failure] = []
@@ -187,7 +190,9 @@ def run_iteration(s: Search, iteration: int) -> None:
         failures = [Failure(r.id, r.reason) for r in records]
         if give_up(s, iteration, attempt, best, failures):
             break
-    top = best_record(s.folder.candidates(), before=iteration + 1, rule=rule_for(s.config))
+    top = best_record(
+        s.folder.candidates(), before=iteration + 1, rule=rule_for(s.config), evidence=load_evidence(s.folder, s.spec)
+    )
     s.folder.event(
         Event.ITERATION_DONE,
         iteration=iteration,

@@ -11,16 +11,28 @@ Every fitness the search compares is a mean over evaluation episodes and carries
 
 A record without a standard error (an older run folder) counts as exact (se 0), so old folders keep their
 old ranking. The `eureka` strategy keeps Eureka's own rule (`rule="mean"`: the highest mean wins).
+
+With `Evidence` (`rewardsmith.search.evidence`), two more things enter:
+
+- the **between-seed floor** (`rewardsmith.search.spread`): a candidate's variance is se² + sd_seed², so two
+  candidates are distinguishable only when the lead beats z * sqrt(se_w² + se_r² + 2 sd²); a candidate trained on
+  a second seed at its budget is scored by the mean of both seeds, with half the seed variance;
+- the **critic's structural warnings** (a constant term dominating the reward, a constant total), as a
+  tie-breaker only: when the leader carries one and a candidate at the same budget without one is
+  indistinguishable from it under the floor, that candidate leads instead. The weight is lexicographic inside the
+  indistinguishable set and zero outside it (a distinguishable lead is never overturned); it is a rule written
+  down from the issue's evidence (the critic warned on the weak alive-dominated winner), not fitted on the pools.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from rewardsmith.config import RunConfig
 from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.evidence import Evidence
 
 Z = 1.0
 """Width of the confidence bound in standard errors (one-sided ~84%)."""
@@ -39,20 +51,38 @@ def standard_error(record: CandidateRecord) -> float:
     return float(se) if se is not None and math.isfinite(se) else 0.0
 
 
-def lower_bound(record: CandidateRecord, z: float = Z) -> float:
-    """`fitness - z * se`; -inf for a record without fitness."""
+def estimate(record: CandidateRecord, evidence: Evidence | None = None) -> tuple[float, float]:
+    """(mean, variance) of a record's fitness: the evaluation's se² plus the between-seed floor's sd²; with a
+    second seed at its budget, the mean of both seeds and their halved variance. (-inf, 0) without fitness."""
     if record.fitness is None:
-        return -math.inf
-    return record.fitness - z * standard_error(record)
+        return -math.inf, 0.0
+    if evidence is None:
+        return record.fitness, standard_error(record) ** 2
+    budget = getattr(record, "timesteps", 0)
+    sd = evidence.floor(budget).sd
+    repeat = evidence.spread.repeat_of(record.id, budget) if evidence.spread else None
+    if repeat is not None:
+        (a, b), (sa, sb) = repeat.fitness, repeat.se
+        return (a + b) / 2, (sa**2 + sb**2) / 4 + sd**2 / 2
+    return record.fitness, standard_error(record) ** 2 + sd**2
 
 
-def rank_key(record: CandidateRecord, rule: Rule = "lcb") -> tuple:
+def lower_bound(record: CandidateRecord, z: float = Z, evidence: Evidence | None = None) -> float:
+    """`mean - z * sqrt(variance)` (`estimate`); -inf for a record without fitness."""
+    mean, var = estimate(record, evidence)
+    return mean - z * math.sqrt(var)
+
+
+def rank_key(record: CandidateRecord, rule: Rule = "lcb", evidence: Evidence | None = None) -> tuple:
     """Sort key, highest first: budget reached, then the lower bound (or the mean), mean, success, earlier."""
-    score = lower_bound(record) if rule == "lcb" else (record.fitness if record.fitness is not None else -math.inf)
+    lcb = rule == "lcb"
+    score = (
+        lower_bound(record, evidence=evidence) if lcb else (record.fitness if record.fitness is not None else -math.inf)
+    )
     return (
-        getattr(record, "timesteps", 0) if rule == "lcb" else 0,
+        getattr(record, "timesteps", 0) if lcb else 0,
         score,
-        record.fitness if record.fitness is not None else -math.inf,
+        estimate(record, evidence if lcb else None)[0],
         record.success_rate or 0.0,
         -record.iteration,
         -record.index,
@@ -68,17 +98,45 @@ def trained(records: list[CandidateRecord], before: int | None = None) -> list[C
     ]
 
 
-def ranked(records: list[CandidateRecord], before: int | None = None, rule: Rule = "lcb") -> list[CandidateRecord]:
-    """The trained candidates, best first."""
-    return sorted(trained(records, before), key=lambda r: rank_key(r, rule), reverse=True)
+def ranked(
+    records: list[CandidateRecord], before: int | None = None, rule: Rule = "lcb", evidence: Evidence | None = None
+) -> list[CandidateRecord]:
+    """The trained candidates, best first (with `evidence`: the floor, and the critic's tie-breaker)."""
+    order = sorted(trained(records, before), key=lambda r: rank_key(r, rule, evidence), reverse=True)
+    swap = tie_break(order, evidence) if rule == "lcb" else None
+    return [swap, *(r for r in order if r is not swap)] if swap is not None else order
+
+
+def distinguishable(a: CandidateRecord, b: CandidateRecord, evidence: Evidence | None = None, z: float = Z) -> bool:
+    """True when `a`'s mean leads `b`'s by more than `z` standard errors of the difference (floor included)."""
+    (ma, va), (mb, vb) = estimate(a, evidence), estimate(b, evidence)
+    return ma - mb > z * math.sqrt(va + vb)
+
+
+def tie_break(order: list[CandidateRecord], evidence: Evidence | None) -> CandidateRecord | None:
+    """The candidate that leads instead of `order[0]` under the critic's tie-breaker (module docstring): the best
+    one at the same budget without a structural warning and indistinguishable from a warned leader; else None."""
+    if evidence is None or not evidence.warnings or not order or order[0].id not in evidence.warnings:
+        return None
+    leader = order[0]
+    return next(
+        (
+            r
+            for r in order[1:]
+            if r.timesteps == leader.timesteps
+            and r.id not in evidence.warnings
+            and not distinguishable(leader, r, evidence)
+        ),
+        None,
+    )
 
 
 def best_record(
-    records: list[CandidateRecord], before: int | None = None, rule: Rule = "lcb"
+    records: list[CandidateRecord], before: int | None = None, rule: Rule = "lcb", evidence: Evidence | None = None
 ) -> CandidateRecord | None:
     """The best trained candidate under `rule` (see the module docstring), optionally only from iterations before
     `before`; None if nothing was trained."""
-    order = ranked(records, before, rule)
+    order = ranked(records, before, rule, evidence)
     return order[0] if order else None
 
 
@@ -91,12 +149,18 @@ class Pick:
     margin: float | None
     """Winner's mean minus the runner-up's."""
     noise: float | None
-    """Z times the standard error of that difference."""
+    """Z times the standard error of that difference (the between-seed floor included)."""
     distinguishable: bool | None
     """margin > noise; None when there is no runner-up to compare with or neither carries an error."""
     rule: str = "lcb"
     shorter: int = 0
     """Trained candidates left out of the comparison: stopped at a shorter rung than the winner's budget."""
+    floor: dict[str, Any] | None = None
+    """The between-seed floor at the winner's budget (`rewardsmith.search.spread.Floor.as_dict`)."""
+    tie_break: str | None = None
+    """Why the critic's tie-breaker changed the leader, if it did."""
+    confidence: dict[str, Any] | None = None
+    """`rewardsmith.search.confidence.Confidence.as_dict`: how sure the search is that the winner is the best."""
 
     def as_dict(self) -> dict:
         """The verdict for summary.json."""
@@ -108,10 +172,17 @@ class Pick:
             "margin": self.margin,
             "noise": self.noise,
             "distinguishable": self.distinguishable,
+            "floor": self.floor,
+            "tie_break": self.tie_break,
+            "confidence": self.confidence,
         }
 
     def describe(self) -> str:
         """One line for the final table."""
+        return self.verdict() + (f"; {self.tie_break}" if self.tie_break else "") + floor_note(self.floor)
+
+    def verdict(self) -> str:
+        """The winner against the runner-up."""
         if self.winner is None:
             return "nothing was trained"
         if self.runner_up is None:
@@ -132,6 +203,18 @@ class Pick:
         return f"{self.winner} over {self.runner_up}: margin {margin} vs noise {noise} ({verdict}; rule {self.rule})"
 
 
+def floor_note(floor: dict[str, Any] | None) -> str:
+    """ "; noise includes seed sd 0.3 (measured: ...)" for the final table; "" without a floor record."""
+    if not floor:
+        return ""
+    how = floor.get("how")
+    if how == "measured":
+        return f"; noise includes seed sd {floor.get('sd', 0):.3g} (measured: {floor.get('pairs', 0)} candidate(s) x 2 seeds)"
+    if how == "prior":
+        return f"; noise includes seed sd {floor.get('sd', 0):.3g} (prior: the spec's calibration record)"
+    return "; seed-to-seed spread not measured (evaluation noise only)"
+
+
 def apart(a: float | None, b: float | None) -> tuple[str, str]:
     """`a` and `b` to 3 significant digits, or more where 3 would print two different numbers alike (a lead of
     0.004672 over noise of 0.004668 must not read "0.00467 vs 0.00467 (distinguishable)")."""
@@ -145,24 +228,55 @@ def describe_selection(verdict: dict | None) -> str:
     """The line of the final table for summary.json's `selection` (a `Pick.as_dict`); "-" for older runs."""
     if not verdict:
         return "-"
-    fields = {k: verdict.get(k) for k in ("winner", "runner_up", "margin", "noise", "distinguishable")}
-    return Pick(**fields, rule=verdict.get("rule") or "lcb", shorter=verdict.get("shorter") or 0).describe()
+    fields = {k: verdict.get(k) for k in ("winner", "runner_up", "margin", "noise", "distinguishable", "floor")}
+    return Pick(
+        **fields,
+        rule=verdict.get("rule") or "lcb",
+        shorter=verdict.get("shorter") or 0,
+        tie_break=verdict.get("tie_break"),
+    ).describe()
 
 
-def pick(records: list[CandidateRecord], rule: Rule = "lcb", z: float = Z) -> Pick:
+def pick(records: list[CandidateRecord], rule: Rule = "lcb", z: float = Z, evidence: Evidence | None = None) -> Pick:
     """The winner and runner-up among candidates trained at the winner's budget, and whether the winner's lead is
-    larger than `z` standard errors of the difference of the two means."""
-    order = ranked(records, rule=rule)
+    larger than `z` standard errors of the difference of the two means (with `evidence`: the between-seed floor
+    included, two-seed means used, and the critic's tie-breaker applied)."""
+    order = ranked(records, rule=rule, evidence=evidence)
     if not order:
         return Pick(None, None, None, None, None, rule)
     winner = order[0]
-    peers = [r for r in order[1:] if rule == "mean" or getattr(r, "timesteps", 0) == getattr(winner, "timesteps", 0)]
+    budget = getattr(winner, "timesteps", 0)
+    floor = evidence.floor(budget).as_dict() if evidence is not None and rule == "lcb" else None
+    plain = ranked(records, rule=rule, evidence=Evidence(evidence.spread, {})) if evidence is not None else order
+    swapped = (
+        None
+        if plain[0].id == winner.id
+        else (
+            f"{winner.id} leads over {plain[0].id}, which the critic warned about "
+            f"({(evidence.warnings if evidence else {}).get(plain[0].id, '')}): indistinguishable under the floor, "
+            "so the critic's warning broke the tie"
+        )
+    )
+    peers = [r for r in order[1:] if rule == "mean" or getattr(r, "timesteps", 0) == budget]
     if not peers:
-        return Pick(winner.id, None, None, None, None, rule, shorter=len(order) - 1)
+        return Pick(winner.id, None, None, None, None, rule, shorter=len(order) - 1, floor=floor, tie_break=swapped)
     runner = peers[0]
-    assert winner.fitness is not None and runner.fitness is not None
-    margin = winner.fitness - runner.fitness
-    se_w, se_r = standard_error(winner), standard_error(runner)
-    noise = z * math.sqrt(se_w**2 + se_r**2)
-    known = getattr(winner, "fitness_se", None) is not None or getattr(runner, "fitness_se", None) is not None
-    return Pick(winner.id, runner.id, margin, noise, bool(margin > noise) if known else None, rule)
+    use = evidence if rule == "lcb" else None
+    (mw, vw), (mr, vr) = estimate(winner, use), estimate(runner, use)
+    margin = mw - mr
+    noise = z * math.sqrt(vw + vr)
+    known = (
+        getattr(winner, "fitness_se", None) is not None
+        or getattr(runner, "fitness_se", None) is not None
+        or bool(floor and floor.get("sd"))
+    )
+    return Pick(
+        winner.id,
+        runner.id,
+        margin,
+        noise,
+        bool(margin > noise) if known else None,
+        rule,
+        floor=floor,
+        tie_break=swapped,
+    )

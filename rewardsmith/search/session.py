@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from rewardsmith.config import ResolvedConfig
 from rewardsmith.llm import Model
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.search.evidence import load_evidence
 from rewardsmith.search.live import Progress, ReplyClock
 from rewardsmith.search.selection import best_record, rule_for
 from rewardsmith.stages.designer import Designer
@@ -38,7 +39,7 @@ class Search:
 def update_best(s: Search) -> None:
     """Copy the best candidate so far (by the run's selection rule) to best/ when it changed, and show it."""
     with s.best_lock:
-        top = best_record(s.folder.candidates(), rule=rule_for(s.config))
+        top = best_record(s.folder.candidates(), rule=rule_for(s.config), evidence=load_evidence(s.folder, s.spec))
         if top is not None and top.id != s.folder.best_id():
             s.folder.save_best(top)
             s.progress.log(f"new best: {top.id} with fitness {top.fitness:.4g}")

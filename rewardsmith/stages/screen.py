@@ -46,6 +46,14 @@ MIN_SIGNAL = 0.5
 """Spread the archive needs before a verdict counts: the share of the fitness variance that lies between its
 policies (eta squared) rather than between episodes of one policy. Below it the labels are mostly seed noise,
 and a reward could not be told right or wrong from them."""
+SURVIVAL_CV = 0.1
+"""A reward whose per-step mean (return / length) varies across the archived episodes by at most this fraction of
+its size (coefficient of variation) pays about the same every step, whatever the policy does: its return is
+explained by how long an episode lasts. A guess from the issue's alive-dominated rewards (an alive bonus of 1 with a
+task term of a few hundredths), not fitted on the pools: `bench/screen_calibration.py` measures it."""
+SURVIVAL_FITNESS_CORR = 0.9
+"""... unless the trusted fitness is itself explained by episode length (correlation at least this, where
+lengths differ): on a task whose goal is to stay up, staying alive is the task."""
 RANDOM_LABEL = "random policy"
 """The label of the reference episodes played with uniform random actions (evaluated once per run)."""
 
@@ -164,6 +172,38 @@ def not_enough(
     return ScreenReport(True, None, None, len(details), f"passed without a verdict: {reason}", pairs, details)
 
 
+def survival(details: list[dict[str, Any]], cv_max: float = SURVIVAL_CV) -> str | None:
+    """Why a reward's return on the archive is explained by survival time or a constant per-step term, or None:
+    its per-step mean is nearly constant across episodes (`SURVIVAL_CV`) while the task's fitness is not explained
+    by episode length (`SURVIVAL_FITNESS_CORR`). Needs each episode's `steps`; None without them."""
+    rows = [d for d in details if isinstance(d.get("steps"), (int, float)) and d["steps"] > 0]
+    if len(rows) < MIN_EPISODES:
+        return None
+    steps = np.array([d["steps"] for d in rows], dtype=float)
+    per_step = np.array([d["return"] for d in rows], dtype=float) / steps
+    size = abs(float(per_step.mean()))
+    if size <= 1e-12 or float(per_step.std()) > cv_max * size:
+        return None
+    fitness = np.array([d["fitness"] for d in rows], dtype=float)
+    varied = steps.std() > 0 and fitness.std() > 0
+    length_fit = float(np.corrcoef(steps, fitness)[0, 1]) if varied else None
+    if length_fit is not None and length_fit >= SURVIVAL_FITNESS_CORR:
+        return None
+    where = (
+        f"episode length explains the return (correlation {np.corrcoef(steps, per_step * steps)[0, 1]:.2f}) but not "
+        f"the task's fitness (correlation {length_fit:.2f})"
+        if length_fit is not None
+        else "every archived episode has the same length, so every policy earns about the same return"
+    )
+    return (
+        f"your reward's return is explained by survival time: its per-step mean is nearly the same on all "
+        f"{len(rows)} archived episodes ({per_step.mean():.4g} +- {per_step.std():.2g}, varying by "
+        f"{per_step.std() / size:.0%} of its size, at most {cv_max:.0%} allowed), so it pays for staying in the "
+        f"episode rather than for progress on the task ({where}). A constant or alive term dominates it: make the "
+        "terms that measure the task's progress larger than any per-step bonus, or drop the bonus"
+    )
+
+
 def judge(
     details: list[dict[str, Any]],
     margin: float = MARGIN,
@@ -181,6 +221,9 @@ def judge(
     agree = np.sign(returns[i] - returns[j]) * np.sign(fitness[i] - fitness[j])
     accuracy = float(np.mean((agree + 1) / 2))  # a tie in return counts half
     stats = f"accuracy {accuracy:.2f} on {len(i)} pairs (Spearman {'-' if rho is None else f'{rho:.2f}'} over {len(details)} episodes)"
+    alive = survival(details)
+    if alive is not None:
+        return ScreenReport(False, accuracy, rho, len(details), f"{alive}; {stats}", len(i), details)
     if accuracy >= min_accuracy:
         return ScreenReport(True, accuracy, rho, len(details), stats, len(i), details)
     worst = int(np.argmax(np.where(agree < 0, np.abs(fitness[i] - fitness[j]), -1.0)))
@@ -242,7 +285,9 @@ def screen(
         except RewardsmithError as e:
             skipped.append(str(e))
             continue
-        labels += [{"label": label, "episode": i, "fitness": e.fitness} for i, e in enumerate(episodes)]
+        labels += [
+            {"label": label, "episode": i, "fitness": e.fitness, "steps": e.steps} for i, e in enumerate(episodes)
+        ]
     report = not_enough(labels, min_signal=min_signal)
     if report is None:
         try:

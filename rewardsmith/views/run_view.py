@@ -101,11 +101,14 @@ class RunView:
 
     def best_until(self, iteration: int | None) -> CandidateView | None:
         """The best trained candidate of iterations up to `iteration` (None: all), under the loop's own rule."""
+        from rewardsmith.run_folder.folder import RunFolder
+        from rewardsmith.search.evidence import load_evidence
         from rewardsmith.search.selection import best_record
 
         rule: Literal["lcb", "mean"] = "mean" if self.config.get("strategy") == "eureka" else "lcb"
         before = None if iteration is None else iteration + 1
-        top = best_record([c.record for c in self.candidates if c.record], before=before, rule=rule)
+        records = [c.record for c in self.candidates if c.record]
+        top = best_record(records, before=before, rule=rule, evidence=load_evidence(RunFolder(self.path)))
         return self.candidate(top.id) if top else None
 
     @property

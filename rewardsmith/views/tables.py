@@ -180,6 +180,14 @@ def run_header(view: RunView) -> Panel:
         )
     else:
         lines.append("no trained candidate yet")
+    selection = view.summary.selection if view.summary else None
+    if selection:
+        from rewardsmith.search.confidence import describe_confidence
+        from rewardsmith.search.selection import describe_selection
+
+        lines.append(Text("\nselection ").append(describe_selection(selection)))
+        if selection.get("confidence"):
+            lines.append(Text("\nconfidence ").append(describe_confidence(selection["confidence"])))
     return Panel(lines, title=str(view.path), title_align="left", expand=True)
 
 

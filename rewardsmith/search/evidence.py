@@ -1,0 +1,98 @@
+"""What the ranking knows besides each candidate's own fitness: the between-seed floor
+(`rewardsmith.search.spread`) and the critic's structural warnings, read from a run folder (`load_evidence`).
+
+A structural warning (`structural_warning`) says that a candidate's reward is mostly a constant per step, read
+from the critic's smoke run (`critic.json`: its findings and per-component statistics over real transitions):
+
+- the critic found a constant total (`constant-total`);
+- a component the critic found dominant (`dominant-component`) is itself constant over the sampled states;
+- constant components (std <= 1e-6 |mean|) carry at least `CONSTANT_SHARE` of the components' mean |value|:
+  an alive bonus that outweighs every term that depends on the task's progress.
+
+The selection uses it only to break ties (`rewardsmith.search.selection.tie_break`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import SPREAD_FILE
+from rewardsmith.search.spread import NO_FLOOR, Floor, SeedSpread, prior_sd
+from rewardsmith.task import TaskSpec
+
+CONSTANT_SHARE = 0.5
+"""Share of the components' mean |value| that constant components must carry for a structural warning."""
+_DOMINANT = re.compile(r"component '([^']+)'")
+
+
+@dataclass
+class Evidence:
+    """The between-seed spread of a run and the critic's structural warnings (candidate id -> why)."""
+
+    spread: SeedSpread | None = None
+    warnings: dict[str, str] = field(default_factory=dict)
+
+    def floor(self, budget: int) -> Floor:
+        """The between-seed floor at `budget` (none without a spread)."""
+        return self.spread.floor(budget) if self.spread is not None else NO_FLOOR
+
+
+def constant(stats: Any) -> bool:
+    """True for a component whose statistics say it did not vary over the critic's states."""
+    try:
+        return float(stats["std"]) <= 1e-9 + 1e-6 * abs(float(stats["mean"]))
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def structural_warning(critic: dict[str, Any] | None) -> str | None:
+    """Why a critic report says the reward is mostly a constant per step (module docstring), or None."""
+    if not isinstance(critic, dict):
+        return None
+    codes = {str(f.get("code")): str(f.get("message", "")) for f in critic.get("findings") or [] if isinstance(f, dict)}
+    if "constant-total" in codes:
+        return "critic: the total is constant over the sampled states"
+    dynamic = (critic.get("stats") or {}).get("dynamic") or {}
+    comps = dynamic.get("components") if isinstance(dynamic, dict) else None
+    comps = comps if isinstance(comps, dict) else {}
+    dominant = _DOMINANT.search(codes.get("dominant-component", ""))
+    if dominant and constant(comps.get(dominant.group(1))):
+        return f"critic: the constant component {dominant.group(1)!r} dominates the reward"
+    sizes = {}
+    for name, stats in comps.items():
+        try:
+            sizes[name] = float(stats["mean_abs"])
+        except (KeyError, TypeError, ValueError):
+            continue
+    total = sum(v for v in sizes.values() if math.isfinite(v))
+    flat = [n for n in sizes if constant(comps[n]) and sizes[n] > 0]
+    share = sum(sizes[n] for n in flat) / total if total > 0 else 0.0
+    if len(sizes) > 1 and share >= CONSTANT_SHARE:
+        return f"critic: constant term(s) {', '.join(flat)} carry {share:.0%} of the reward's magnitude"
+    return None
+
+
+def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
+    """The run's evidence: its `seed_spread.json` (with the spec's calibration prior) and the structural warnings of
+    its designed and trained candidates' critic reports (verified; an unproven report gives no warning), so the
+    cuts of the halving that is about to train them see them too."""
+    if spec is None:
+        try:
+            spec = folder.spec()
+        except RewardsmithError:
+            spec = None  # a view of a folder whose task.toml is unreadable: no prior
+    spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec))
+    warnings = {}
+    for record in folder.candidates():
+        if record.status not in ("designed", "trained"):
+            continue
+        critic = folder.cand_of(record).critic()
+        warning = structural_warning(critic.model_dump() if critic is not None else None)
+        if warning:
+            warnings[record.id] = warning
+    return Evidence(spread, warnings)

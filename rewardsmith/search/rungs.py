@@ -1,0 +1,263 @@
+"""The jobs of a run's successive halving (`rewardsmith.search.halving` is the schedule): training a candidate to a
+rung's budget (`rung_trainer`), training it again on a second seed when it is close to a rival
+(`rung_repeater`), screening the first rung (`rung_screener`), and one iteration's halving with its
+`halving.json` (`halve_iteration`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+
+from rewardsmith.config import ResolvedConfig
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.files import write_json_atomic
+from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.run_folder.names import (
+    CHECKPOINT_FILE,
+    HALVING_FILE,
+    REPEAT_DIR,
+    REWARD_FILE,
+    RUNG_SCREEN_DIR,
+    Event,
+    iter_dir_name,
+)
+from rewardsmith.run_folder.records import WEIGHTS_FILE, CandidateRecord
+from rewardsmith.search.evidence import Evidence, load_evidence
+from rewardsmith.search.halving import (
+    RepeatRung,
+    Rung,
+    ScreenRung,
+    TrainRung,
+    first_rung_minimum,
+    rung_budgets,
+    rung_episodes,
+    successive_halving,
+)
+from rewardsmith.search.live import Progress
+from rewardsmith.search.selection import rule_for
+from rewardsmith.search.spread import Repeat
+from rewardsmith.search.training import (
+    record_training,
+    reward_budget,
+    screen_archives,
+    train_and_evaluate,
+    warm_start,
+)
+from rewardsmith.stages.screen import ScreenReport, screen
+from rewardsmith.task import TaskSpec
+from rewardsmith.workers.executor import Executor
+
+SECOND_SEED_OFFSET = 1
+"""A repeat trains on the run's seed plus this."""
+
+
+def rung_trainer(
+    folder: RunFolder, config: ResolvedConfig, spec: TaskSpec, executor: Executor, progress: Progress
+) -> TrainRung:
+    """The `TrainRung` of a run: one sandboxed training job per rung in the candidate's folder, measured by the
+    trusted evaluation worker (`rewardsmith.search.training.train_and_evaluate`). A resumed rung starts from the
+    candidate's own weights of its previous rung (`checkpoint.safetensors`, kept by the parent) and trains only
+    the steps still missing."""
+
+    def train(record: CandidateRecord, timesteps: int, resume: bool) -> CandidateRecord:
+        cand = folder.cand_dir(record.iteration, record.index)
+        checkpoint = cand / CHECKPOINT_FILE
+        resume = resume and checkpoint.is_file() and record.status == "trained" and 0 < record.timesteps < timesteps
+        done = record.timesteps if resume else 0
+        warm = warm_start(folder, record) if config.warm_start and not resume and record.timesteps == 0 else None
+        folder.event(
+            Event.TRAINING_STARTED,
+            candidate=record.id,
+            timesteps=timesteps,
+            resumed_from=done or None,
+            **({"warm_start_from": record.parent} if warm else {}),
+        )
+        progress.update(record.id, "training", done=done, total=timesteps)
+        result, evaluation = train_and_evaluate(
+            spec.source,
+            cand / REWARD_FILE,
+            cand,
+            timesteps=timesteps - done,
+            seed=config.seed,
+            eval_episodes=rung_episodes(spec.train.eval_episodes, timesteps, config.timesteps),
+            executor=executor,
+            device=config.device,
+            on_progress=lambda d, t: progress.update(record.id, "training", done=done + d, total=timesteps),
+            on_eval_progress=lambda d, t: progress.update(record.id, "evaluating", done=d, total=t),
+            continue_from=checkpoint if resume else warm,
+            timesteps_done=done,
+            reward_budget_s=reward_budget(folder.cand_of(record).verified_json(folder.cand_of(record).critic_path)),
+            options=config.job_options(),
+        )
+        record = record_training(folder, record, result, evaluation, timesteps)
+        if record.status == "trained" and (cand / WEIGHTS_FILE).is_file():
+            tmp = cand / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
+            shutil.copyfile(cand / WEIGHTS_FILE, tmp)
+            os.replace(tmp, checkpoint)
+        progress.update(record.id, f"rung {timesteps:,}", fitness=record.fitness, reason=record.reason[:100])
+        return record
+
+    return train
+
+
+def rung_screener(
+    folder: RunFolder, spec: TaskSpec, executor: Executor, progress: Progress, iteration: int
+) -> ScreenRung:
+    """The `ScreenRung` of a run: every candidate's reward replayed in the sandboxed screen worker over the archive
+    of all trained candidates so far (their last evaluations: here, the first rung's) and the run's random-action
+    episodes, verdicts in `cand_<j>/rung_screen/screen.json`. The archive needs no between-policy spread here
+    (`min_signal=0`): early policies barely differ, but each episode's trusted fitness is exact, so a reward that
+    orders them against it is wrong on real states; the cut only reorders, and only when someone passed."""
+
+    def screen_all(records: list[CandidateRecord]) -> dict[str, ScreenReport]:
+        archives = screen_archives(folder, spec, executor)
+
+        def one(record: CandidateRecord) -> ScreenReport | None:
+            cand = folder.cand_dir(record.iteration, record.index)
+            progress.update(record.id, "screen")
+            try:
+                verdict = screen(
+                    spec, cand / REWARD_FILE, cand / RUNG_SCREEN_DIR, archives, executor=executor, min_signal=0.0
+                )
+            except RewardsmithError as e:
+                progress.log(f"{record.id}: the first-cut screen could not run, no verdict ({e})")
+                return None
+            folder.event(
+                Event.SCREEN_DONE,
+                candidate=record.id,
+                iteration=iteration,
+                rung=1,
+                **verdict.verdict(),
+            )
+            return verdict
+
+        with ThreadPoolExecutor(
+            max_workers=max(1, min(executor.workers, len(records))), thread_name_prefix="screen"
+        ) as pool:
+            verdicts = list(pool.map(one, records))
+        return {r.id: v for r, v in zip(records, verdicts) if v is not None}
+
+    return screen_all
+
+
+def rung_repeater(
+    folder: RunFolder,
+    config: ResolvedConfig,
+    spec: TaskSpec,
+    executor: Executor,
+    progress: Progress,
+    evidence: Evidence,
+) -> RepeatRung:
+    """The `RepeatRung` of a run: each close candidate trained again from scratch on a second seed to the rung's
+    budget, in `cand_<j>/second_seed/<budget>/`, by the same sandboxed training and trusted evaluation as its rung
+    (`train_and_evaluate`); the pair of trusted fitnesses goes to the run's `seed_spread.json`. A repeat already
+    recorded there (a resumed run) is not trained again; a failed one records nothing."""
+    assert evidence.spread is not None
+
+    def one(record: CandidateRecord, budget: int) -> int:
+        if evidence.spread is None or evidence.spread.repeat_of(record.id, budget) or record.fitness is None:
+            return 0
+        cand = folder.cand_dir(record.iteration, record.index)
+        seed = config.seed + SECOND_SEED_OFFSET
+        label = f"{record.id} s{seed}"
+        progress.update(label, "training", done=0, total=budget)
+        result, evaluation = train_and_evaluate(
+            spec.source,
+            cand / REWARD_FILE,
+            cand / REPEAT_DIR / str(budget),
+            timesteps=budget,
+            seed=seed,
+            eval_episodes=rung_episodes(spec.train.eval_episodes, budget, config.timesteps),
+            executor=executor,
+            device=config.device,
+            on_progress=lambda d, t: progress.update(label, "training", done=d, total=budget),
+            on_eval_progress=lambda d, t: progress.update(label, "evaluating", done=d, total=t),
+            reward_budget_s=reward_budget(folder.cand_of(record).verified_json(folder.cand_of(record).critic_path)),
+            options=config.job_options(),
+        )
+        if evaluation is None or evaluation.fitness_mean is None:
+            progress.update(label, "failed", reason=result.error[:100])
+            return 0
+        first = folder.cand_of(record).evaluation()
+        repeat = Repeat(
+            record.id,
+            budget,
+            (config.seed, seed),
+            (float(record.fitness), float(evaluation.fitness_mean)),
+            (float(record.fitness_se or 0.0), float(evaluation.fitness_se or 0.0)),
+            (tuple(first.fitness) if first is not None else (), tuple(evaluation.fitness)),
+        )
+        evidence.spread.add(repeat)
+        folder.event(Event.SEED_REPEATED, **repeat.as_dict() | {"episodes": None})
+        progress.update(label, "trained", fitness=evaluation.fitness_mean)
+        return int(result.summary.get("timesteps") or budget)
+
+    def repeat(records: list[CandidateRecord], budget: int) -> int:
+        with ThreadPoolExecutor(max_workers=max(1, min(executor.workers, len(records)))) as pool:
+            steps = sum(pool.map(lambda r: one(r, budget), records))
+        floor = evidence.floor(budget)
+        progress.log(f"{', '.join(r.id for r in records)} within noise at {budget:,} steps: {floor.describe()}")
+        return steps
+
+    return repeat
+
+
+def halve_iteration(
+    folder: RunFolder,
+    config: ResolvedConfig,
+    spec: TaskSpec,
+    executor: Executor,
+    progress: Progress,
+    iteration: int,
+    records: list[CandidateRecord],
+) -> list[Rung]:
+    """Run successive halving over an iteration's designed (or, on resume, partly trained) candidates and write
+    `iter_<i>/halving.json`; returns the rungs (none, and no file, when no candidate is left to train)."""
+    budgets = rung_budgets(
+        config.timesteps,
+        config.rung_fractions(),
+        first_rung_minimum(spec, explicit=config.rungs is not None),
+    )
+    rows: list[dict] = []
+    path = folder.path / iter_dir_name(iteration) / HALVING_FILE
+
+    def record_rung(rung: Rung) -> None:
+        rows.append(rung.as_dict())
+        write_json_atomic(path, {"budgets": budgets, "keep": config.keep, "stop_flat": config.stop_flat, "rungs": rows})
+        folder.event(
+            Event.RUNG_DONE,
+            iteration=iteration,
+            rung=rung.index,
+            timesteps=rung.timesteps,
+            promoted=rung.promoted,
+            stopped=rung.stopped,
+            steps=rung.steps,
+            repeated=rung.repeated,
+            repeat_steps=rung.repeat_steps,
+            revived=rung.revived,
+        )
+        progress.log(
+            f"iteration {iteration} rung {rung.index} ({rung.timesteps:,} steps): "
+            + (f"{', '.join(rung.promoted)} go on" if rung.promoted else "done")
+            + (f"; stopped {', '.join(f'{k} ({v})' for k, v in rung.stopped.items())}" if rung.stopped else "")
+            + (f"; {rung.revived} trained on to compare with the lone survivor" if rung.revived else "")
+        )
+
+    evidence = load_evidence(folder, spec)
+    lcb = rule_for(config) == "lcb"
+    todo = [r for r in records if r.status == "designed" or (r.status == "trained" and r.iteration == iteration)]
+    if not todo:
+        return []  # every candidate was rejected: no rung to run, and none to report as done
+    return successive_halving(
+        todo,
+        rung_trainer(folder, config, spec, executor, progress),
+        budgets,
+        keep=config.keep,
+        stop_flat=config.stop_flat,
+        parallel=executor.workers,
+        screen=rung_screener(folder, spec, executor, progress, iteration) if config.screen else None,
+        on_rung=record_rung,
+        evidence=evidence if lcb else None,
+        repeat=rung_repeater(folder, config, spec, executor, progress, evidence) if lcb else None,
+    )

@@ -1,0 +1,149 @@
+"""The between-seed spread of fitness: how much one reward's trained fitness varies from one training seed to
+the next at a given budget (the same reward trained twice scored 2.06 and 0.65), the floor under which two
+candidates are not told apart.
+
+Where it comes from, best first:
+
+- **measured**: during a run, when the top two candidates of a rung are within noise, halving trains both again
+  on a second seed at the same budget (`rewardsmith.search.rung_jobs.rung_repeater`). Each repeat is a pair of
+  trusted fitnesses (a, b) with their evaluation standard errors; since var(a - b) = 2 sd² + se_a² + se_b², the
+  pooled estimate is sd² = mean over pairs of ((a - b)² - se_a² - se_b²) / 2, at least 0. The pairs are kept in
+  the run folder's `seed_spread.json` and read again on resume, so a repeat is never paid twice.
+- **prior**: a task spec's `[calibration]` record: its good reward's standard error over seeds, times
+  sqrt(seeds), is that reward's between-seed sd at the search budget.
+- **none**: neither; the floor is 0 and only the evaluation episodes' standard error counts (the old rule).
+
+A measured floor applies to its own budget only; other budgets fall back to the prior.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rewardsmith.files import read_json, write_json_atomic
+from rewardsmith.task import TaskSpec
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The between-seed sd used at one budget, and how it was measured."""
+
+    sd: float
+    how: str
+    """"measured", "prior" or "none"."""
+    pairs: int = 0
+    """Second-seed pairs behind a measured floor."""
+    budget: int | None = None
+
+    def describe(self) -> str:
+        """A few words for the final table: "seed sd 0.31 (measured, 2 seeds x 3 pairs)"."""
+        if self.how == "measured":
+            return f"seed sd {self.sd:.3g} (measured: {self.pairs} candidate{'s' if self.pairs > 1 else ''} x 2 seeds)"
+        if self.how == "prior":
+            return f"seed sd {self.sd:.3g} (prior: the spec's calibration record)"
+        return "seed sd not measured (evaluation noise only)"
+
+    def as_dict(self) -> dict[str, Any]:
+        """For summary.json's selection."""
+        return {"sd": self.sd, "how": self.how, "pairs": self.pairs, "budget": self.budget}
+
+
+NO_FLOOR = Floor(0.0, "none")
+
+
+def prior_sd(spec: TaskSpec | None) -> float | None:
+    """The between-seed sd of the task's good reward from its `[calibration]` record (se x sqrt(seeds)); None
+    without a usable record."""
+    cal = spec.calibration if spec is not None else None
+    if cal is None or len(cal.good) < 2 or cal.seeds < 2 or not math.isfinite(cal.good[1]):
+        return None
+    return float(cal.good[1]) * math.sqrt(cal.seeds)
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """One candidate trained on two seeds at one budget: the trusted fitness, its standard error and the
+    evaluation episodes' fitness of each seed."""
+
+    candidate: str
+    budget: int
+    seeds: tuple[int, int]
+    fitness: tuple[float, float]
+    se: tuple[float, float]
+    episodes: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row of seed_spread.json."""
+        return {
+            "candidate": self.candidate,
+            "budget": self.budget,
+            "seeds": list(self.seeds),
+            "fitness": list(self.fitness),
+            "se": list(self.se),
+            "episodes": [list(e) for e in self.episodes],
+        }
+
+    @classmethod
+    def from_dict(cls, row: Any) -> Repeat | None:
+        """A row read back; None for anything malformed (the file is the parent's, but old or cut short)."""
+        try:
+            fitness = tuple(float(v) for v in row["fitness"])
+            se = tuple(float(v) for v in row["se"])
+            seeds = tuple(int(v) for v in row["seeds"])
+            episodes = tuple(tuple(float(x) for x in e) for e in row.get("episodes") or ((), ()))
+            if not (len(fitness) == len(se) == len(seeds) == len(episodes) == 2):
+                return None
+            if not all(math.isfinite(v) for v in fitness + se):
+                return None
+            return cls(str(row["candidate"]), int(row["budget"]), seeds, fitness, se, episodes)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass
+class SeedSpread:
+    """Every second-seed repeat of a run, and the floor they give per budget (`floor`)."""
+
+    repeats: list[Repeat] = field(default_factory=list)
+    prior: float | None = None
+    path: Path | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @classmethod
+    def load(cls, path: Path, prior: float | None = None) -> SeedSpread:
+        """The repeats saved in `path` (none when it is missing or unreadable)."""
+        raw = read_json(path) if Path(path).is_file() else None
+        rows = raw.get("repeats") if isinstance(raw, dict) else None
+        repeats = [r for row in rows or [] if (r := Repeat.from_dict(row)) is not None]
+        return cls(repeats, prior, Path(path))
+
+    def add(self, repeat: Repeat) -> None:
+        """Record a repeat (replacing an older one of the same candidate and budget) and save the file."""
+        with self.lock:
+            self.repeats = [r for r in self.repeats if (r.candidate, r.budget) != (repeat.candidate, repeat.budget)]
+            self.repeats.append(repeat)
+            if self.path is not None:
+                write_json_atomic(self.path, {"repeats": [r.as_dict() for r in self.repeats]})
+
+    def repeat_of(self, candidate: str, budget: int) -> Repeat | None:
+        """The repeat of `candidate` at `budget`, if any."""
+        return next((r for r in self.repeats if r.candidate == candidate and r.budget == budget), None)
+
+    def floor(self, budget: int) -> Floor:
+        """The between-seed sd at `budget`: measured from this budget's repeats, else the prior, else none."""
+        pairs = [r for r in self.repeats if r.budget == budget]
+        if pairs:
+            return Floor(math.sqrt(pooled_variance(pairs)), "measured", len(pairs), budget)
+        if self.prior is not None:
+            return Floor(self.prior, "prior", 0, budget)
+        return Floor(0.0, "none", 0, budget)
+
+
+def pooled_variance(pairs: list[Repeat]) -> float:
+    """The between-seed variance from pairs of trainings, the evaluation noise taken out (module docstring)."""
+    terms = [((r.fitness[0] - r.fitness[1]) ** 2 - r.se[0] ** 2 - r.se[1] ** 2) / 2 for r in pairs]
+    return max(0.0, sum(terms) / len(terms)) if terms else 0.0

@@ -1,0 +1,149 @@
+"""Issue 23's ranking rules on synthetic fitness tables (no training): the between-seed floor
+(rewardsmith.search.spread), the critic's tie-breaker (rewardsmith.search.evidence), second-seed repeats of
+close candidates in halving, and the bootstrap confidence (rewardsmith.search.confidence)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.confidence import Sample, bootstrap, describe_confidence
+from rewardsmith.search.evidence import Evidence, structural_warning
+from rewardsmith.search.halving import close_pair, successive_halving
+from rewardsmith.search.selection import best_record, describe_selection, pick
+from rewardsmith.search.spread import Repeat, SeedSpread, pooled_variance, prior_sd
+from rewardsmith.task import Calibration
+
+
+def rec(cid: str, fitness: float, se: float, timesteps: int = 1000) -> CandidateRecord:
+    iteration, index = (int(x) for x in cid.split("."))
+    return CandidateRecord(
+        id=cid,
+        iteration=iteration,
+        index=index,
+        status="trained",
+        fitness=fitness,
+        fitness_se=se,
+        episodes=5,
+        timesteps=timesteps,
+    )
+
+
+def floor_of(sd: float) -> Evidence:
+    return Evidence(SeedSpread(prior=sd))
+
+
+def test_two_rewards_distinguishable_on_episodes_are_not_under_seed_variance():
+    a, b = rec("1.1", 2.0, 0.05), rec("1.2", 1.7, 0.05)
+    assert pick([a, b]).distinguishable is True  # the episodes alone: 0.3 over 0.07
+    under = pick([a, b], evidence=floor_of(0.5))  # the same reward trained twice differs by ~0.5
+    assert under.distinguishable is False and under.noise == pytest.approx(math.sqrt(2 * 0.05**2 + 2 * 0.5**2))
+    assert under.as_dict()["floor"] == {"sd": 0.5, "how": "prior", "pairs": 0, "budget": 1000}
+    assert "seed sd 0.5 (prior" in describe_selection(under.as_dict())
+    assert "evaluation noise only" in describe_selection(pick([a, b], evidence=Evidence(SeedSpread())).as_dict())
+
+
+def test_the_measured_floor_takes_the_evaluation_noise_out_and_is_kept_for_resume(tmp_path):
+    path = tmp_path / "seed_spread.json"
+    spread = SeedSpread.load(path, prior=0.1)
+    assert spread.floor(1000).how == "prior"
+    spread.add(Repeat("1.1", 1000, (0, 1), (2.057, 0.651), (0.1, 0.1), ((2.0, 2.1), (0.6, 0.7))))
+    sd = math.sqrt(((2.057 - 0.651) ** 2 - 0.02) / 2)
+    again = SeedSpread.load(path, prior=0.1)  # a resumed run reads the repeats back
+    assert again.floor(1000) == spread.floor(1000) and again.floor(1000).sd == pytest.approx(sd)
+    assert again.floor(1000).how == "measured" and again.floor(1000).pairs == 1
+    assert again.floor(4000).how == "prior"  # another budget falls back to the prior
+    assert again.repeat_of("1.1", 1000).episodes[1] == (0.6, 0.7)
+    # a pair that differs by less than its evaluation noise measures no seed spread at all
+    assert pooled_variance([Repeat("1.2", 1000, (0, 1), (1.0, 1.01), (0.1, 0.1))]) == 0.0
+    path.write_text(json.dumps({"repeats": [{"candidate": "1.3", "budget": "x"}]}))
+    assert SeedSpread.load(path).repeats == []  # malformed rows are dropped, not trusted
+
+
+def test_a_second_seed_scores_a_candidate_by_both_seeds():
+    a, b = rec("1.1", 2.0, 0.05), rec("1.2", 1.9, 0.05)  # 1.1's first seed was lucky: its second scored 1.0
+    spread = SeedSpread([Repeat("1.1", 1000, (0, 1), (2.0, 1.0), (0.05, 0.05))])
+    assert best_record([a, b]).id == "1.1"
+    assert best_record([a, b], evidence=Evidence(spread)).id == "1.2"
+
+
+def test_the_spec_calibration_is_a_prior():
+    cal = Calibration(budget=1000, seeds=4, good=[2.0, 0.25])
+    assert prior_sd(type("Spec", (), {"calibration": cal})()) == pytest.approx(0.5)
+    assert prior_sd(type("Spec", (), {"calibration": Calibration(budget=1000, seeds=1, good=[2.0, 0.0])})()) is None
+
+
+def critic(components: dict[str, tuple[float, float, float]], codes: tuple[str, ...] = ()) -> dict:
+    """A critic.json with component (mean, std, mean_abs) statistics."""
+    return {
+        "findings": [{"code": c, "message": "component 'alive' (mean |value| 1) is over 100x"} for c in codes],
+        "stats": {
+            "dynamic": {"components": {k: {"mean": m, "std": s, "mean_abs": a} for k, (m, s, a) in components.items()}}
+        },
+    }
+
+
+def test_structural_warnings_name_a_constant_term_that_dominates():
+    alive = critic({"alive": (1.0, 0.0, 1.0), "backward": (0.01, 0.3, 0.2)})
+    assert "alive" in structural_warning(alive) and "83%" in structural_warning(alive)
+    assert "total is constant" in structural_warning({"findings": [{"code": "constant-total"}]})
+    assert "dominates" in structural_warning(critic({"alive": (1.0, 0.0, 1.0)}, ("dominant-component",)))
+    progress = critic({"alive": (1.0, 0.0, 1.0), "backward": (0.5, 2.0, 3.0)})
+    assert structural_warning(progress) is None  # an alive bonus smaller than the task's term is fine
+    assert structural_warning(critic({"speed": (0.5, 2.0, 3.0)})) is None and structural_warning(None) is None
+
+
+def test_the_critics_warning_breaks_a_tie_but_never_a_distinguishable_lead():
+    warned, clean = rec("1.1", 2.0, 0.3), rec("1.2", 1.9, 0.3)
+    evidence = Evidence(SeedSpread(), {"1.1": "critic: constant term(s) alive carry 90% of the reward's magnitude"})
+    verdict = pick([warned, clean], evidence=evidence)
+    assert verdict.winner == "1.2" and verdict.runner_up == "1.1" and "critic" in verdict.tie_break
+    assert best_record([warned, clean], evidence=evidence).id == "1.2"
+    sure = pick([rec("1.1", 2.0, 0.01), rec("1.2", 1.9, 0.01)], evidence=evidence)
+    assert sure.winner == "1.1" and sure.tie_break is None
+    assert pick([warned, clean], rule="mean", evidence=evidence).winner == "1.1"  # Eureka's rule is left as it is
+
+
+def test_halving_trains_a_close_leader_and_rival_on_a_second_seed_once():
+    rates = {"1.1": 1.0, "1.2": 4.0, "1.3": 3.9999, "1.4": 2.0}
+    evidence = Evidence(SeedSpread())
+    calls: list[tuple[list[str], int]] = []
+
+    def train(record, timesteps, resume):
+        return record.model_copy(
+            update=dict(status="trained", fitness=rates[record.id] * timesteps, fitness_se=0.01, timesteps=timesteps)
+        )
+
+    def repeat(records, budget):
+        calls.append(([r.id for r in records], budget))
+        for r in records:  # the second seed scores the same reward 30% lower
+            evidence.spread.add(Repeat(r.id, budget, (0, 1), (r.fitness, r.fitness * 0.7), (0.01, 0.01)))
+        return budget * len(records)
+
+    designed = [CandidateRecord(id=f"1.{j}", iteration=1, index=j, status="designed") for j in range(1, 5)]
+    rungs = successive_halving(designed, train, [100, 200], keep=0.5, evidence=evidence, repeat=repeat)
+    assert calls[0] == (["1.2", "1.3"], 100) and rungs[0].repeated == ["1.2", "1.3"] and rungs[0].repeat_steps == 200
+    assert evidence.floor(100).how == "measured" and evidence.floor(100).sd > 50
+    assert close_pair(rungs[0].trained, evidence) == []  # both repeated at this budget: not paid again
+    assert rungs[-1].as_dict()["repeated_on_a_second_seed"] == rungs[-1].repeated
+    # a clear leader is not repeated
+    assert close_pair([rec("1.1", 10.0, 0.01), rec("1.2", 1.0, 0.01)], Evidence(SeedSpread())) == []
+
+
+def test_the_bootstrap_says_how_sure_the_pick_is_and_names_the_runner_up():
+    clear = bootstrap({"a": Sample(((5.0, 5.2, 4.9, 5.1),)), "b": Sample(((1.0, 1.1, 0.9, 1.2),))}, "a")
+    assert clear.p_best == 1.0 and clear.peers == {"b": 1.0}
+    close = bootstrap(
+        {"a": Sample(((2.0, 2.2, 1.8),)), "b": Sample(((1.9, 2.1, 2.0),)), "c": Sample((), 0.0, 0.1)}, "a"
+    )
+    assert close.p_best < 0.9 and close.runner_up == "b" and close.peers["c"] > 0.99
+    line = describe_confidence(close.as_dict())
+    assert "runner-up b" in line and f"{close.p_best:.2f}" in line
+    assert "runner-up" not in describe_confidence(clear.as_dict())
+    # a known seed spread widens the doubt; two seeds are resampled as seeds
+    assert bootstrap({"a": Sample(((5.0, 5.2),)), "b": Sample(((4.0, 4.1),))}, "a", sd=2.0).p_best < 0.9
+    two = bootstrap({"a": Sample(((5.0, 5.1), (1.0, 1.1))), "b": Sample(((3.0, 3.1),))}, "a")
+    assert 0.3 < two.p_best < 0.7 and "seeds" in two.method
