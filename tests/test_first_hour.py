@@ -40,3 +40,46 @@ def test_missing_api_key_is_named_before_heavy_imports(model, tmp_path):
     assert result["loaded"] == []  # nothing heavy: the message does not wait for torch, gymnasium or litellm
     assert elapsed < 30  # generous (a busy machine); the import check above is what keeps it fast
     assert not (tmp_path / "run").exists()
+
+
+def test_result_line_has_unit_random_policy_and_successes():
+    from rewardsmith.formatting import result_line, short_unit
+
+    final = {
+        "fitness_mean": 0.029,
+        "fitness_std": 0.004,
+        "seeds": [
+            {"seed": 0, "fitness": 0.03, "success_rate": 0.2, "episodes": 5},
+            {"seed": 1, "fitness": 0.028, "success_rate": 0.0, "episodes": 5},
+        ],
+    }
+    unit = short_unit("m/s: mean speed of `torso` along +x over the nominal 1000-step episode; higher is better")
+    line = result_line(final, unit, 0.004)
+    assert line == "fitness 0.029 m/s ± 0.004 std, n=2 (random policy 0.004), success 1/10 episodes"
+    assert short_unit("fraction (0 to 1) of the nominal episode with site `tip` above 1 m") == ""
+    assert result_line({"fitness_mean": None}) is None
+
+
+def test_run_table_and_review_print_the_unit_random_policy_and_successes(tiny_spec, tmp_path):
+    from rich.console import Console
+
+    from rewardsmith.config import RunConfig
+    from rewardsmith.files import write_json_atomic
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.search.live import result_tables
+    from rewardsmith.task import read_task
+    from rewardsmith.views.run_view import read_run
+    from rewardsmith.views.tables import run_header
+
+    spec = read_task(tiny_spec("hopper-hop"))
+    config = RunConfig(task=str(spec.source), model="scripted:x.jsonl", workers=1).resolve(spec)
+    (tmp_path / "run").mkdir()
+    folder = RunFolder.create(tmp_path / "run", config, spec, "scripted:x.jsonl")
+    seeds = [{"seed": 0, "status": "ok", "fitness": 0.029, "success_rate": 0.0, "episodes": 5}]
+    final = {"candidate": "1.1", "timesteps": 1000, "seeds": seeds, "fitness_mean": 0.029, "fitness_std": 0.0}
+    summary = {"status": "done", "final": final, "signal": {"verdict": "learned", "random_fitness": 0.004}}
+    write_json_atomic(folder.path / "summary.json", summary)
+    console = Console(record=True, width=220)
+    console.print(*result_tables(folder), run_header(read_run(folder.path)))
+    text = console.export_text()
+    assert text.count("fitness 0.029 m/s ± 0 std, n=1 (random policy 0.004), success 0/5 episodes") == 2
