@@ -83,3 +83,23 @@ def test_run_table_and_review_print_the_unit_random_policy_and_successes(tiny_sp
     console.print(*result_tables(folder), run_header(read_run(folder.path)))
     text = console.export_text()
     assert text.count("fitness 0.029 m/s ± 0 std, n=1 (random policy 0.004), success 0/5 episodes") == 2
+
+
+def test_the_scripted_model_docs_example_is_served_by_role(tmp_path):
+    """docs/scripted-model.md's example file is a valid script: each line reaches the role it names."""
+    import re
+    from pathlib import Path
+
+    from rewardsmith.llm.choose import get_model
+
+    page = (Path(__file__).parent.parent / "docs" / "scripted-model.md").read_text()
+    block = re.search(r"```jsonl\n(.*?)\n```\n", page, re.DOTALL)
+    assert block, "the page has a ```jsonl example"
+    script = tmp_path / "hopper.jsonl"
+    script.write_text(block.group(1) + "\n")
+    model = get_model(f"scripted:{script}")
+    messages = [{"role": "user", "content": "x"}]
+    first = model.complete(messages, role="designer", sample=0).text
+    assert "def compute_reward(state, action, next_state):" in first and "```python" in first
+    assert "upright" in model.complete(messages, role="analyzer", sample=0).text
+    assert "height" in model.complete(messages, role="designer", sample=1).text
