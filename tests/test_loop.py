@@ -256,7 +256,7 @@ def test_provider_down_saves_a_resumable_run(spec_path, tmp_path, monkeypatch):
 def test_local_model_run_completes(spec_path, tmp_path):
     """The built-in tiny model drives a whole run (one completion, about a minute on 2 cores); its rewards may be
     poor or unusable, but the run ends cleanly either way."""
-    pytest.importorskip("llama_cpp")
+    pytest.importorskip("xllamacpp")
     out = tmp_path / "run"
     config = RunConfig(task=str(spec_path), model="local", iterations=1, samples=1, repair_rounds=0,
                        iteration_retries=0, timesteps=1024, final_timesteps=1024, final_seeds=1, workers=2,

@@ -17,10 +17,11 @@ from rewardsmith.cli.options import run_config, run_options
 def run(task: str = TaskArg, *, options: dict[str, Any]) -> None:
     """Search for a reward function for TASK: design, critique, train, analyse, refine; then retrain the best."""
     from rewardsmith.llm.choose import require_model_ready
-    from rewardsmith.search.loop import run as run_search
 
     config = run_config(task, options)
-    require_model_ready(config.model, config.api_base)  # a missing API key is named before anything starts
+    require_model_ready(config.model, config.api_base)  # a missing API key is named before anything heavy loads
+    from rewardsmith.search.loop import run as run_search
+
     announce_cache(config.use_cache)
     _report(run_search(config).path)
 

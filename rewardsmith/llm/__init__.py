@@ -1,7 +1,7 @@
 """The LLM layer: one interface (`Model.complete`) over litellm, the built-in local model and scripts.
 
 Files: `base.py` (Model, LLMResponse, caching/logging/usage), `choose.py` (get_model), `litellm_model.py`
-(real providers, retries), `local.py` (offline Gemma 3 270M), `template.py`
+(real providers, retries), `local.py` (offline Gemma 3 270M), `engine.py` (its llama.cpp runtime), `template.py`
 (which of its template lines can run on the env), `scripted.py` (JSONL scripts),
 `cache.py` (response cache), `log.py` (per-call JSON log).
 """

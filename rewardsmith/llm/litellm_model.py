@@ -37,11 +37,28 @@ def _import_litellm() -> ModuleType:
 _AUTH_WORDS = ("missing credentials", "api_key", "api key", "unauthorized", "authentication", "permission denied")
 
 
+KNOWN_KEYS = {
+    "openai/": "OPENAI_API_KEY",
+    "gpt-": "OPENAI_API_KEY",
+    "anthropic/": "ANTHROPIC_API_KEY",
+    "claude-": "ANTHROPIC_API_KEY",
+    "gemini/": "GEMINI_API_KEY",
+    "deepseek/": "DEEPSEEK_API_KEY",
+    "mistral/": "MISTRAL_API_KEY",
+    "groq/": "GROQ_API_KEY",
+}
+"""Key variables of common providers by model-name prefix: a missing one is named without importing litellm
+(seconds on a busy machine); other names ask litellm."""
+
+
 def missing_keys(name: str, api_base: str | None) -> list[str]:
     """The environment variables litellm needs for model `name` and does not find (none when `api_base` is
     given: a self-hosted server usually needs no key)."""
     if api_base:
         return []
+    known = next((key for prefix, key in KNOWN_KEYS.items() if name.startswith(prefix)), None)
+    if known and not os.environ.get(known, "").strip():
+        return [known]
     check = _import_litellm().validate_environment(model=name)
     return [] if check.get("keys_in_environment") else list(check.get("missing_keys") or [])
 

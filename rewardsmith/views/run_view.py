@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from rewardsmith.errors import RunFolderError, TaskSpecError
+from rewardsmith.formatting import result_line, short_unit
 from rewardsmith.run_folder.candidate import CAND_DIR
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.index import require_run_dir
@@ -40,6 +41,8 @@ from rewardsmith.run_folder.records import (
     read_object,
 )
 from rewardsmith.search.baselines import load_cached
+from rewardsmith.search.live import random_fitness
+from rewardsmith.stages.designer import fitness_unit
 from rewardsmith.task import TaskSpec, read_task
 from rewardsmith.views.candidate_view import CandidateView, read_candidate
 
@@ -73,6 +76,15 @@ class RunView:
     spec: TaskSpec | None
     baseline: dict[str, Any] | None
     warnings: list[str]
+
+    def result(self) -> str | None:
+        """The final retraining as a newcomer reads it (`formatting.result_line`: the fitness with the scorer's
+        unit, the random policy's beside it, the successful episodes), or None until there is one."""
+        final = self.summary.final if self.summary else None
+        if final is None or self.summary is None:
+            return None
+        unit = short_unit(fitness_unit(self.spec)) if self.spec else ""
+        return result_line(final.model_dump(), unit, random_fitness(self.summary.model_dump()))
 
     @property
     def run_id(self) -> str:

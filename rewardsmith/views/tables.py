@@ -157,7 +157,7 @@ def run_header(view: RunView) -> Panel:
     lines = Text()
     lines.append(f"{view.task}", style="bold").append(f"  {view.run_id}\n")
     final = final_of(view)
-    headline = final.headline() if final else None
+    headline = view.result()
     if final and headline:
         lines.append("result ", style="bold").append(f"{headline}", style="bold green")
         lines.append(
