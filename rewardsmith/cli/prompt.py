@@ -17,6 +17,11 @@ from rewardsmith.cli.core import TaskArg
 def count_tokens(model: str, messages: list[dict[str, str]]) -> tuple[list[int], str]:
     """Tokens of each message (content plus OpenAI's 4-token message overhead) with tiktoken's encoding for
     `model` (cl100k_base for names it does not know), read offline from the copy litellm ships; and its name."""
+    encoding = _encoding(model)
+    return [len(encoding.encode(m["content"], disallowed_special=())) + 4 for m in messages], encoding.name
+
+
+def _encoding(model: str):
     found = importlib.util.find_spec("litellm")
     if found is not None and found.origin:
         os.environ.setdefault(
@@ -25,10 +30,27 @@ def count_tokens(model: str, messages: list[dict[str, str]]) -> tuple[list[int],
     import tiktoken
 
     try:
-        encoding = tiktoken.encoding_for_model(model.split("/")[-1])
+        return tiktoken.encoding_for_model(model.split("/")[-1])
     except KeyError:
-        encoding = tiktoken.get_encoding("cl100k_base")
-    return [len(encoding.encode(m["content"], disallowed_special=())) + 4 for m in messages], encoding.name
+        return tiktoken.get_encoding("cl100k_base")
+
+
+def section_tokens(model: str, messages: list[dict[str, str]]) -> list[tuple[str, int]]:
+    """Tokens per section: each message split at its markdown headings (`# x`, `## y`, not inside code blocks),
+    as (`role: heading`, n) in order; text before a message's first heading counts under the role alone."""
+    encoding = _encoding(model)
+    rows: list[tuple[str, int]] = []
+    for message in messages:
+        title, chunk, fenced = message["role"], [], False
+        for line in [*message["content"].splitlines(), "# end"]:
+            fenced ^= line.lstrip().startswith("```")
+            if not fenced and line.startswith("#") and line.lstrip("#").startswith(" "):
+                text = "\n".join(chunk)
+                if text.strip():
+                    rows.append((title, len(encoding.encode(text, disallowed_special=()))))
+                title, chunk = f"{message['role']}: {line.lstrip('#').strip()[:48]}", []
+            chunk.append(line)
+    return rows
 
 
 def designer_messages(task: str, run_dir: Path | None, *, progress: bool = False) -> tuple[list[dict[str, str]], str]:
@@ -86,4 +108,7 @@ def prompt(
     for message, n in zip(messages, tokens, strict=True):
         console.rule(f"{message['role']} ({n:,} tokens)")
         console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
+    console.rule("tokens per section")
+    for title, n in section_tokens(model, messages):
+        console.print(f"{n:>6,}  {title}", markup=False, highlight=False)
     console.rule(f"{which}: {len(messages)} messages, {sum(tokens):,} tokens (tiktoken {encoding}, as for {model})")
