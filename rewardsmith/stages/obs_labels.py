@@ -171,6 +171,8 @@ def obs_lines(labels: list[Candidate | None]) -> list[str]:
 def _group_names(names: list[str]) -> str:
     """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body)."""
     owners: dict[str, list[str]] = {}
+    if not all("." in name for name in names):  # plain joint names: nothing to group
+        return ", ".join(names)
     for name in names:
         owner, _, part = name.rpartition(".")
         owners.setdefault(owner, []).append(part)

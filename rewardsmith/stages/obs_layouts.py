@@ -164,8 +164,9 @@ def source_without_reward(base) -> list[str]:
     return ["(no source available: read `state.obs` by index)"]
 
 
-def manipulation_lines(schema) -> list[str]:
-    """What a manipulation reward can read: contacts, frames, gripper and tendon names."""
+def manipulation_lines(schema, fingers: bool = True) -> list[str]:
+    """What a manipulation reward can read: contacts, frames, gripper (`fingers`: when no hand section names them)
+    and tendon names."""
     grip = [j for j in schema.joints if re.search(r"finger|grip|close|pad|claw", j, re.IGNORECASE)]
     lines = [
         "## Contacts and frames (manipulation)",
@@ -174,14 +175,14 @@ def manipulation_lines(schema) -> list[str]:
         " (N, summed) take geom or body names (b=None: against anything).",
         "- `state.site(name).xmat`, `state.body(name).xmat`: 3x3 world rotation of a frame (columns = its x, y, z axes).",
     ]
-    named_geoms = [g for g in schema.geom_names if not g.startswith("geom_")]
+    named_geoms = [g for g in schema.geom_names if not re.match(r"_?geom_\d+$", g)]
     if named_geoms:
         lines.append(
             f"- Named geoms ({len(named_geoms)}): {', '.join(named_geoms[:60])}"
             + (" ..." if len(named_geoms) > 60 else "")
         )
-    if grip:
-        lines.append(f"- Gripper/finger joints (their qpos is the opening): {', '.join(grip[:30])}")
+    if grip and fingers:
+        lines.append(f"- Gripper/finger joints: {', '.join(grip[:30])}")
     if schema.tendon_names:
         lines.append(f"- Tendons (coupled finger joints): {', '.join(schema.tendon_names)}")
     return lines
