@@ -64,6 +64,8 @@ def _termination(base, schema: StateSchema) -> str:
     return "the episode ends as soon as any of these fails: " + "; ".join(rules) + "."
 
 
+MAX_BODIES = 20
+"""Above this many bodies the reset pose gives the positions of the leaf bodies and the world's children only."""
 _RESET_NOISE = {
     "HopperEnv": "qpos and qvel each + uniform(-{s}, {s}) per entry",
     "Walker2dEnv": "qpos and qvel each + uniform(-{s}, {s}) per entry",
@@ -112,15 +114,16 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
     mujoco.mj_forward(model, data)
     names = slot_labels(schema, FREE_QPOS, "qpos")
     scale = getattr(base, "_reset_noise_scale", None)
+    shown = list(range(1, model.nbody))
+    if len(shown) > MAX_BODIES:  # a hand: its tips and its bases; the links between lie on the line joining them
+        parents = set(model.body_parentid[1:].tolist())
+        shown = [b for b in shown if b not in parents or model.body_parentid[b] == 0]
     noise = _RESET_NOISE.get(type(base).__name__, "noise unknown to this tool")
     lines = [
         "## Reset pose (before noise; qvel 0)",
         "- qpos: " + _qpos_text(names, base.init_qpos),
-        "- body positions (x, y, z): "
-        + ", ".join(
-            f"{schema.body_names[b]} ({', '.join(fmt(round(c, 4) + 0.0) for c in data.xpos[b])})"
-            for b in range(1, model.nbody)
-        ),
+        f"- body positions (x, y, z){' of the leaf bodies and the world children' if len(shown) < model.nbody - 1 else ''}: "
+        + ", ".join(f"{schema.body_names[b]} ({', '.join(fmt(round(c, 4) + 0.0) for c in data.xpos[b])})" for b in shown),
         f"- reset noise: {noise.format(s=fmt(scale) if scale is not None else '?')}",
     ]
     floor = [g for g in range(model.ngeom) if model.geom_bodyid[g] == 0 and model.geom_type[g] == 0]

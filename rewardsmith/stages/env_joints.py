@@ -42,12 +42,12 @@ def sign_words(kind: str, world_axis: np.ndarray, root: bool = False) -> str:
 
 
 def _is_root(model, j: int) -> bool:
-    """A planar root (a world child with two or more slide joints) or a free root: the body a backflip turns."""
+    """A planar root (a world child with two slides and one hinge, like Hopper's): the body a backflip turns."""
     body = model.jnt_bodyid[j]
     if model.body_parentid[body] != 0:
         return False
-    kinds = [int(model.jnt_type[k]) for k in range(model.njnt) if model.jnt_bodyid[k] == body]
-    return 0 in kinds or kinds.count(2) >= 2
+    kinds = sorted(int(model.jnt_type[k]) for k in range(model.njnt) if model.jnt_bodyid[k] == body)
+    return kinds == [2, 2, 3]
 
 
 def _axis_text(model, data, j: int) -> str:
@@ -77,13 +77,14 @@ def joint_lines(base, schema: StateSchema, qpos: np.ndarray, skip: set[str] = fr
         counts[text] = counts.get(text, 0) + 1
     key = {text: chr(ord("A") + i) for i, text in enumerate(t for t in counts if t and counts[t] > 1)}
     lines = [
-        "## Joints (name: type, qpos index, qvel index, range; axis in its body's frame -> in the world frame at the"
-        " reset pose; what a positive value does)"
+        "## Joints (name: type, qpos index (the qvel index is the same unless given), range; axis in its body's frame"
+        " -> in the world frame at the reset pose; what a positive value does)"
     ]
     for j, joint in shown:
         qp, qv = joint.qpos, joint.qvel
         qps = f"qpos[{qp.start}]" if qp.stop - qp.start == 1 else f"qpos[{qp.start}:{qp.stop}]"
         qvs = f"qvel[{qv.start}]" if qv.stop - qv.start == 1 else f"qvel[{qv.start}:{qv.stop}]"
+        index = qps if qps[4:] == qvs[4:] else f"{qps}, {qvs}"
         limit = value_range(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
         unit = " rad" if joint.kind in ("hinge", "ball") and model.jnt_limited[j] else ""
         text = axes[j]
@@ -96,7 +97,7 @@ def joint_lines(base, schema: StateSchema, qpos: np.ndarray, skip: set[str] = fr
             if joint.kind in ("free", "ball")
             else ""
         )
-        lines.append(f"- {joint.name}: {joint.kind}, {qps}, {qvs}, {limit}{unit}{axis}")
+        lines.append(f"- {joint.name}: {joint.kind}, {index}, {limit}{unit}{axis}")
     if key:
         lines.append("Axis key (shared by the joints that name it):")
         lines += [f"- axis {letter}: {text}" for text, letter in key.items()]
@@ -119,16 +120,22 @@ def actuator_lines(base, schema: StateSchema) -> list[str]:
     )
     lines = [head]
     servo = model.nu > 0 and all(int(model.actuator_biastype[a]) == 1 for a in range(model.nu))
-    if servo and hasattr(base, "act_mean") and hasattr(base, "act_rng"):
+    if servo and (hasattr(base, "act_mean") or getattr(base, "relative_control", None) is False):
         lines.append(
             "Position servos: each action value in [-1, 1] is a position target mapped linearly onto its control"
             " range (-1 -> low end, 0 -> midpoint, +1 -> high end; rad for hinges, m for slides); the actuator"
             " drives its joint toward that target. Not a torque."
         )
     joint_names = list(schema.joints)
+    targets = [
+        joint_names[model.actuator_trnid[a, 0]] if model.actuator_trntype[a] == 0 else "(not a joint)"
+        for a in range(model.nu)
+    ]
+    ranges = [value_range(*model.actuator_ctrlrange[a]) for a in range(model.nu)]
+    if same_gear and model.nu > 8 and all(n.replace("A_", "", 1) == t for n, t in zip(schema.actuator_names, targets)):
+        shown = ", ".join(f"{t} {r}" for t, r in zip(targets, ranges, strict=True))
+        return [*lines, f"- action[0:{model.nu}] -> actuator A_<joint> of each joint, in this order: {shown}"]
     for a in range(model.nu):
-        target = joint_names[model.actuator_trnid[a, 0]] if model.actuator_trntype[a] == 0 else "(not a joint)"
-        lo, hi = model.actuator_ctrlrange[a]
         gear = "" if same_gear else f", gear {fmt(model.actuator_gear[a, 0])}"
-        lines.append(f"- action[{a}] -> {schema.actuator_names[a]} -> {target}, {value_range(lo, hi)}{gear}")
+        lines.append(f"- action[{a}] -> {schema.actuator_names[a]} -> {targets[a]}, {ranges[a]}{gear}")
     return lines

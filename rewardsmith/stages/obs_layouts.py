@@ -175,14 +175,22 @@ def manipulation_lines(schema, fingers: bool = True) -> list[str]:
         " (N, summed) take geom or body names (b=None: against anything).",
         "- `state.site(name).xmat`, `state.body(name).xmat`: 3x3 world rotation of a frame (columns = its x, y, z axes).",
     ]
-    named_geoms = [g for g in schema.geom_names if not re.match(r"_?geom_\d+$", g)]
+    model = getattr(schema, "_model", None)
+    named_geoms = [
+        g
+        for i, g in enumerate(schema.geom_names)
+        if not re.match(r"_?geom_\d+$", g)
+        and (model is None or model.geom_contype[i] | model.geom_conaffinity[i])  # not a visual-only geom
+    ]
     if named_geoms:
         lines.append(
-            f"- Named geoms ({len(named_geoms)}): {', '.join(named_geoms[:60])}"
+            f"- Named collision geoms ({len(named_geoms)}): {', '.join(named_geoms[:60])}"
             + (" ..." if len(named_geoms) > 60 else "")
         )
     if grip and fingers:
         lines.append(f"- Gripper/finger joints: {', '.join(grip[:30])}")
     if schema.tendon_names:
-        lines.append(f"- Tendons (coupled finger joints): {', '.join(schema.tendon_names)}")
+        lines.append(
+            f"- {len(schema.tendon_names)} tendons couple finger joints (read the joints; the State API has no tendons)"
+        )
     return lines
