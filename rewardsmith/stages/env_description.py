@@ -13,8 +13,10 @@ import numpy as np
 from rewardsmith.reward.state import StateSchema, control_period, schema_for
 from rewardsmith.stages.env_hand import hand_lines, hand_parts
 from rewardsmith.stages.env_joints import actuator_lines, joint_lines, sign_words
-from rewardsmith.stages.obs_labels import FREE_QPOS, fmt, label_observation, obs_lines, slot_labels, value_range
+from rewardsmith.stages.obs_labels import FREE_QPOS, documented, fmt, label_observation, obs_lines, slot_labels, value_range
 from rewardsmith.stages.obs_layouts import (
+    DOCUMENTED_SPANS,
+    TERMINATIONS,
     known_action_lines,
     known_layout_lines,
     layout_key,
@@ -241,6 +243,8 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
             head.append(f"- Episode: time limit {limit} steps" + (f" ({fmt(limit * dt)} s)" if dt else ""))
         if schema is not None:
             head.append(f"- Early termination: {_termination(base, schema)}")
+        elif type(base).__name__ in TERMINATIONS:
+            head.append(f"- Early termination: {TERMINATIONS[type(base).__name__]}")
         head.append(
             f"- Action: {act.shape[0] if act.shape else act} dims"
             + (f", each in {value_range(act.low.min(), act.high.max())}" if hasattr(act, "low") else "")
@@ -250,7 +254,8 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         if schema is None:
             space = env.observation_space
             if hasattr(space, "low"):
-                head.append(f"  bounds low {np.round(space.low, 3).tolist()}, high {np.round(space.high, 3).tolist()}")
+                low, high = (", ".join(fmt(round(float(v), 3) + 0.0) for v in b.ravel()) for b in (space.low, space.high))
+                head.append(f"  bounds low [{low}], high [{high}]")
             head.append(
                 "- Not a MuJoCo env: no named bodies, joints or sites; read `state.obs` only (by index, layout below)."
             )
@@ -263,7 +268,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         if known:
             obs_part = ["## Observation layout (from the env's documentation)", *known]
         else:
-            labels = label_observation(env, schema, seed)
+            labels = documented(label_observation(env, schema, seed), DOCUMENTED_SPANS.get(type(base).__name__, []))
             obs_part = [
                 f"## Observation layout ({sum(c is not None for c in labels)} of {len(labels)} dims named)",
                 *obs_lines(labels),

@@ -12,6 +12,12 @@ from rewardsmith.reward.state import JOINT_TYPE_NAMES, StateSchema
 from rewardsmith.stages.obs_labels import fmt, value_range
 
 
+SOFT_LIMITS = {
+    "btnbox_joint": "a soft limit: pressed hard, the button travels past it; success needs about 0.073 m of travel",
+}
+"""Joint ranges that are not hard stops, by joint name (measured by pressing Meta-World's button)."""
+
+
 def axis_name(v: np.ndarray) -> str:
     """A world direction as `+x`/`-z` when it is (nearly) one axis, else as a rounded vector."""
     k = int(np.argmax(np.abs(v)))
@@ -97,7 +103,8 @@ def joint_lines(base, schema: StateSchema, qpos: np.ndarray, skip: set[str] = fr
             if joint.kind in ("free", "ball")
             else ""
         )
-        lines.append(f"- {joint.name}: {joint.kind}, {index}, {limit}{unit}{axis}")
+        soft = f" ({SOFT_LIMITS[joint.name]})" if joint.name in SOFT_LIMITS and model.jnt_limited[j] else ""
+        lines.append(f"- {joint.name}: {joint.kind}, {index}, {limit}{unit}{soft}{axis}")
     if key:
         lines.append("Axis key (shared by the joints that name it):")
         lines += [f"- axis {letter}: {text}" for text, letter in key.items()]
