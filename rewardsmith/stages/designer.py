@@ -199,7 +199,7 @@ class Designer:
 
     def repair(self, previous: Design, problems: str, sample: int) -> Design:
         """Ask for a corrected module: the conversation so far, the reply, then the exact problems found."""
-        request = render("repair.j2", problems=problems.strip(), code=previous.code)
+        request = render("repair.j2", problems=(problems.strip() + attribute_hints(problems)), code=previous.code)
         messages = [
             *previous.messages,
             {"role": "assistant", "content": previous.text},
@@ -236,6 +236,20 @@ class Designer:
             messages=messages,
             latency_s=latency,
         )
+
+
+def attribute_hints(problems: str) -> str:
+    """For each `'Body' object has no attribute 'vel'`-style error about a State API class in `problems`, a line
+    naming the attributes that class has (read from the class itself)."""
+    import re
+
+    from rewardsmith.reward import state as api
+
+    lines = []
+    for cls in sorted(set(re.findall(r"'(State|Body|Joint|Site|Contact)' object has no attribute", problems))):
+        names = sorted(n for n in dir(getattr(api, cls)) if not n.startswith("_") and n not in ("count", "index"))
+        lines.append(f"- A `{cls}` has these attributes and methods: {', '.join(names)}.")
+    return ("\n" + "\n".join(lines)) if lines else ""
 
 
 def is_duplicate(code: str, earlier: list[str]) -> bool:
