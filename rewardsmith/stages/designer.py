@@ -21,6 +21,7 @@ from rewardsmith.reward.progress import BONUS_COMPONENT, PROGRESS_CONTRACT
 from rewardsmith.stages.extract import dedupe, extract_reward_code, is_cut_off
 from rewardsmith.stages.human_feedback import Feedback
 from rewardsmith.stages.prompts import render
+from rewardsmith.stages.worked_example import worked_example
 from rewardsmith.task import TaskSpec, make_scorer
 
 Messages = list[dict[str, str]]
@@ -155,6 +156,7 @@ class Designer:
             env_description=self.env_description.strip(),
             task=task,
             failures=[] if best else failures or [],
+            example=worked_example(self.spec),
         )
         system = render("system.j2", progress=progress_context() if self.progress else None)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": first}]
