@@ -96,9 +96,17 @@ def prompt(
     progress: bool = typer.Option(
         False, "--progress", help="As with `run --progress-bonus`: the designer also writes progress(state)."
     ),
+    sample: int = typer.Option(
+        1, "--sample", min=1, help="Show sample J's request: from 2 on, each ends with its own design emphasis."
+    ),
 ) -> None:
     """Print the exact designer messages that would be sent for TASK, with their token counts (nothing is sent)."""
+    from rewardsmith.stages.design_emphasis import EMPHASES, emphasis_for, with_emphasis
+
     messages, which = designer_messages(task, iteration_2_from, progress=progress)
+    emphasis = emphasis_for(sample)
+    messages = with_emphasis(messages, emphasis)
+    which = f"{which}, sample {sample} (emphasis: {emphasis.name if emphasis else 'none'})"
     tokens, encoding = count_tokens(model, messages)
     if as_json:
         typer.echo(
@@ -111,4 +119,11 @@ def prompt(
     console.rule("tokens per section")
     for title, n in section_tokens(model, messages):
         console.print(f"{n:>6,}  {title}", markup=False, highlight=False)
+    console.print(
+        "design emphases of a round's samples: 1 none, "
+        + ", ".join(f"{k} {e.name}" for k, e in enumerate(EMPHASES, 2))
+        + f", then again from {len(EMPHASES) + 2} (`--sample J` shows one)",
+        markup=False,
+        highlight=False,
+    )
     console.rule(f"{which}: {len(messages)} messages, {sum(tokens):,} tokens (tiktoken {encoding}, as for {model})")

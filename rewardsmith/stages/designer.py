@@ -183,15 +183,19 @@ class Designer:
         return [system, {"role": "user", "content": f"{opening['content']}\n\n{request}"}]
 
     def sample(
-        self, messages: Messages, samples: list[int], on_done: Callable[[int, Design], None] | None = None
+        self,
+        messages: Messages,
+        samples: list[int],
+        on_done: Callable[[int, Design], None] | None = None,
+        each: dict[int, Messages] | None = None,
     ) -> list[Design]:
         """One answer per sample number, requested in parallel (the sample number keeps cache keys apart);
-        `on_done(sample, design)` is called as each answer arrives."""
+        `on_done(sample, design)` is called as each answer arrives; `each`: a sample's own messages, if any."""
         if not samples:
             return []
 
         def ask(k: int) -> Design:
-            design = self._ask(messages, k)
+            design = self._ask((each or {}).get(k, messages), k)
             if on_done is not None:
                 on_done(k, design)
             return design
