@@ -218,7 +218,7 @@ def manipulation_lines(schema, fingers: bool = True) -> list[str]:
     ]
     if named_geoms:
         lines.append(
-            f"- Named collision geoms ({len(named_geoms)}): {', '.join(named_geoms[:60])}"
+            f"- Named geoms ({len(named_geoms)}, collision only): {', '.join(named_geoms[:60])}"
             + (" ..." if len(named_geoms) > 60 else "")
         )
     if grip and fingers:
