@@ -254,7 +254,8 @@ def test_prompt_verb_prints_the_messages_with_token_counts(runs: dict[str, Path]
     assert shown["total_tokens"] == sum(shown["tokens"]) > 1000
     second = CliRunner().invoke(app, ["prompt", "hopper-backflip", "--iteration-2-from", str(runs["hopper-backflip"])])
     assert second.exit_code == 0, second.output
-    assert "iteration 2: 4 messages" in second.stdout and "assistant (" in second.stdout
+    assert "iteration 2, sample 1 (emphasis: none): 4 messages" in second.stdout and "assistant (" in second.stdout
+    assert "tokens per section" in second.stdout and "user: Feedback on your reward above" in second.stdout
     bad = CliRunner().invoke(app, ["prompt", "hopper-hop", "--iteration-2-from", str(runs["hopper-backflip"])])
     assert bad.exit_code != 0
 

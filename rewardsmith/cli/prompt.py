@@ -106,11 +106,21 @@ def prompt(
     messages, which = designer_messages(task, iteration_2_from, progress=progress)
     emphasis = emphasis_for(sample)
     messages = with_emphasis(messages, emphasis)
-    which = f"{which}, sample {sample} (emphasis: {emphasis.name if emphasis else 'none'})"
+
     tokens, encoding = count_tokens(model, messages)
     if as_json:
         typer.echo(
-            json.dumps({"iteration": which, "messages": messages, "tokens": tokens, "total_tokens": sum(tokens)})
+            json.dumps(
+                {
+                    "iteration": which,
+                    "sample": sample,
+                    "emphasis": emphasis.name if emphasis else None,
+                    "messages": messages,
+                    "tokens": tokens,
+                    "total_tokens": sum(tokens),
+                    "sections": section_tokens(model, messages),
+                }
+            )
         )
         return
     for message, n in zip(messages, tokens, strict=True):
@@ -126,4 +136,5 @@ def prompt(
         markup=False,
         highlight=False,
     )
+    which = f"{which}, sample {sample} (emphasis: {emphasis.name if emphasis else 'none'})"
     console.rule(f"{which}: {len(messages)} messages, {sum(tokens):,} tokens (tiktoken {encoding}, as for {model})")
