@@ -169,7 +169,8 @@ def _model_sections(base, schema: StateSchema, qpos: np.ndarray, arm: set[int]) 
     return lines + actuator_lines(base, schema)
 
 
-def _state_api(schema: StateSchema | None) -> list[str]:
+def _state_api(schema: StateSchema | None, hidden: set[str] = frozenset()) -> list[str]:
+    """How a reward reads the state; `hidden`: joints the description leaves out (a mocap arm's)."""
     lines = [
         "## Reading the state: compute_reward(state, action, next_state) -> (total, {name: value})",
         "`state` is before the action, `next_state` after it (one control step of dt later).",
@@ -179,9 +180,8 @@ def _state_api(schema: StateSchema | None) -> list[str]:
     if schema is None:
         return lines
     body = schema.body_names[1] if len(schema.body_names) > 1 else schema.body_names[0]
-    joint = next(
-        (j for j in schema.joints.values() if j.kind in ("hinge", "slide")), next(iter(schema.joints.values()))
-    )
+    shown = [j for j in schema.joints.values() if j.name not in hidden] or list(schema.joints.values())
+    joint = next((j for j in shown if j.kind in ("hinge", "slide")), shown[0])
     lines += [
         "- `state.qpos`, `state.qvel`: generalized positions/velocities (indices above).",
         f'- `state.body("{body}")`: `.pos` world xyz (m), `.quat` (w,x,y,z), `.xmat` 3x3 rotation (column 2 = body up axis),'
@@ -276,12 +276,13 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         actions = known_action_lines(base)
         parts = hand_parts(base.model, schema) if actions else None
         arm = parts[1] if parts else set()
+        hidden = {name for j, name in enumerate(schema.joints) if int(base.model.jnt_bodyid[j]) in arm}
         body = _model_sections(base, schema, pose, arm) + (_reset_sections(base, schema) if not known else [])
         if actions:  # the policy moves a mocap hand: the model's actuators are not the action
             cut = next((i for i, line in enumerate(body) if line.startswith("## Actuators")), len(body))
             body = [*body[:cut], "## Action (from the env's documentation)", *actions]
         hand = hand_lines(env, schema, layout_key(base) or "", seed) if parts else []
         extra = manipulation_lines(schema, fingers=not hand) if known or spec.imports else []
-        return "\n".join(head + body + hand + obs_part + _state_api(schema) + extra + _goal_api(obs)) + "\n"
+        return "\n".join(head + body + hand + obs_part + _state_api(schema, hidden) + extra + _goal_api(obs)) + "\n"
     finally:
         env.close()
