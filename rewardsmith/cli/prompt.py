@@ -41,7 +41,8 @@ def section_tokens(model: str, messages: list[dict[str, str]]) -> list[tuple[str
     encoding = _encoding(model)
     rows: list[tuple[str, int]] = []
     for message in messages:
-        title, chunk, fenced = message["role"], [], False
+        title, fenced = message["role"], False
+        chunk: list[str] = []
         for line in [*message["content"].splitlines(), "# end"]:
             fenced ^= line.lstrip().startswith("```")
             if not fenced and line.startswith("#") and line.lstrip("#").startswith(" "):

@@ -13,7 +13,15 @@ import numpy as np
 from rewardsmith.reward.state import StateSchema, control_period, schema_for
 from rewardsmith.stages.env_hand import hand_lines, hand_parts
 from rewardsmith.stages.env_joints import actuator_lines, joint_lines, sign_words
-from rewardsmith.stages.obs_labels import FREE_QPOS, documented, fmt, label_observation, obs_lines, slot_labels, value_range
+from rewardsmith.stages.obs_labels import (
+    FREE_QPOS,
+    documented,
+    fmt,
+    label_observation,
+    obs_lines,
+    slot_labels,
+    value_range,
+)
 from rewardsmith.stages.obs_layouts import (
     DOCUMENTED_SPANS,
     TERMINATIONS,
@@ -125,7 +133,9 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
         "## Reset pose (before noise; qvel 0)",
         "- qpos: " + _qpos_text(names, base.init_qpos),
         f"- body positions (x, y, z){' of the leaf bodies and the world children' if len(shown) < model.nbody - 1 else ''}: "
-        + ", ".join(f"{schema.body_names[b]} ({', '.join(fmt(round(c, 4) + 0.0) for c in data.xpos[b])})" for b in shown),
+        + ", ".join(
+            f"{schema.body_names[b]} ({', '.join(fmt(round(c, 4) + 0.0) for c in data.xpos[b])})" for b in shown
+        ),
         f"- reset noise: {noise.format(s=fmt(scale) if scale is not None else '?')}",
     ]
     floor = [g for g in range(model.ngeom) if model.geom_bodyid[g] == 0 and model.geom_type[g] == 0]
@@ -137,14 +147,14 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
     ]
     lowest = min((_geom_bottom(model, data, g) for g in geoms), default=ground)
     feet = [g for g in geoms if _geom_bottom(model, data, g) <= lowest + 0.02]
-    shown = ", ".join(
+    touching = ", ".join(
         f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or f'geom {g}'} on {schema.body_names[model.geom_bodyid[g]]}"
         f" (lowest point z {fmt(round(_geom_bottom(model, data, g), 4) + 0.0)})"
         for g in feet
     )
     lines += [
         f"## Ground contact (the floor is the plane z = {fmt(ground)})",
-        f"- touching or nearest the floor at reset: {shown}.",
+        f"- touching or nearest the floor at reset: {touching}.",
         "- Contacts: `state.touching(a, b=None)` (bool) and `state.contact_force(a, b=None)` (normal force, N, summed)"
         " take geom or body names (b=None: against anything, e.g. the floor geom above); `state.contacts()` lists every"
         " active contact as (geom1, geom2, body1, body2, force, pos). A body's height (`state.body(name).pos[2]`)"
@@ -153,7 +163,7 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
     return lines
 
 
-def _model_sections(base, schema: StateSchema, qpos: np.ndarray, arm: set[int]) -> list[str]:
+def _model_sections(base, schema: StateSchema, qpos: np.ndarray | None, arm: set[int]) -> list[str]:
     """Bodies, joints, sites and actuators; the bodies in `arm` (a mocap-driven arm's links) and their joints
     are left out."""
     model = base.model
@@ -169,7 +179,7 @@ def _model_sections(base, schema: StateSchema, qpos: np.ndarray, arm: set[int]) 
     return lines + actuator_lines(base, schema)
 
 
-def _state_api(schema: StateSchema | None, hidden: set[str] = frozenset()) -> list[str]:
+def _state_api(schema: StateSchema | None, hidden: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """How a reward reads the state; `hidden`: joints the description leaves out (a mocap arm's)."""
     lines = [
         "## Reading the state: compute_reward(state, action, next_state) -> (total, {name: value})",
@@ -254,7 +264,9 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         if schema is None:
             space = env.observation_space
             if hasattr(space, "low"):
-                low, high = (", ".join(fmt(round(float(v), 3) + 0.0) for v in b.ravel()) for b in (space.low, space.high))
+                low, high = (
+                    ", ".join(fmt(round(float(v), 3) + 0.0) for v in b.ravel()) for b in (space.low, space.high)
+                )
                 head.append(f"  bounds low [{low}], high [{high}]")
             head.append(
                 "- Not a MuJoCo env: no named bodies, joints or sites; read `state.obs` only (by index, layout below)."

@@ -11,7 +11,6 @@ import numpy as np
 from rewardsmith.reward.state import JOINT_TYPE_NAMES, StateSchema
 from rewardsmith.stages.obs_labels import fmt, value_range
 
-
 SOFT_LIMITS = {
     "btnbox_joint": "a soft limit: pressed hard, the button travels past it; success needs about 0.073 m of travel",
 }
@@ -67,14 +66,16 @@ def _axis_text(model, data, j: int) -> str:
     return f"{body} -> world {axis_name(world)}; {sign_words(kind, world, _is_root(model, j))}"
 
 
-def joint_lines(base, schema: StateSchema, qpos: np.ndarray, skip: set[str] = frozenset()) -> list[str]:
+def joint_lines(
+    base, schema: StateSchema, qpos: np.ndarray | None, skip: frozenset[str] | set[str] = frozenset()
+) -> list[str]:
     """The `## Joints` section: one line per joint (not those in `skip`) with its axis at the pose `qpos`; an axis
     shared by several joints is written once, in an axis key that their lines name by letter."""
     import mujoco
 
     model = base.model
     data = mujoco.MjData(model)
-    data.qpos[:] = qpos
+    data.qpos[:] = base.data.qpos if qpos is None else qpos
     mujoco.mj_forward(model, data)
     shown = [(j, joint) for j, joint in enumerate(schema.joints.values()) if joint.name not in skip]
     axes = {j: _axis_text(model, data, j) for j, _ in shown}
