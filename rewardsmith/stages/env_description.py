@@ -25,6 +25,7 @@ from rewardsmith.stages.obs_labels import (
 from rewardsmith.stages.obs_layouts import (
     DOCUMENTED_SPANS,
     TERMINATIONS,
+    by_prefix,
     known_action_lines,
     known_layout_lines,
     layout_key,
@@ -175,7 +176,7 @@ def _model_sections(base, schema: StateSchema, qpos: np.ndarray | None, arm: set
     skip = {name for j, name in enumerate(schema.joints) if int(model.jnt_bodyid[j]) in arm}
     lines += joint_lines(base, schema, qpos, skip)
     if schema.site_names:
-        lines += ["## Sites", ", ".join(schema.site_names)]
+        lines += ["## Sites (`Prefix_{a, b}` = Prefix_a, Prefix_b)", by_prefix(schema.site_names)]
     return lines + actuator_lines(base, schema)
 
 

@@ -17,6 +17,10 @@ SOFT_LIMITS = {
 """Joint ranges that are not hard stops, by joint name (measured by pressing Meta-World's button)."""
 
 
+COMPACT_JOINTS = 20
+"""Above this many joints (a hand) each joint's line is written in the compact form its heading explains."""
+
+
 def axis_name(v: np.ndarray) -> str:
     """A world direction as `+x`/`-z` when it is (nearly) one axis, else as a rounded vector."""
     k = int(np.argmax(np.abs(v)))
@@ -83,9 +87,14 @@ def joint_lines(
     for text in axes.values():
         counts[text] = counts.get(text, 0) + 1
     key = {text: chr(ord("A") + i) for i, text in enumerate(t for t in counts if t and counts[t] > 1)}
+    compact = len(shown) > COMPACT_JOINTS
     lines = [
         "## Joints (name: type, qpos index (the qvel index is the same unless given), range; axis in its body's frame"
         " -> in the world frame at the reset pose; what a positive value does)"
+        if not compact
+        else "## Joints (name: type, qpos index (= qvel index unless two are given), range (rad for hinges, m for"
+        " slides), axis: a letter of the axis key below, or the axis in its body's frame -> in the world frame at"
+        " the reset pose; what a positive value does)"
     ]
     for j, joint in shown:
         qp, qv = joint.qpos, joint.qvel
@@ -93,7 +102,7 @@ def joint_lines(
         qvs = f"qvel[{qv.start}]" if qv.stop - qv.start == 1 else f"qvel[{qv.start}:{qv.stop}]"
         index = qps if qps[4:] == qvs[4:] else f"{qps}, {qvs}"
         limit = value_range(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
-        unit = " rad" if joint.kind in ("hinge", "ball") and model.jnt_limited[j] else ""
+        unit = " rad" if joint.kind in ("hinge", "ball") and model.jnt_limited[j] and not compact else ""
         text = axes[j]
         axis = (
             f"; axis {key[text]}"
@@ -105,7 +114,11 @@ def joint_lines(
             else ""
         )
         soft = f" ({SOFT_LIMITS[joint.name]})" if joint.name in SOFT_LIMITS and model.jnt_limited[j] else ""
-        lines.append(f"- {joint.name}: {joint.kind}, {index}, {limit}{unit}{soft}{axis}")
+        if compact:  # a hand's many joints: the same facts, fewer words
+            index, axis = index.replace("qpos", "").replace("qvel", "qvel"), axis.replace("; axis ", " ", 1)
+            lines.append(f"- {joint.name}: {joint.kind} {index} {limit}{soft}{axis}")
+        else:
+            lines.append(f"- {joint.name}: {joint.kind}, {index}, {limit}{unit}{soft}{axis}")
     if key:
         lines.append("Axis key (shared by the joints that name it):")
         lines += [f"- axis {letter}: {text}" for text, letter in key.items()]

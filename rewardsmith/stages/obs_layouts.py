@@ -198,6 +198,21 @@ def source_without_reward(base) -> list[str]:
     return ["(no source available: read `state.obs` by index)"]
 
 
+def by_prefix(names: list[str], least: int = 5) -> str:
+    """Names as a comma list, those sharing a `Prefix_` (at least `least` of them) written once as `Prefix_{a, b}`."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        head, sep, tail = name.partition("_")
+        groups.setdefault(head + sep if sep and head else name, []).append(tail if sep and head else "")
+    parts = []
+    for head, tails in groups.items():
+        if len(tails) >= least and all(tails):
+            parts.append(f"{head}{{{', '.join(tails)}}}")
+        else:
+            parts += [head + t for t in tails]
+    return ", ".join(parts)
+
+
 def manipulation_lines(schema, fingers: bool = True) -> list[str]:
     """What a manipulation reward can read: contacts, frames, gripper (`fingers`: when no hand section names them)
     and tendon names."""
@@ -218,7 +233,7 @@ def manipulation_lines(schema, fingers: bool = True) -> list[str]:
     ]
     if named_geoms:
         lines.append(
-            f"- Named geoms ({len(named_geoms)}, collision only): {', '.join(named_geoms[:60])}"
+            f"- Named geoms ({len(named_geoms)}, collision only): {by_prefix(named_geoms[:60])}"
             + (" ..." if len(named_geoms) > 60 else "")
         )
     if grip and fingers:
