@@ -156,7 +156,7 @@ class Designer:
             env_description=self.env_description.strip(),
             task=task,
             failures=[] if best else failures or [],
-            example=worked_example(self.spec),
+            example=None if best else worked_example(self.spec),  # from iteration 2 its own reward is the example
         )
         system = render("system.j2", progress=progress_context() if self.progress else None)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": first}]
