@@ -368,3 +368,17 @@ def test_each_sample_of_a_round_gets_its_own_design_emphasis() -> None:
     data = json.loads(shown.stdout)
     assert data["emphasis"] == "potential" and data["messages"] == asked[3]
     assert sum(n for _, n in data["sections"]) > 0.9 * (data["total_tokens"] - 8)
+
+
+def test_near_identical_best_and_worst_episodes_get_one_trace_and_tiny_values_print_as_zero() -> None:
+    from types import SimpleNamespace
+
+    from rewardsmith.stages.feedback import g
+    from rewardsmith.stages.reflection import _g, trace_picks
+
+    episodes = [{}, {}, {}]
+    close = [SimpleNamespace(fitness=f) for f in (1.00, 0.98, 0.99)]
+    assert [label.split()[0] for label, _ in trace_picks(close, episodes)] == ["best"]
+    apart = [SimpleNamespace(fitness=f) for f in (1.0, 0.5, 0.9)]
+    assert trace_picks(apart, episodes) == [("best", 0), ("worst", 1)]
+    assert g(3e-7) == "0" == _g(-2.6e-7) and g(2.61e-5) == "2.61e-05"
