@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -99,7 +100,13 @@ def test_non_mujoco_env_gets_an_obs_only_description(tmp_path: Path) -> None:
 
 
 def _joint_line(text: str, joint: str) -> str:
-    return next(line for line in text.splitlines() if line.startswith(f"- {joint}:"))
+    """The joint's line, with a shared axis (`; axis A`) replaced by its entry in the axis key."""
+    line = next(line for line in text.splitlines() if line.startswith(f"- {joint}:"))
+    key = re.search(r"; axis ([A-Z])$", line)
+    if key:
+        entry = next(x for x in text.splitlines() if x.startswith(f"- axis {key.group(1)}: "))
+        line = line[: key.start()] + "; axis " + entry.split(": ", 1)[1]
+    return line
 
 
 def test_backflip_description_settles_the_sign_of_a_backward_rotation(texts: dict[str, str]) -> None:

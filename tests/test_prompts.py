@@ -254,7 +254,8 @@ def test_prompt_verb_prints_the_messages_with_token_counts(runs: dict[str, Path]
     assert shown["total_tokens"] == sum(shown["tokens"]) > 1000
     second = CliRunner().invoke(app, ["prompt", "hopper-backflip", "--iteration-2-from", str(runs["hopper-backflip"])])
     assert second.exit_code == 0, second.output
-    assert "iteration 2: 4 messages" in second.stdout and "assistant (" in second.stdout
+    assert "iteration 2, sample 1 (emphasis: none): 4 messages" in second.stdout and "assistant (" in second.stdout
+    assert "tokens per section" in second.stdout and "user: Feedback on your reward above" in second.stdout
     bad = CliRunner().invoke(app, ["prompt", "hopper-hop", "--iteration-2-from", str(runs["hopper-backflip"])])
     assert bad.exit_code != 0
 
@@ -314,3 +315,70 @@ def test_the_crossover_request_shows_both_parents_and_asks_to_combine_them() -> 
     assert "Combine the two best rewards" in text and "Candidate 1.2 (fitness 0.31" in text
     for parent in (first, second):
         assert parent.code in text and parent.feedback in text
+
+
+@pytest.mark.parametrize("task", ["hopper-hop", "metaworld-push", "fetch-push", "lunarlander-land", "adroit-door"])
+def test_the_request_ends_with_one_worked_example_of_another_task_of_the_family(task: str) -> None:
+    from rewardsmith.stages.worked_example import worked_example
+    from rewardsmith.task import task_family
+
+    spec = load_task(task)
+    name, code = worked_example(spec)
+    other = load_task(name)
+    assert name != task and task_family(other) == task_family(spec) and "def compute_reward(" in code
+    assert code.split("\n", 1)[1].strip() in other.example_reward.read_text()  # the checked file, docstring cut
+    text = Designer(None, spec, describe(spec)).prompt()[1]["content"]
+    assert f"# An illustrative example: a checked reward for another task (`{name}`), not this one" in text
+    assert text.index("# Task") < text.index("# An illustrative example") < text.index("# Your answer")
+
+
+def test_a_users_own_env_gets_no_example_from_an_unrelated_family(tmp_path: Path) -> None:
+    from rewardsmith.stages.worked_example import worked_example
+
+    (tmp_path / "mine.toml").write_text(
+        'name = "mine"\nenv = "CartPole-v1"\ndescription = "Balance the pole upright."\n[fitness]\nscorer = "scorers:FinalDistance"\n'
+    )
+    assert worked_example(load_task(tmp_path / "mine.toml")) is None
+
+
+def test_a_repair_for_a_missing_state_attribute_lists_the_valid_ones() -> None:
+    from rewardsmith.stages.designer import Design
+
+    spec = load_task("hopper-hop")
+    designer = Designer(None, spec, describe(spec))
+    sent: list = []
+    designer._ask = lambda messages, sample: sent.append(messages) or None  # type: ignore[method-assign]
+    previous = Design(text="reply", code="x = 1", error=None, tokens=0, cost_usd=0.0, messages=designer.prompt())
+    designer.repair(previous, "AttributeError: 'Body' object has no attribute 'vel'", sample=0)
+    request = sent[0][-1]["content"]
+    assert "- A `Body` has these attributes and methods: angvel, linvel, pos, quat, xmat." in request
+
+
+def test_each_sample_of_a_round_gets_its_own_design_emphasis() -> None:
+    from rewardsmith.stages.design_emphasis import emphasis_for, with_emphasis
+
+    spec = load_task("hopper-hop")
+    base = Designer(None, spec, describe(spec)).prompt()
+    asked = [with_emphasis(base, emphasis_for(j)) for j in range(1, 5)]
+    assert asked[0] == base and len({m[-1]["content"] for m in asked}) == 4  # four different requests
+    assert [emphasis_for(j).name for j in (2, 3, 4)] == ["minimal", "staged", "potential"] and emphasis_for(5) is None
+    assert "at most 3 components" in asked[1][-1]["content"]
+    shown = CliRunner().invoke(app, ["prompt", "hopper-hop", "--sample", "4", "--json"])
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.stdout)
+    assert data["emphasis"] == "potential" and data["messages"] == asked[3]
+    assert sum(n for _, n in data["sections"]) > 0.9 * (data["total_tokens"] - 8)
+
+
+def test_near_identical_best_and_worst_episodes_get_one_trace_and_tiny_values_print_as_zero() -> None:
+    from types import SimpleNamespace
+
+    from rewardsmith.stages.feedback import g
+    from rewardsmith.stages.reflection import _g, trace_picks
+
+    episodes = [{}, {}, {}]
+    close = [SimpleNamespace(fitness=f) for f in (1.00, 0.98, 0.99)]
+    assert [label.split()[0] for label, _ in trace_picks(close, episodes)] == ["best"]
+    apart = [SimpleNamespace(fitness=f) for f in (1.0, 0.5, 0.9)]
+    assert trace_picks(apart, episodes) == [("best", 0), ("worst", 1)]
+    assert g(3e-7) == "0" == _g(-2.6e-7) and g(2.61e-5) == "2.61e-05"

@@ -17,6 +17,11 @@ from rewardsmith.cli.core import TaskArg
 def count_tokens(model: str, messages: list[dict[str, str]]) -> tuple[list[int], str]:
     """Tokens of each message (content plus OpenAI's 4-token message overhead) with tiktoken's encoding for
     `model` (cl100k_base for names it does not know), read offline from the copy litellm ships; and its name."""
+    encoding = _encoding(model)
+    return [len(encoding.encode(m["content"], disallowed_special=())) + 4 for m in messages], encoding.name
+
+
+def _encoding(model: str):
     found = importlib.util.find_spec("litellm")
     if found is not None and found.origin:
         os.environ.setdefault(
@@ -25,10 +30,28 @@ def count_tokens(model: str, messages: list[dict[str, str]]) -> tuple[list[int],
     import tiktoken
 
     try:
-        encoding = tiktoken.encoding_for_model(model.split("/")[-1])
+        return tiktoken.encoding_for_model(model.split("/")[-1])
     except KeyError:
-        encoding = tiktoken.get_encoding("cl100k_base")
-    return [len(encoding.encode(m["content"], disallowed_special=())) + 4 for m in messages], encoding.name
+        return tiktoken.get_encoding("cl100k_base")
+
+
+def section_tokens(model: str, messages: list[dict[str, str]]) -> list[tuple[str, int]]:
+    """Tokens per section: each message split at its markdown headings (`# x`, `## y`, not inside code blocks),
+    as (`role: heading`, n) in order; text before a message's first heading counts under the role alone."""
+    encoding = _encoding(model)
+    rows: list[tuple[str, int]] = []
+    for message in messages:
+        title, fenced = message["role"], False
+        chunk: list[str] = []
+        for line in [*message["content"].splitlines(), "# end"]:
+            fenced ^= line.lstrip().startswith("```")
+            if not fenced and line.startswith("#") and line.lstrip("#").startswith(" "):
+                text = "\n".join(chunk)
+                if text.strip():
+                    rows.append((title, len(encoding.encode(text, disallowed_special=()))))
+                title, chunk = f"{message['role']}: {line.lstrip('#').strip()[:48]}", []
+            chunk.append(line)
+    return rows
 
 
 def designer_messages(task: str, run_dir: Path | None, *, progress: bool = False) -> tuple[list[dict[str, str]], str]:
@@ -74,16 +97,45 @@ def prompt(
     progress: bool = typer.Option(
         False, "--progress", help="As with `run --progress-bonus`: the designer also writes progress(state)."
     ),
+    sample: int = typer.Option(
+        1, "--sample", min=1, help="Show sample J's request: from 2 on, each ends with its own design emphasis."
+    ),
 ) -> None:
     """Print the exact designer messages that would be sent for TASK, with their token counts (nothing is sent)."""
+    from rewardsmith.stages.design_emphasis import EMPHASES, emphasis_for, with_emphasis
+
     messages, which = designer_messages(task, iteration_2_from, progress=progress)
+    emphasis = emphasis_for(sample)
+    messages = with_emphasis(messages, emphasis)
+
     tokens, encoding = count_tokens(model, messages)
     if as_json:
         typer.echo(
-            json.dumps({"iteration": which, "messages": messages, "tokens": tokens, "total_tokens": sum(tokens)})
+            json.dumps(
+                {
+                    "iteration": which,
+                    "sample": sample,
+                    "emphasis": emphasis.name if emphasis else None,
+                    "messages": messages,
+                    "tokens": tokens,
+                    "total_tokens": sum(tokens),
+                    "sections": section_tokens(model, messages),
+                }
+            )
         )
         return
     for message, n in zip(messages, tokens, strict=True):
         console.rule(f"{message['role']} ({n:,} tokens)")
         console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
+    console.rule("tokens per section")
+    for title, n in section_tokens(model, messages):
+        console.print(f"{n:>6,}  {title}", markup=False, highlight=False)
+    console.print(
+        "design emphases of a round's samples: 1 none, "
+        + ", ".join(f"{k} {e.name}" for k, e in enumerate(EMPHASES, 2))
+        + f", then again from {len(EMPHASES) + 2} (`--sample J` shows one)",
+        markup=False,
+        highlight=False,
+    )
+    which = f"{which}, sample {sample} (emphasis: {emphasis.name if emphasis else 'none'})"
     console.rule(f"{which}: {len(messages)} messages, {sum(tokens):,} tokens (tiktoken {encoding}, as for {model})")

@@ -43,6 +43,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
         attempt_<n>.screen.json with the screen (default strategy), from iteration 2: its verdict on attempt n
                                 (screen/ its worker's folder, screen_inputs/ the unlabelled episodes it judged)
         attempts.json           [{attempt, file, accepted, findings, tokens, cost_usd}]
+        emphasis.json           {emphasis: minimal | staged | potential | null}: the design emphasis its sample
+                                was asked for (none for sample 1 and the crossover)
         reward.py               the accepted code, with a header comment (id, iteration, parent, model)
         candidate.json          id "i.j", iteration, index, parent "i.j" | null,
                                 status designed | rejected | trained | failed, reason, repair_rounds,

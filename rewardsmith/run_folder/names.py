@@ -30,6 +30,8 @@ REWARD_FILE, CANDIDATE_FILE, ATTEMPTS_FILE, ANALYSIS_FILE = (
     "analysis.json",
 )
 CRITIC_FILE, CRITIC_DIR, EVALUATION_FILE = "critic.json", "critic", "evaluation.json"
+EMPHASIS_FILE = "emphasis.json"
+"""The design emphasis the candidate's sample was asked for (`rewardsmith.stages.design_emphasis`)."""
 SCREEN_FILE, SCREEN_DIR, SCREEN_INPUTS_DIR, RUNG_SCREEN_DIR = "screen.json", "screen", "screen_inputs", "rung_screen"
 CHECKPOINT_FILE, WARM_START_FILE = "checkpoint.safetensors", "warm_start.safetensors"
 REPEAT_DIR = "second_seed"

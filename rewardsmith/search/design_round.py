@@ -13,13 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 from rewardsmith.config import ResolvedConfig
 from rewardsmith.run_folder.candidate import CandidateFolder
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.names import SCREEN_FILE, Event, attempt_file
+from rewardsmith.run_folder.names import EMPHASIS_FILE, SCREEN_FILE, Event, attempt_file
 from rewardsmith.run_folder.records import Attempt, CandidateRecord
 from rewardsmith.search.live import ReplyTicker
 from rewardsmith.search.selection import ranked, rule_for
 from rewardsmith.search.session import Search, usage
 from rewardsmith.search.training import screen_archives
 from rewardsmith.stages.critic import critique
+from rewardsmith.stages.design_emphasis import emphasis_for, with_emphasis
 from rewardsmith.stages.designer import Design, Failure, is_duplicate
 from rewardsmith.stages.history import best_for_prompt, candidate_code, prompt_inputs
 from rewardsmith.stages.screen import ScreenReport, screen
@@ -72,7 +73,11 @@ def ask_round(
             **prompt_inputs(s.folder, iteration, best, best_only=s.config.strategy == "eureka"),  # Eureka: best only
             failures=failures,
         )
-        designs = dict(zip(regular, ask_designer(s, iteration, messages, regular), strict=True))
+        designs = dict(zip(regular, ask_designer(s, iteration, messages, regular, emphasize=True), strict=True))
+        for j in regular:  # K different requests: the emphasis each sample was given
+            emphasis, cand = emphasis_for(j), s.folder.cand(iteration, j)
+            cand.path.mkdir(parents=True, exist_ok=True)
+            cand.save_json(cand.file(EMPHASIS_FILE), {"emphasis": emphasis.name if emphasis else None})
     if pair:
         parents[last] = "+".join(r.id for r in pair)
         s.folder.event(Event.CROSSOVER_REQUESTED, candidate=f"{iteration}.{last}", parents=[r.id for r in pair])
@@ -96,12 +101,21 @@ def crossover_pair(
     return (first, second) if second is not None else None
 
 
-def ask_designer(s: Search, iteration: int, messages: list[dict[str, str]], indices: list[int]) -> list[Design]:
-    """One designer reply per candidate index, with each waiting candidate's elapsed time and ETA shown."""
+def ask_designer(
+    s: Search, iteration: int, messages: list[dict[str, str]], indices: list[int], *, emphasize: bool = False
+) -> list[Design]:
+    """One designer reply per candidate index, with each waiting candidate's elapsed time and ETA shown;
+    `emphasize`: each index's request ends with its design emphasis (`rewardsmith.stages.design_emphasis`)."""
     ids = {sample_number(iteration, j): f"{iteration}.{j}" for j in indices}
+    each = (
+        {sample_number(iteration, j): with_emphasis(messages, emphasis_for(j)) for j in indices} if emphasize else None
+    )
     with ReplyTicker(s.progress, s.replies, list(ids.values())) as ticker:
         return s.designer.sample(
-            messages, list(ids), on_done=lambda k, design: ticker.arrived(ids[k], design.latency_s, design.cached)
+            messages,
+            list(ids),
+            on_done=lambda k, design: ticker.arrived(ids[k], design.latency_s, design.cached),
+            each=each,
         )
 
 

@@ -21,6 +21,7 @@ from rewardsmith.reward.progress import BONUS_COMPONENT, PROGRESS_CONTRACT
 from rewardsmith.stages.extract import dedupe, extract_reward_code, is_cut_off
 from rewardsmith.stages.human_feedback import Feedback
 from rewardsmith.stages.prompts import render
+from rewardsmith.stages.worked_example import worked_example
 from rewardsmith.task import TaskSpec, make_scorer
 
 Messages = list[dict[str, str]]
@@ -155,6 +156,7 @@ class Designer:
             env_description=self.env_description.strip(),
             task=task,
             failures=[] if best else failures or [],
+            example=None if best else worked_example(self.spec),  # from iteration 2 its own reward is the example
         )
         system = render("system.j2", progress=progress_context() if self.progress else None)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": first}]
@@ -181,15 +183,19 @@ class Designer:
         return [system, {"role": "user", "content": f"{opening['content']}\n\n{request}"}]
 
     def sample(
-        self, messages: Messages, samples: list[int], on_done: Callable[[int, Design], None] | None = None
+        self,
+        messages: Messages,
+        samples: list[int],
+        on_done: Callable[[int, Design], None] | None = None,
+        each: dict[int, Messages] | None = None,
     ) -> list[Design]:
         """One answer per sample number, requested in parallel (the sample number keeps cache keys apart);
-        `on_done(sample, design)` is called as each answer arrives."""
+        `on_done(sample, design)` is called as each answer arrives; `each`: a sample's own messages, if any."""
         if not samples:
             return []
 
         def ask(k: int) -> Design:
-            design = self._ask(messages, k)
+            design = self._ask((each or {}).get(k, messages), k)
             if on_done is not None:
                 on_done(k, design)
             return design
@@ -199,7 +205,7 @@ class Designer:
 
     def repair(self, previous: Design, problems: str, sample: int) -> Design:
         """Ask for a corrected module: the conversation so far, the reply, then the exact problems found."""
-        request = render("repair.j2", problems=problems.strip(), code=previous.code)
+        request = render("repair.j2", problems=(problems.strip() + attribute_hints(problems)), code=previous.code)
         messages = [
             *previous.messages,
             {"role": "assistant", "content": previous.text},
@@ -236,6 +242,20 @@ class Designer:
             messages=messages,
             latency_s=latency,
         )
+
+
+def attribute_hints(problems: str) -> str:
+    """For each `'Body' object has no attribute 'vel'`-style error about a State API class in `problems`, a line
+    naming the attributes that class has (read from the class itself)."""
+    import re
+
+    from rewardsmith.reward import state as api
+
+    lines = []
+    for cls in sorted(set(re.findall(r"'(State|Body|Joint|Site|Contact)' object has no attribute", problems))):
+        names = sorted(n for n in dir(getattr(api, cls)) if not n.startswith("_") and n not in ("count", "index"))
+        lines.append(f"- A `{cls}` has these attributes and methods: {', '.join(names)}.")
+    return ("\n" + "\n".join(lines)) if lines else ""
 
 
 def is_duplicate(code: str, earlier: list[str]) -> bool:

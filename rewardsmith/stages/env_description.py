@@ -10,15 +10,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from rewardsmith.reward.state import JOINT_TYPE_NAMES, StateSchema, control_period, schema_for
-from rewardsmith.stages.obs_labels import FREE_QPOS, fmt, label_observation, obs_lines, slot_labels, value_range
+from rewardsmith.reward.state import StateSchema, control_period, schema_for
+from rewardsmith.stages.env_hand import hand_lines, hand_parts
+from rewardsmith.stages.env_joints import actuator_lines, joint_lines, sign_words
+from rewardsmith.stages.obs_labels import (
+    FREE_QPOS,
+    documented,
+    fmt,
+    label_observation,
+    obs_lines,
+    slot_labels,
+    value_range,
+)
 from rewardsmith.stages.obs_layouts import (
+    DOCUMENTED_SPANS,
+    TERMINATIONS,
+    by_prefix,
     known_action_lines,
     known_layout_lines,
+    layout_key,
     manipulation_lines,
     source_without_reward,
 )
 from rewardsmith.task import TaskSpec, make_env
+
+__all__ = ["describe", "sign_words"]
 
 _AT_TIME_LIMIT = "never ends early; episodes end at the time limit."
 _NEVER_TERMINATES = {
@@ -59,53 +75,8 @@ def _termination(base, schema: StateSchema) -> str:
     return "the episode ends as soon as any of these fails: " + "; ".join(rules) + "."
 
 
-def _axis_name(v: np.ndarray) -> str:
-    """A world direction as `+x`/`-z` when it is (nearly) one axis, else as a rounded vector."""
-    k = int(np.argmax(np.abs(v)))
-    if abs(v[k]) > 0.999 * np.linalg.norm(v):
-        return f"{'+' if v[k] > 0 else '-'}{'xyz'[k]}"
-    return "(" + ", ".join(f"{c + 0.0:.2f}" for c in np.round(v, 2)) + ")"
-
-
-def sign_words(kind: str, world_axis: np.ndarray, root: bool = False) -> str:
-    """What a positive joint value does, in words, for a slide or hinge joint with this world axis."""
-    u = world_axis / (np.linalg.norm(world_axis) or 1.0)
-    if kind == "slide":
-        return f"positive moves the body along {_axis_name(u)}"
-    moves: list[str] = []
-    for k in (2, 0, 1):  # how the world's +z, +x, +y directions turn under a small positive rotation
-        e = np.eye(3)[k]
-        turn = np.cross(u, e)
-        if np.linalg.norm(turn) > 0.1 and len(moves) < 2:  # a direction within ~6 degrees of the axis barely turns
-            moves.append(f"{'+' + 'xyz'[k]} turns toward {_axis_name(turn)}")
-    words = f"positive rotates by the right-hand rule about {_axis_name(u)}: " + ", ".join(moves)
-    if root and _axis_name(u) in ("+y", "-y"):
-        forward = _axis_name(u) == "+y"
-        words += (
-            f" (pitches the body's top toward {'+x' if forward else '-x'}: a forward, nose-down rotation for a body"
-            f" facing +x; a backward rotation (backflip) makes it {'decrease' if forward else 'increase'})"
-        )
-    return words
-
-
-def _axis_words(base, j: int) -> str:
-    """`; axis (0, 1, 0) -> world +y: positive ...` for a hinge or slide joint at the reset pose."""
-    import mujoco
-
-    model = base.model
-    kind = JOINT_TYPE_NAMES[int(model.jnt_type[j])]
-    if kind not in ("hinge", "slide"):
-        return "; orientation as a unit quaternion (w, x, y, z) in qpos" if kind in ("free", "ball") else ""
-    data = mujoco.MjData(model)
-    data.qpos[:] = getattr(base, "init_qpos", base.data.qpos)
-    mujoco.mj_forward(model, data)
-    local = model.jnt_axis[j]
-    world = data.xmat[model.jnt_bodyid[j]].reshape(3, 3) @ local
-    body = "(" + " ".join(f"{c:g}" for c in local) + ")"
-    root = model.body_parentid[model.jnt_bodyid[j]] == 0
-    return f"; axis {body} -> world {_axis_name(world)}; {sign_words(kind, world, bool(root))}"
-
-
+MAX_BODIES = 20
+"""Above this many bodies the reset pose gives the positions of the leaf bodies and the world's children only."""
 _RESET_NOISE = {
     "HopperEnv": "qpos and qvel each + uniform(-{s}, {s}) per entry",
     "Walker2dEnv": "qpos and qvel each + uniform(-{s}, {s}) per entry",
@@ -136,6 +107,14 @@ def _geom_bottom(model, data, g: int) -> float:
     return z
 
 
+def _qpos_text(names: list[str], qpos: np.ndarray) -> str:
+    """`a 0, b 1.25, ...`, or `0 except b 1.25` when most entries are 0."""
+    nonzero = [f"{n} {fmt(v)}" for n, v in zip(names, qpos, strict=False) if v != 0]
+    if len(nonzero) * 2 < len(names):
+        return "0 for every entry" + (f" except {', '.join(nonzero)}" if nonzero else "")
+    return ", ".join(f"{n} {fmt(v)}" for n, v in zip(names, qpos, strict=False))
+
+
 def _reset_sections(base, schema: StateSchema) -> list[str]:
     """The reset pose (before noise), its noise, and the ground contact geoms with their heights."""
     import mujoco
@@ -146,14 +125,17 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
     mujoco.mj_forward(model, data)
     names = slot_labels(schema, FREE_QPOS, "qpos")
     scale = getattr(base, "_reset_noise_scale", None)
+    shown = list(range(1, model.nbody))
+    if len(shown) > MAX_BODIES:  # a hand: its tips and its bases; the links between lie on the line joining them
+        parents = set(model.body_parentid[1:].tolist())
+        shown = [b for b in shown if b not in parents or model.body_parentid[b] == 0]
     noise = _RESET_NOISE.get(type(base).__name__, "noise unknown to this tool")
     lines = [
         "## Reset pose (before noise; qvel 0)",
-        "- qpos: " + ", ".join(f"{n} {fmt(v)}" for n, v in zip(names, base.init_qpos, strict=False)),
-        "- body positions (x, y, z): "
+        "- qpos: " + _qpos_text(names, base.init_qpos),
+        f"- body positions (x, y, z){' of the leaf bodies and the world children' if len(shown) < model.nbody - 1 else ''}: "
         + ", ".join(
-            f"{schema.body_names[b]} ({', '.join(fmt(round(c, 4) + 0.0) for c in data.xpos[b])})"
-            for b in range(1, model.nbody)
+            f"{schema.body_names[b]} ({', '.join(fmt(round(c, 4) + 0.0) for c in data.xpos[b])})" for b in shown
         ),
         f"- reset noise: {noise.format(s=fmt(scale) if scale is not None else '?')}",
     ]
@@ -166,58 +148,40 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
     ]
     lowest = min((_geom_bottom(model, data, g) for g in geoms), default=ground)
     feet = [g for g in geoms if _geom_bottom(model, data, g) <= lowest + 0.02]
-    shown = ", ".join(
+    touching = ", ".join(
         f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or f'geom {g}'} on {schema.body_names[model.geom_bodyid[g]]}"
         f" (lowest point z {fmt(round(_geom_bottom(model, data, g), 4) + 0.0)})"
         for g in feet
     )
     lines += [
         f"## Ground contact (the floor is the plane z = {fmt(ground)})",
-        f"- touching or nearest the floor at reset: {shown}.",
-        "- The State API has no contact list: judge ground contact from a body's height (`state.body(name).pos[2]`)"
-        " against its height at reset above, or from `cfrc_ext` in the observation where it is listed.",
+        f"- touching or nearest the floor at reset: {touching}.",
+        "- Contacts: `state.touching(a, b=None)` (bool) and `state.contact_force(a, b=None)` (normal force, N, summed)"
+        " take geom or body names (b=None: against anything, e.g. the floor geom above); `state.contacts()` lists every"
+        " active contact as (geom1, geom2, body1, body2, force, pos). A body's height (`state.body(name).pos[2]`)"
+        " against its height at reset above also tells ground contact.",
     ]
     return lines
 
 
-def _model_sections(base, schema: StateSchema) -> list[str]:
+def _model_sections(base, schema: StateSchema, qpos: np.ndarray | None, arm: set[int]) -> list[str]:
+    """Bodies, joints, sites and actuators; the bodies in `arm` (a mocap-driven arm's links) and their joints
+    are left out."""
     model = base.model
     bodies = schema.body_names
     lines = [
         "## Bodies (name <- parent)",
-        ", ".join(f"{bodies[i]} <- {bodies[model.body_parentid[i]]}" for i in range(1, model.nbody)),
+        ", ".join(f"{bodies[i]} <- {bodies[model.body_parentid[i]]}" for i in range(1, model.nbody) if i not in arm),
     ]
-    lines.append(
-        "## Joints (name: type, qpos index, qvel index, range; axis in its body's frame -> in the world frame at the"
-        " reset pose; what a positive value does)"
-    )
-    for j, joint in enumerate(schema.joints.values()):
-        qp, qv = joint.qpos, joint.qvel
-        qps = f"qpos[{qp.start}]" if qp.stop - qp.start == 1 else f"qpos[{qp.start}:{qp.stop}]"
-        qvs = f"qvel[{qv.start}]" if qv.stop - qv.start == 1 else f"qvel[{qv.start}:{qv.stop}]"
-        limit = value_range(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
-        unit = " rad" if JOINT_TYPE_NAMES[int(model.jnt_type[j])] in ("hinge", "ball") and model.jnt_limited[j] else ""
-        lines.append(f"- {joint.name}: {joint.kind}, {qps}, {qvs}, {limit}{unit}{_axis_words(base, j)}")
-    if any(model.jnt_type[j] == 3 and not model.jnt_limited[j] for j in range(model.njnt)):
-        lines.append(
-            "Hinge angles are not wrapped: an unlimited hinge keeps counting past +-pi (one full turn in the positive"
-            " direction adds 2*pi = 6.283 rad). Child joint axes turn with their parent bodies; body orientations"
-            " (`.quat`, `.xmat`) are wrapped by nature."
-        )
+    skip = {name for j, name in enumerate(schema.joints) if int(model.jnt_bodyid[j]) in arm}
+    lines += joint_lines(base, schema, qpos, skip)
     if schema.site_names:
-        lines += ["## Sites", ", ".join(schema.site_names)]
-    lines.append("## Actuators (action index -> actuator -> joint, control range, gear)")
-    joint_names = list(schema.joints)
-    for a in range(model.nu):
-        target = joint_names[model.actuator_trnid[a, 0]] if model.actuator_trntype[a] == 0 else "(not a joint)"
-        lo, hi = model.actuator_ctrlrange[a]
-        lines.append(
-            f"- action[{a}] -> {schema.actuator_names[a]} -> {target}, {value_range(lo, hi)}, gear {fmt(model.actuator_gear[a, 0])}"
-        )
-    return lines
+        lines += ["## Sites (`Prefix_{a, b}` = Prefix_a, Prefix_b)", by_prefix(schema.site_names)]
+    return lines + actuator_lines(base, schema)
 
 
-def _state_api(schema: StateSchema | None) -> list[str]:
+def _state_api(schema: StateSchema | None, hidden: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """How a reward reads the state; `hidden`: joints the description leaves out (a mocap arm's)."""
     lines = [
         "## Reading the state: compute_reward(state, action, next_state) -> (total, {name: value})",
         "`state` is before the action, `next_state` after it (one control step of dt later).",
@@ -227,9 +191,8 @@ def _state_api(schema: StateSchema | None) -> list[str]:
     if schema is None:
         return lines
     body = schema.body_names[1] if len(schema.body_names) > 1 else schema.body_names[0]
-    joint = next(
-        (j for j in schema.joints.values() if j.kind in ("hinge", "slide")), next(iter(schema.joints.values()))
-    )
+    shown = [j for j in schema.joints.values() if j.name not in hidden] or list(schema.joints.values())
+    joint = next((j for j in shown if j.kind in ("hinge", "slide")), shown[0])
     lines += [
         "- `state.qpos`, `state.qvel`: generalized positions/velocities (indices above).",
         f'- `state.body("{body}")`: `.pos` world xyz (m), `.quat` (w,x,y,z), `.xmat` 3x3 rotation (column 2 = body up axis),'
@@ -268,6 +231,9 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
     try:
         obs, _ = env.reset(seed=seed)
         base, schema = env.unwrapped, schema_for(env)
+        # the pose axes are read in: a locomotion env's reset pose before noise, else the state reset() left
+        pose = base.init_qpos if hasattr(base, "_reset_noise_scale") else getattr(base, "data", None)
+        pose = np.array(getattr(pose, "qpos", pose)) if pose is not None else None
         limit = getattr(env.spec, "max_episode_steps", None) if env.spec else None
         limit = limit or getattr(env, "_max_episode_steps", None)
         dt_value, dt_source = control_period(env)
@@ -288,6 +254,8 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
             head.append(f"- Episode: time limit {limit} steps" + (f" ({fmt(limit * dt)} s)" if dt else ""))
         if schema is not None:
             head.append(f"- Early termination: {_termination(base, schema)}")
+        elif type(base).__name__ in TERMINATIONS:
+            head.append(f"- Early termination: {TERMINATIONS[type(base).__name__]}")
         head.append(
             f"- Action: {act.shape[0] if act.shape else act} dims"
             + (f", each in {value_range(act.low.min(), act.high.max())}" if hasattr(act, "low") else "")
@@ -297,7 +265,10 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         if schema is None:
             space = env.observation_space
             if hasattr(space, "low"):
-                head.append(f"  bounds low {np.round(space.low, 3).tolist()}, high {np.round(space.high, 3).tolist()}")
+                low, high = (
+                    ", ".join(fmt(round(float(v), 3) + 0.0) for v in b.ravel()) for b in (space.low, space.high)
+                )
+                head.append(f"  bounds low [{low}], high [{high}]")
             head.append(
                 "- Not a MuJoCo env: no named bodies, joints or sites; read `state.obs` only (by index, layout below)."
             )
@@ -310,17 +281,21 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         if known:
             obs_part = ["## Observation layout (from the env's documentation)", *known]
         else:
-            labels = label_observation(env, schema, seed)
+            labels = documented(label_observation(env, schema, seed), DOCUMENTED_SPANS.get(type(base).__name__, []))
             obs_part = [
                 f"## Observation layout ({sum(c is not None for c in labels)} of {len(labels)} dims named)",
                 *obs_lines(labels),
             ]
-        body = _model_sections(base, schema) + (_reset_sections(base, schema) if not known else [])
         actions = known_action_lines(base)
+        parts = hand_parts(base.model, schema) if actions else None
+        arm = parts[1] if parts else set()
+        hidden = {name for j, name in enumerate(schema.joints) if int(base.model.jnt_bodyid[j]) in arm}
+        body = _model_sections(base, schema, pose, arm) + (_reset_sections(base, schema) if not known else [])
         if actions:  # the policy moves a mocap hand: the model's actuators are not the action
             cut = next((i for i, line in enumerate(body) if line.startswith("## Actuators")), len(body))
             body = [*body[:cut], "## Action (from the env's documentation)", *actions]
-        extra = manipulation_lines(schema) if known or spec.imports else []
-        return "\n".join(head + body + obs_part + _state_api(schema) + extra + _goal_api(obs)) + "\n"
+        hand = hand_lines(env, schema, layout_key(base) or "", seed) if parts else []
+        extra = manipulation_lines(schema, fingers=not hand) if known or spec.imports else []
+        return "\n".join(head + body + hand + obs_part + _state_api(schema, hidden) + extra + _goal_api(obs)) + "\n"
     finally:
         env.close()

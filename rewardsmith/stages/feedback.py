@@ -31,8 +31,8 @@ def spaced(n: int, k: int = CURVE_POINTS) -> list[int]:
 
 
 def g(value: float | None) -> str:
-    """A number in 3 significant digits, "-" for None."""
-    return "-" if value is None else f"{value:.3g}"
+    """A number in 3 significant digits, |value| < 1e-6 as 0, "-" for None."""
+    return "-" if value is None else "0" if abs(value) < 1e-6 else f"{value:.3g}"
 
 
 def steps_text(value: float | None) -> str:
@@ -42,6 +42,11 @@ def steps_text(value: float | None) -> str:
 
 def _curve_text(curve: list[tuple[int, float]], digits=g) -> str:
     return ", ".join(f"{digits(v)} @ {t}" for t, v in (curve[i] for i in spaced(len(curve))))
+
+
+def _trace_columns(traces: list[str]) -> set[str]:
+    """The state quantities the step traces show (their header rows' columns)."""
+    return {c.strip() for t in traces if t.strip().startswith("step | ") for c in t.split("|")[1:]}
 
 
 def feedback_text(analysis: dict[str, Any]) -> str:
@@ -89,7 +94,10 @@ def feedback_text(analysis: dict[str, Any]) -> str:
             f"best vs worst eval episode: fitness {g(finite(b['fitness']))} vs {g(finite(w['fitness']))}, "
             f"length {b['length']} vs {w['length']}"
         )
+        traced = _trace_columns(analysis.get("traces") or [])
         for name, row in ep["state"].items():
+            if name in traced:  # the step traces show it already
+                continue
             bs, ws = row["best"], row["worst"]
             lines.append(
                 f"  {name}: mean {g(finite(bs.get('mean')))} vs {g(finite(ws.get('mean')))}, "
@@ -97,7 +105,8 @@ def feedback_text(analysis: dict[str, Any]) -> str:
                 f"[{g(finite(ws.get('min')))}, {g(finite(ws.get('max')))}], "
                 f"last {g(finite(bs.get('last')))} vs {g(finite(ws.get('last')))}"
             )
-    lines += analysis.get("traces") or []
+    shown = set(lines)
+    lines += [t for t in analysis.get("traces") or [] if not (t.startswith("  ended: ") and t in shown)]
     corr = analysis["return_fitness_correlation"]
     if corr.get("rho") is not None:
         over = of_candidates(corr["episodes"], corr.get("candidates") or 1)

@@ -139,6 +139,15 @@ def label_observation(env, schema: StateSchema, seed: int = 0) -> list[Candidate
     return [cands[k] if k is not None else None for k in picks]
 
 
+def documented(labels: list[Candidate | None], spans: list[tuple[int, int, str]]) -> list[Candidate | None]:
+    """`labels` with each (start, stop, meaning) span from the env's documentation put over what matching found."""
+    out = list(labels)
+    for start, stop, meaning in spans:
+        for i in range(start, min(stop, len(out))):
+            out[i] = Candidate(meaning, i - start, "", False)
+    return out
+
+
 def obs_lines(labels: list[Candidate | None]) -> list[str]:
     """Runs of consecutive elements of one family, as `obs[a:b] = family[i:j] (labels)`."""
     lines, start = [], 0
@@ -163,7 +172,7 @@ def obs_lines(labels: list[Candidate | None]) -> list[str]:
             idx = f"[{cur.index}]" if end - start == 1 else f"[{cur.index}:{cur.index + end - start}]"
             idx = idx if cur.indexed else ""
             shown = ", ".join(names) if len(names) <= 12 else _group_names(names)
-            lines.append(f"- {span} = {cur.family}{idx} ({shown})")
+            lines.append(f"- {span} = {cur.family}{idx}" + (f" ({shown})" if any(names) else ""))
         start = end
     return lines
 
@@ -171,6 +180,8 @@ def obs_lines(labels: list[Candidate | None]) -> list[str]:
 def _group_names(names: list[str]) -> str:
     """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body)."""
     owners: dict[str, list[str]] = {}
+    if not all("." in name for name in names):  # plain joint names: nothing to group
+        return ", ".join(names)
     for name in names:
         owner, _, part = name.rpartition(".")
         owners.setdefault(owner, []).append(part)

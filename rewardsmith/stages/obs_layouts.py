@@ -36,10 +36,12 @@ KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
         ("obs[1]", "y position above the pad (scaled: 0 = pad height)"),
         ("obs[2]", "x velocity (scaled)"),
         ("obs[3]", "y velocity (scaled, negative = falling)"),
-        ("obs[4]", "body angle (rad, 0 = upright)"),
+        ("obs[4]", "body angle (rad, 0 = upright; positive = tilted counter-clockwise, the top leaning toward -x)"),
         ("obs[5]", "angular velocity (scaled)"),
         ("obs[6]", "left leg touches the ground (1.0 or 0.0)"),
         ("obs[7]", "right leg touches the ground (1.0 or 0.0)"),
+        ("pad", "the landing pad lies between the flags at about obs[0] = -0.2 and +0.2, at obs[1] = 0"),
+        ("crash", "a crash (the body, not a leg, touching the ground) ends the episode but is not in the observation"),
     ],
     "Continuous_MountainCarEnv": [
         ("obs[0]", "car position along the track in [-1.2, 0.6]; the valley floor is near -0.52, the flag at 0.45"),
@@ -49,7 +51,12 @@ KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
         ("obs[0]", "car position along the track in [-1.2, 0.6]; the flag at 0.5"),
         ("obs[1]", "car velocity in [-0.07, 0.07]"),
     ],
-    "PendulumEnv": [("obs[0]", "cos(theta)"), ("obs[1]", "sin(theta)"), ("obs[2]", "angular velocity (rad/s)")],
+    "PendulumEnv": [
+        ("obs[0]", "cos(theta); theta = 0 is upright (the goal), theta = +-pi hanging down"),
+        ("obs[1]", "sin(theta)"),
+        ("obs[2]", "angular velocity theta_dot (rad/s, clipped to [-8, 8])"),
+        ("reset", "theta ~ uniform(-pi, pi), theta_dot ~ uniform(-1, 1)"),
+    ],
     "CartPoleEnv": [
         ("obs[0]", "cart position (m)"),
         ("obs[1]", "cart velocity (m/s)"),
@@ -93,6 +100,19 @@ KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
         ("obs[54:61]", "object position xyz (m) and orientation quaternion (w, x, y, z)"),
     ],
 }
+DOCUMENTED_SPANS: dict[str, list[tuple[int, int, str]]] = {
+    "AdroitHandDoorEnv": [
+        (35, 38, "palm - handle: site S_grasp minus site S_handle, xyz (m)"),
+        (38, 39, "door-open flag: +1 when door_hinge > 1.0 rad, else -1"),
+    ],
+    "AdroitHandHammerEnv": [
+        (27, 33, "clip(qvel[-6:], -1, 1): the hammer's velocity (OBJTx, OBJTy, OBJTz, OBJRx, OBJRy, OBJRz)"),
+        (36, 39, "body pos of Object (the hammer), xyz (m)"),
+        (39, 42, "the hammer's orientation as Euler angles about x, y, z (rad); obs[39] is its x-rotation"),
+        (45, 46, "nail-impact sensor S_nail (touch force, clipped to [-1, 1])"),
+    ],
+}
+"""Observation spans the matcher cannot read (differences, flags, sensors), from each env's `_get_obs` source."""
 GOAL_PARTS = {
     "Fetch": "achieved_goal = the object's position xyz; goal = the target position xyz",
     "ShadowHand": "achieved_goal = the object's position xyz + quaternion (w, x, y, z); goal = the target pose, same layout",
@@ -107,12 +127,26 @@ KNOWN_ACTIONS: dict[str, list[str]] = {
         "- action[3] = finger opening: -1 closes, +1 opens",
     ],
     "BipedalWalker": ["- action[0:4] = motor torque of hip 1, knee 1, hip 2, knee 2 (each in [-1, 1])"],
+    "PendulumEnv": ["- action[0] = torque (N m) in [-2, 2]; positive torque increases theta_dot"],
     "LunarLander": [
         "- action[0] = main engine: off below 0, throttle 50% to 100% from 0 to 1",
-        "- action[1] = side engines: below -0.5 fires the left booster, above 0.5 the right, off in between",
+        "- action[1] = side engines: below -0.5 fires the left booster (pushes toward -x: vx decreases, and obs[4]"
+        " increases), above 0.5 the right one (vx increases, obs[4] decreases), off in between",
     ],
     "Continuous_MountainCarEnv": ["- action[0] = engine force in [-1, 1] (+ pushes right)"],
 }
+TERMINATIONS = {
+    "Continuous_MountainCarEnv": "the episode ends when the car reaches the flag (position >= 0.45): a success"
+    " termination.",
+    "MountainCarEnv": "the episode ends when the car reaches the flag (position >= 0.5): a success termination.",
+    "LunarLander": "the episode ends on a crash (the body touches the ground), when |obs[0]| >= 1 (off screen), or"
+    " when the lander comes to rest (asleep: landed or stuck).",
+    "BipedalWalker": "the episode ends when the hull touches the ground, when the walker leaves the course at its"
+    " start (x < 0), or when it reaches the course's end (a success termination).",
+    "PendulumEnv": "never ends early; episodes end at the time limit.",
+    "CartPoleEnv": "the episode ends when |pole angle| > 0.2095 rad or |cart position| > 2.4.",
+}
+"""The early-termination rule of each documented env without a MuJoCo model (from its source)."""
 _REWARD_WORDS = re.compile(r"reward|shaping|cost|penalt", re.IGNORECASE)
 MAX_SOURCE_LINES = 80
 
@@ -137,7 +171,7 @@ def known_layout_lines(base) -> list[str] | None:
     key = layout_key(base)
     if key is None:
         return None
-    lines = [f"- {where} = {what}" for where, what in KNOWN_LAYOUTS[key]]
+    lines = [f"- {where} = {what}" if where.startswith("obs") else f"- {what}" for where, what in KNOWN_LAYOUTS[key]]
     if key in GOAL_PARTS:
         lines.append(f"- {GOAL_PARTS[key]}")
     return lines
@@ -164,8 +198,24 @@ def source_without_reward(base) -> list[str]:
     return ["(no source available: read `state.obs` by index)"]
 
 
-def manipulation_lines(schema) -> list[str]:
-    """What a manipulation reward can read: contacts, frames, gripper and tendon names."""
+def by_prefix(names: list[str], least: int = 5) -> str:
+    """Names as a comma list, those sharing a `Prefix_` (at least `least` of them) written once as `Prefix_{a, b}`."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        head, sep, tail = name.partition("_")
+        groups.setdefault(head + sep if sep and head else name, []).append(tail if sep and head else "")
+    parts = []
+    for head, tails in groups.items():
+        if len(tails) >= least and all(tails):
+            parts.append(f"{head}{{{', '.join(tails)}}}")
+        else:
+            parts += [head + t for t in tails]
+    return ", ".join(parts)
+
+
+def manipulation_lines(schema, fingers: bool = True) -> list[str]:
+    """What a manipulation reward can read: contacts, frames, gripper (`fingers`: when no hand section names them)
+    and tendon names."""
     grip = [j for j in schema.joints if re.search(r"finger|grip|close|pad|claw", j, re.IGNORECASE)]
     lines = [
         "## Contacts and frames (manipulation)",
@@ -174,14 +224,22 @@ def manipulation_lines(schema) -> list[str]:
         " (N, summed) take geom or body names (b=None: against anything).",
         "- `state.site(name).xmat`, `state.body(name).xmat`: 3x3 world rotation of a frame (columns = its x, y, z axes).",
     ]
-    named_geoms = [g for g in schema.geom_names if not g.startswith("geom_")]
+    model = getattr(schema, "_model", None)
+    named_geoms = [
+        g
+        for i, g in enumerate(schema.geom_names)
+        if not re.match(r"_?geom_\d+$", g)
+        and (model is None or model.geom_contype[i] | model.geom_conaffinity[i])  # not a visual-only geom
+    ]
     if named_geoms:
         lines.append(
-            f"- Named geoms ({len(named_geoms)}): {', '.join(named_geoms[:60])}"
+            f"- Named geoms ({len(named_geoms)}, collision only): {by_prefix(named_geoms[:60])}"
             + (" ..." if len(named_geoms) > 60 else "")
         )
-    if grip:
-        lines.append(f"- Gripper/finger joints (their qpos is the opening): {', '.join(grip[:30])}")
+    if grip and fingers:
+        lines.append(f"- Gripper/finger joints: {', '.join(grip[:30])}")
     if schema.tendon_names:
-        lines.append(f"- Tendons (coupled finger joints): {', '.join(schema.tendon_names)}")
+        lines.append(
+            f"- {len(schema.tendon_names)} tendons couple finger joints (read the joints; the State API has no tendons)"
+        )
     return lines

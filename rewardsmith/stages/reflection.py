@@ -35,8 +35,14 @@ TRACE_COMPONENTS = 6
 """Most reward-component columns in a step trace (after the state's columns)."""
 
 
+TINY = 1e-6
+SAME_FITNESS = 0.05
+"""Best and worst episodes this close (relative) get one step trace, not two."""
+
+
 def _g(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3g}"
+    """3 significant digits; |value| < 1e-6 as 0 (float noise, not a signal); "-" for None."""
+    return "-" if value is None else "0" if abs(value) < TINY else f"{value:.3g}"
 
 
 def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
@@ -327,10 +333,14 @@ def trace_budget(model: Any) -> int:
 
 
 def trace_picks(recorded: list, episodes: list[dict[str, Any]]) -> list[tuple[str, int]]:
-    """(label, index) of the recorded episodes a step trace shows: the best and the worst by fitness."""
+    """(label, index) of the recorded episodes a step trace shows: the best and the worst by fitness; the best
+    alone when the two differ by at most `SAME_FITNESS` of the best's magnitude (two near-identical traces)."""
     order = sorted(range(min(len(recorded), len(episodes))), key=lambda i: recorded[i].fitness)
     if not order:
         return []
+    best, worst = recorded[order[-1]].fitness, recorded[order[0]].fitness
+    if len(order) > 1 and abs(best - worst) <= SAME_FITNESS * max(abs(best), abs(worst)):
+        return [("best (the worst episode scored within 5% of it)", order[-1])]
     return [("best", order[-1]), ("worst", order[0])] if len(order) > 1 else [("only", order[0])]
 
 

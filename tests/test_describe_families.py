@@ -1,0 +1,179 @@
+"""The printed facts of each family, checked against the env itself: axes after reset, the gripper's direction
+found by stepping it, observation spans, action semantics, termination, and the scorer behind `success`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rewardsmith.reward.state import schema_for
+from rewardsmith.stages.env_description import describe
+from rewardsmith.task import ENVS_DIR, list_tasks, load_task, make_env
+
+
+def _env(name: str):
+    env = make_env(load_task(name))
+    env.reset(seed=0)
+    return env
+
+
+def _line(text: str, start: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(start))
+
+
+def _finger_after(env, joint: str, grip: float, steps: int = 10) -> float:
+    env.reset(seed=0)
+    action = np.zeros(env.action_space.shape, dtype=np.float32)
+    action[3] = grip
+    for _ in range(steps):
+        env.step(action)
+    return float(env.unwrapped.data.qpos[env.unwrapped.model.joint(joint).qposadr[0]])
+
+
+def test_metaworld_axes_are_read_after_reset_and_the_fingers_direction_by_stepping() -> None:
+    text = describe(load_task("metaworld-peg-insert-side"))
+    env = _env("metaworld-peg-insert-side")
+    base = env.unwrapped
+    j = base.model.joint("r_close")
+    world = base.data.xmat[j.bodyid[0]].reshape(3, 3) @ base.model.jnt_axis[j.id]  # the reset state, not qpos0
+    shown = ", ".join(f"{c + 0.0:.2f}" for c in np.round(world, 2))
+    assert f"world ({shown})" in text
+    assert "their qpos is the opening" not in text and "right_j0" not in text  # the mocap arm's joints are left out
+    closing, opening = _finger_after(env, "r_close", +1.0), _finger_after(env, "r_close", -1.0)
+    assert closing > opening  # Meta-World: +1 closes, and r_close grows as it does
+    assert "grows as the gripper closes" in _line(text, "- r_close (qpos[")
+    assert "shrinks as the gripper closes" in _line(text, "- l_close (qpos[")
+    assert "- hand frame: body `hand`" in text and "rightEndEffector and leftEndEffector" in text
+
+
+def test_fetch_fingers_shrink_as_they_close_and_fetch_push_ignores_the_gripper() -> None:
+    text = describe(load_task("fetch-pick-and-place"))
+    env = _env("fetch-pick-and-place")
+    joint = "robot0:r_gripper_finger_joint"
+    assert _finger_after(env, joint, -1.0) < _finger_after(env, joint, +1.0)  # Fetch: -1 closes
+    assert "shrinks as the gripper closes" in _line(text, f"- {joint} (qpos[")
+    push = describe(load_task("fetch-push"))
+    env = _env("fetch-push")
+    assert _finger_after(env, joint, -1.0) == pytest.approx(_finger_after(env, joint, +1.0), abs=1e-4)
+    assert "the gripper action action[3] is ignored by this env (block_gripper)" in push
+
+
+def test_adroit_door_spans_and_position_servo_actions() -> None:
+    text = describe(load_task("adroit-door"))
+    env = _env("adroit-door")
+    base = env.unwrapped
+    obs = np.asarray(base._get_obs())
+    grasp, handle = (base.data.site_xpos[base.model.site(s).id] for s in ("S_grasp", "S_handle"))
+    assert np.allclose(obs[35:38], grasp - handle)
+    assert "- obs[35:38] = palm - handle" in text and "- obs[38] = door-open flag" in text
+    assert obs[38] == (1.0 if base.data.qpos[base.model.joint("door_hinge").qposadr[0]] > 1.0 else -1.0)
+    assert "Position servos: each action value in [-1, 1] is a position target" in text
+    ctrl_lo, ctrl_hi = base.model.actuator_ctrlrange[0]
+    env.step(np.full(env.action_space.shape, -1.0, dtype=np.float32))
+    assert base.data.ctrl[0] == pytest.approx(ctrl_lo)  # -1 maps onto the low end of the control range
+    assert "for each of: )" not in text and "backflip" not in text  # no garbled label, no backflip on a hand
+    assert "unlabelled" not in text
+
+
+def test_adroit_hammer_spans() -> None:
+    text = describe(load_task("adroit-hammer"))
+    env = _env("adroit-hammer")
+    env.step(env.action_space.sample())
+    base = env.unwrapped
+    obs = np.asarray(base._get_obs())
+    assert np.allclose(obs[27:33], np.clip(base.data.qvel[-6:], -1, 1))
+    assert "- obs[27:33] = clip(qvel[-6:], -1, 1): the hammer's velocity" in text
+    assert "- obs[45] = nail-impact sensor" in text and "obs[39] is its x-rotation" in text
+
+
+@pytest.mark.parametrize(
+    ("task", "rule"),
+    [
+        ("mountaincar-reach-flag", "reaches the flag (position >= 0.45): a success termination"),
+        ("lunarlander-land", "on a crash (the body touches the ground), when |obs[0]| >= 1"),
+        ("bipedalwalker-walk", "when the hull touches the ground"),
+    ],
+)
+def test_envs_without_a_model_state_their_termination(task: str, rule: str) -> None:
+    text = describe(load_task(task))
+    assert rule in _line(text, "- Early termination: ")
+    assert not re.search(r"\d\.\d{6,}", text)  # bounds rounded, no float32 artefacts
+
+
+def test_mountaincar_ends_at_the_flag_as_described() -> None:
+    env = _env("mountaincar-reach-flag")
+    env.unwrapped.state = np.array([0.449, 0.02])
+    _, _, terminated, _, _ = env.step(np.array([1.0], dtype=np.float32))
+    assert terminated and env.unwrapped.state[0] >= 0.45
+
+
+def test_lunarlander_side_boosters_move_as_described() -> None:
+    text = describe(load_task("lunarlander-land"))
+    assert "below -0.5 fires the left booster (pushes toward -x: vx decreases, and obs[4] increases)" in text
+    env = _env("lunarlander-land")
+
+    def after(side: float) -> np.ndarray:
+        obs, _ = env.reset(seed=0)
+        start = obs
+        for _ in range(5):
+            obs, *_ = env.step(np.array([-1.0, side], dtype=np.float32))
+        return obs - start
+
+    left, none = after(-1.0), after(0.0)
+    assert left[2] < none[2] and left[4] > none[4]
+    assert "obs[0] = -0.2 and +0.2" in text and "crash" in text
+
+
+def test_pendulum_gets_its_action_and_semantics(tmp_path: Path) -> None:
+    (tmp_path / "pendulum-up.toml").write_text(
+        'name = "pendulum-up"\nenv = "Pendulum-v1"\ndescription = "Swing the pendulum up."\n'
+        '[fitness]\nscorer = "scorers:FinalDistance"\n'
+    )
+    text = describe(load_task(tmp_path / "pendulum-up.toml"))
+    assert "- action[0] = torque (N m) in [-2, 2]; positive torque increases theta_dot" in text
+    assert "theta = 0 is upright" in text and "theta ~ uniform(-pi, pi)" in text
+    assert "- Early termination: never ends early" in text
+    env = make_env(load_task(tmp_path / "pendulum-up.toml"))
+    env.reset(seed=0)
+    env.unwrapped.state = np.array([0.5, 0.0])
+    obs, *_ = env.step(np.array([2.0], dtype=np.float32))
+    assert obs[2] > 0  # positive torque increases theta_dot (gravity at theta 0.5 pushes the same way, so also check)
+    env.unwrapped.state = np.array([-0.5, 0.0])
+    obs, *_ = env.step(np.array([2.0], dtype=np.float32))
+    assert obs[2] > -0.2  # against gravity's pull toward -theta, +2 N m still wins over one step from rest
+
+
+def test_button_press_prints_no_range_that_makes_the_task_look_impossible() -> None:
+    line = _line(describe(load_task("metaworld-button-press")), "- btnbox_joint:")
+    assert "soft limit" in line and "0.073" in line
+
+
+THRESHOLDS = ("success_distance", "success_speed", "min_height", "max_tilt", "success_angle", "min_qpos",
+              "max_distance", "hold_steps", "success_turns", "max_drift")
+
+
+@pytest.mark.parametrize("name", sorted(s.name for s in list_tasks(ENVS_DIR)))
+def test_success_names_the_scorers_own_threshold_and_target(name: str) -> None:
+    """The success sentence states each threshold the scorer's kwargs set, and a Meta-World goal task names the
+    goal (obs[36:39]) that the scorer measures to (peg-insert-side once said "the hole", 0.066 m off)."""
+    spec = load_task(name)
+    kwargs = spec.fitness.kwargs
+    text = spec.success or ""
+    for key in THRESHOLDS:
+        if key in kwargs:
+            assert f"{kwargs[key]:g}" in text, (key, kwargs[key], text)
+    if spec.fitness.scorer.endswith("MetaWorldGoal"):
+        assert "goal" in text and "hole" not in text.split("goal")[0]
+        if kwargs.get("weights"):
+            assert "weighted" in text and str([round(w) for w in kwargs["weights"]]).replace(".0", "") in text
+        if kwargs.get("point") not in (None, "object", "tcp", "hand"):
+            assert kwargs["point"] in text
+
+
+def test_the_describe_names_what_the_state_api_has_for_contacts() -> None:
+    text = describe(load_task("hopper-hop"))
+    assert "has no contact list" not in text and "`state.touching(a, b=None)`" in text
+    assert schema_for(_env("hopper-hop")) is not None
