@@ -3,6 +3,7 @@
     python bench/throughput.py                      # every family, small counts
     python bench/throughput.py --families meta peer --train-steps 2000
     python bench/throughput.py --vec                # also PPO with n_envs=4: DummyVecEnv vs SubprocVecEnv
+    python bench/throughput.py --backends hopper-hop halfcheetah-run --train-steps 20000   # issue 24's table
 
 Per family it prints: raw `env.step` steps/s (random actions), the same through `ApplyReward` with the
 native reward and with the family's example reward file (`envs/examples/`), then training steps/s of the
@@ -14,6 +15,12 @@ repeated on the already-read states. Native and file runs alternate within each 
 of `--reps` is kept. Single-threaded torch, CPU. Rates are per CPU-second of this process
 (`time.process_time`), so that other work on a shared machine disturbs them far less than wall time
 would; `--wall` measures wall time instead (the `--vec` SubprocVecEnv rows always do).
+
+`--backends TASK...` prints instead, per task: the raw physics rate (random actions, bare env), bare SB3
+PPO at the settings before issue 24 (1 env, `OLD` of bench/equal_learning.py) and at the spec's settings
+(its `n_envs`, batch and epochs), then the whole `rewardsmith train` command for each training backend
+(reward file, sandbox, the trusted evaluation and start-up all included) in wall-clock time and in the CPU
+seconds of its processes, each as steps/s and as a share of the raw rate.
 """
 
 from __future__ import annotations
@@ -89,7 +96,9 @@ def step_rate(spec, reward_fn, source: str | None, steps: int) -> float:
     return rate
 
 
-def train_rate(spec, reward_fn, source: str, steps: int, n_envs: int = 1, vec: str = "dummy") -> float:
+def train_rate(
+    spec, reward_fn, source: str, steps: int, n_envs: int = 1, vec: str = "dummy", overrides: dict | None = None
+) -> float:
     from stable_baselines3 import PPO, SAC
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
@@ -98,7 +107,7 @@ def train_rate(spec, reward_fn, source: str, steps: int, n_envs: int = 1, vec: s
 
     env = (SubprocVecEnv if vec == "subproc" else DummyVecEnv)([make] * n_envs)
     algo = {"PPO": PPO, "SAC": SAC}[spec.train.algo]
-    hyper = dict(spec.train.hyperparams)
+    hyper = {**spec.train.hyperparams, **(overrides or {})}
     if spec.train.algo == "SAC":
         hyper.update(learning_starts=min(hyper.get("learning_starts", 100), steps // 4), buffer_size=steps + 10)
     else:
@@ -112,6 +121,60 @@ def train_rate(spec, reward_fn, source: str, steps: int, n_envs: int = 1, vec: s
     return rate
 
 
+def cli_train(task: str, example: str, steps: int) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (all its processes) of `rewardsmith train TASK REWARD --timesteps STEPS`."""
+    import resource
+    import subprocess
+    import sys
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "rewardsmith", "train", task, str(EXAMPLES / example), "--timesteps", str(steps)]
+    subprocess.run(command, check=True, capture_output=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def backend_table(tasks: list[str], steps: int, raw_steps: int) -> None:
+    """Issue 24's table: raw physics, bare SB3 (old and spec settings) and `rewardsmith train` per backend."""
+    sys_path = str(Path(__file__).resolve().parent)
+    import sys
+
+    sys.path.insert(0, sys_path)
+    from equal_learning import OLD
+
+    from rewardsmith.workers.backends import BACKENDS
+
+    print(f"{'task':16} {'setup':44} {'steps/s':>8} {'share of raw':>12}")
+    for task in tasks:
+        spec = load_task(task)
+        example = f"{task.replace('-', '_')}.py"
+        reward_fn = reward_for(example)
+        raw = step_rate(spec, None, None, raw_steps)
+        old = OLD.get(task, {"n_envs": 1, "hyperparams": {}})
+        n_envs = spec.train.n_envs
+        rows = [
+            ("raw env, random actions (CPU time)", raw),
+            (
+                "bare SB3 PPO, old settings, 1 env (CPU time)",
+                train_rate(spec, reward_fn, "candidate", steps, 1, overrides=old["hyperparams"]),
+            ),
+            (
+                f"bare SB3 PPO, spec settings, {n_envs} envs (CPU time)",
+                train_rate(spec, reward_fn, "candidate", steps, n_envs),
+            ),
+        ]
+        for backend in BACKENDS:
+            if backend != spec.train.backend:
+                continue  # `rewardsmith train` runs the spec's backend
+            wall, cpu = cli_train(task, example, steps)
+            rows.append((f"rewardsmith train, {backend} (wall clock)", steps / wall))
+            rows.append((f"rewardsmith train, {backend} (CPU time of its processes)", steps / cpu))
+        for label, rate in rows:
+            print(f"{task:16} {label:44} {rate:8.0f} {rate / raw:12.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--families", nargs="*", default=list(FAMILIES), choices=list(FAMILIES))
@@ -120,7 +183,12 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--vec", action="store_true", help="also PPO with 4 envs: DummyVecEnv vs SubprocVecEnv")
     parser.add_argument("--wall", action="store_true", help="wall-clock time instead of this process's CPU time")
+    parser.add_argument("--backends", nargs="*", default=None, help="issue 24's table for these tasks instead")
     args = parser.parse_args()
+    if args.backends:
+        torch.set_num_threads(1)
+        backend_table(args.backends, args.train_steps, args.raw_steps)
+        return
     if args.wall:
         global clock
         clock = time.perf_counter

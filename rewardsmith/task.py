@@ -71,7 +71,8 @@ class TrainDefaults(BaseModel):
     algo: Literal["PPO", "SAC"] = "PPO"
     timesteps: int = Field(100_000, gt=0, description="Env steps per candidate during the search.")
     final_timesteps: int = Field(300_000, gt=0, description="Env steps for the final retraining of the best reward.")
-    n_envs: int = Field(1, ge=1, le=64)
+    n_envs: int = Field(1, ge=1, le=64, description="Train envs stepped in turn in the training worker.")
+    backend: str = Field("sb3", pattern=r"^[a-z][a-z0-9_]*$", description="rewardsmith.workers.backends.BACKENDS")
     hyperparams: dict[str, Any] = Field(default_factory=dict, description="Passed to the SB3 algorithm constructor.")
     policy_kwargs: dict[str, Any] = Field(
         default_factory=dict,

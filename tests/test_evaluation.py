@@ -19,10 +19,11 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.search.final import finished_seeds
 from rewardsmith.search.training import fresh_seeds, reward_budget, train_and_evaluate
 from rewardsmith.task import ENVS_DIR, make_env, read_task
+from rewardsmith.workers.backends.sb3 import policy_bytes
 from rewardsmith.workers.evaluate import build_policy, load_weights
 from rewardsmith.workers.executor import LocalExecutor
 from rewardsmith.workers.job import WorkerJob
-from rewardsmith.workers.train import LateReward, policy_bytes
+from rewardsmith.workers.train import LateReward
 
 HOSTILE = Path(__file__).with_name("hostile")
 HONEST = ENVS_DIR / "examples" / "inverted_double_pendulum_balance.py"
@@ -46,8 +47,13 @@ class GateOff:
 
 @pytest.fixture
 def spec_path(tiny_spec):
-    return tiny_spec(TASK, timesteps=512, eval_freq=256, eval_episodes=2,
-                     hyperparams={"n_steps": 128, "batch_size": 64, "n_epochs": 1})
+    return tiny_spec(
+        TASK,
+        timesteps=512,
+        eval_freq=256,
+        eval_episodes=2,
+        hyperparams={"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+    )
 
 
 def policy_for(spec_path: Path):
@@ -193,8 +199,14 @@ def test_late_slow_reward_is_stopped_early_not_at_the_wall(spec_path, tmp_path):
     try:
         started = time.monotonic()
         result, evaluation = train_and_evaluate(
-            spec_path, HOSTILE / "late_slow_reward.py", tmp_path / "cand", timesteps=4096, seed=0,
-            eval_episodes=1, executor=executor, reward_budget_s=0.005,
+            spec_path,
+            HOSTILE / "late_slow_reward.py",
+            tmp_path / "cand",
+            timesteps=4096,
+            seed=0,
+            eval_episodes=1,
+            executor=executor,
+            reward_budget_s=0.005,
         )
     finally:
         executor.shutdown()
@@ -207,8 +219,11 @@ def test_late_slow_reward_is_stopped_early_not_at_the_wall(spec_path, tmp_path):
 
 
 def forged_lines(cand: Path) -> list[float]:
-    return [line["fitness"] for line in map(json.loads, (cand / "metrics.jsonl").read_text().splitlines())
-            if line.get("fitness") is not None]
+    return [
+        line["fitness"]
+        for line in map(json.loads, (cand / "metrics.jsonl").read_text().splitlines())
+        if line.get("fitness") is not None
+    ]
 
 
 @pytest.mark.slow
@@ -217,7 +232,12 @@ def test_gate_off_forgers_cannot_change_the_fitness(spec_path, tmp_path, program
     executor = GateOff()
     try:
         result, evaluation = train_and_evaluate(
-            spec_path, HOSTILE / f"{program}.py", tmp_path / "cand", timesteps=512, seed=0, eval_episodes=3,
+            spec_path,
+            HOSTILE / f"{program}.py",
+            tmp_path / "cand",
+            timesteps=512,
+            seed=0,
+            eval_episodes=3,
             executor=executor,
         )
     finally:
@@ -243,8 +263,18 @@ def test_final_seeds_count_only_through_parent_events(tmp_path):
     folder.event("final_seed_done", candidate="1.1", seed=0, status="rejected", fitness=None, error="killed")
     folder.event("final_seed_done", candidate="1.2", seed=1, status="ok", fitness=3.0)
     assert finished_seeds(folder, "1.1") == {}
-    folder.event("final_seed_done", candidate="1.1", seed=0, status="ok", fitness=0.5, fitness_se=0.1,
-                 success_rate=0.0, episodes=3, error=None, wall_s=1.0)
+    folder.event(
+        "final_seed_done",
+        candidate="1.1",
+        seed=0,
+        status="ok",
+        fitness=0.5,
+        fitness_se=0.1,
+        success_rate=0.0,
+        episodes=3,
+        error=None,
+        wall_s=1.0,
+    )
     assert finished_seeds(folder, "1.1")[0]["fitness"] == 0.5
 
 
@@ -256,15 +286,27 @@ def test_resume_plant_is_rejected_and_never_read_back(spec_path, tmp_path):
     executor = GateOff()
     try:
         result, evaluation = train_and_evaluate(
-            spec_path, HOSTILE / "resume_plant.py", cand, timesteps=256, seed=0, eval_episodes=2,
-            executor=executor, options={"timeout_s": 40, "stall_timeout_s": 40},
+            spec_path,
+            HOSTILE / "resume_plant.py",
+            cand,
+            timesteps=256,
+            seed=0,
+            eval_episodes=2,
+            executor=executor,
+            options={"timeout_s": 40, "stall_timeout_s": 40},
         )
         assert result.status == "rejected" and evaluation is None
         (cand / "eval").mkdir(exist_ok=True)  # what the program plants once loaded (it may be killed sooner)
         (cand / "summary.json").write_text(json.dumps({"status": "ok", "fitness": 1e9}))
         (cand / "eval" / "evaluation.json").write_text(json.dumps({"fitness": [1e9], "fitness_mean": 1e9}))
         result, evaluation = train_and_evaluate(
-            spec_path, HONEST, cand, timesteps=256, seed=0, eval_episodes=2, executor=executor,
+            spec_path,
+            HONEST,
+            cand,
+            timesteps=256,
+            seed=0,
+            eval_episodes=2,
+            executor=executor,
         )
     finally:
         executor.shutdown()
@@ -279,11 +321,15 @@ def test_resume_plant_is_rejected_and_never_read_back(spec_path, tmp_path):
 def script(tmp_path: Path, forger: str) -> Path:
     """A scripted designer with two replies: the shipped honest reward, then a forger from tests/hostile/."""
     honest = HONEST.read_text().strip()
-    forged = "\n".join(line for line in (HOSTILE / f"{forger}.py").read_text().splitlines()
-                       if not line.startswith("# ")).strip()
+    forged = "\n".join(
+        line for line in (HOSTILE / f"{forger}.py").read_text().splitlines() if not line.startswith("# ")
+    ).strip()
     path = tmp_path / "forger_run.jsonl"
-    path.write_text("".join(json.dumps({"role": "designer", "content": f"```python\n{code}\n```\n"}) + "\n"
-                            for code in (honest, forged)))
+    path.write_text(
+        "".join(
+            json.dumps({"role": "designer", "content": f"```python\n{code}\n```\n"}) + "\n" for code in (honest, forged)
+        )
+    )
     return path
 
 
@@ -315,8 +361,9 @@ def parent_numbers(run: Path) -> list[float]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("gate,forger", [("on", "scorer_monkeypatch"), ("off", "scorer_monkeypatch"),
-                                         ("off", "writer_hook")])
+@pytest.mark.parametrize(
+    "gate,forger", [("on", "scorer_monkeypatch"), ("off", "scorer_monkeypatch"), ("off", "writer_hook")]
+)
 def test_scripted_run_selects_the_honest_candidate(tiny_spec, tmp_path, monkeypatch, gate, forger):
     """Gate on, the forger is rejected. Gate off, it trains and fools its own worker's reports (9e5, 1e6), yet
     every fitness the parent records, selects by and reports comes from the evaluation worker, and there the
@@ -330,17 +377,29 @@ def test_scripted_run_selects_the_honest_candidate(tiny_spec, tmp_path, monkeypa
     spec = tiny_spec(TASK, timesteps=STEPS, eval_episodes=3)
     if gate == "off":  # the critic's static stage and every worker's gate bypassed: the OS layers alone
         monkeypatch.setattr("rewardsmith.stages.critic.static_findings", lambda source, **options: [])
-    config = RunConfig(task=str(spec), model=f"scripted:{script(tmp_path, forger)}", iterations=1, samples=2,
-                       timesteps=STEPS, final_timesteps=STEPS, final_seeds=1, repair_rounds=0, workers=2,
-                       semantic=False, rungs=[1.0], out=tmp_path / "run")
+    config = RunConfig(
+        task=str(spec),
+        model=f"scripted:{script(tmp_path, forger)}",
+        iterations=1,
+        samples=2,
+        timesteps=STEPS,
+        final_timesteps=STEPS,
+        final_seeds=1,
+        repair_rounds=0,
+        workers=2,
+        semantic=False,
+        rungs=[1.0],
+        out=tmp_path / "run",
+    )
     executor = GateOff(2) if gate == "off" else LocalExecutor(2)
     try:
         folder = run_search(config, executor=executor)
     finally:
         executor.shutdown()
     records = {r.id: r for r in folder.candidates()}
-    honest = next(r for r in records.values()
-                  if "tip_height" in (folder.cand_dir(r.iteration, r.index) / "reward.py").read_text())
+    honest = next(
+        r for r in records.values() if "tip_height" in (folder.cand_dir(r.iteration, r.index) / "reward.py").read_text()
+    )
     forging = next(r for r in records.values() if r.id != honest.id)
     summary = folder.summary()
     assert honest.status == "trained" and best_record(list(records.values())) == honest

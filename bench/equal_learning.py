@@ -1,0 +1,95 @@
+"""Equal learning at equal env steps: the settings before issue 24 against the per-task settings now in the spec.
+
+For each task, each seed and each variant, one training of the task's example reward through the sandboxed
+training worker, then the trusted evaluation worker on its weights (`search.training.train_and_evaluate`,
+what the search pays per candidate). "old" is the task's `[train]` before the change (1 env and the
+hyperparameters in `OLD` below), "new" the spec as it is. Prints per task and variant the trusted fitness
+(mean over seeds, and each seed), the training's wall seconds, and writes the rows as JSON.
+
+    REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/equal_learning.py --steps 50000 --seeds 1 2 \\
+        --tasks hopper-hop halfcheetah-run --json docs/equal_learning.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rewardsmith.search.training import train_and_evaluate  # noqa: E402
+from rewardsmith.workers.executor import make_executor  # noqa: E402
+
+EXAMPLES = ROOT / "envs" / "examples"
+OLD = {  # task -> the [train] settings it had before issue 24 (those the new ones must not learn worse than)
+    "hopper-hop": {"n_envs": 1, "hyperparams": {"n_steps": 512, "batch_size": 32, "n_epochs": 5}},
+    "halfcheetah-run": {"n_envs": 1, "hyperparams": {"n_steps": 512, "batch_size": 64, "n_epochs": 20}},
+    "ant-run": {"n_envs": 1, "hyperparams": {"n_steps": 1024, "batch_size": 64, "n_epochs": 10}},
+    "walker2d-walk": {"n_envs": 1, "hyperparams": {"n_steps": 512, "batch_size": 32, "n_epochs": 20}},
+}
+
+
+def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: Path) -> dict:
+    """One training and trusted evaluation; its fitness and wall seconds."""
+    options = OLD[task] if variant == "old" else {}
+    started = time.perf_counter()
+    result, evaluation = train_and_evaluate(
+        ROOT / "envs" / f"{task}.toml",
+        EXAMPLES / f"{task.replace('-', '_')}.py",
+        folder,
+        timesteps=steps,
+        seed=seed,
+        eval_episodes=episodes,
+        executor=make_executor("local", 1),
+        options=options,
+    )
+    if evaluation is None:
+        raise SystemExit(f"{task} {variant} seed {seed}: {result.status}: {result.error}")
+    train_wall = float((result.summary or {}).get("wall_s", 0.0))
+    return {
+        "task": task,
+        "variant": variant,
+        "seed": seed,
+        "steps": steps,
+        "fitness": evaluation.fitness_mean,
+        "train_wall_s": train_wall,
+        "job_wall_s": round(time.perf_counter() - started, 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tasks", nargs="+", default=["hopper-hop", "halfcheetah-run"], choices=list(OLD))
+    parser.add_argument("--steps", type=int, default=50_000)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--episodes", type=int, default=5)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="equal-learning-") as tmp:
+        for task in args.tasks:
+            for seed in args.seeds:
+                for variant in ("old", "new"):  # alternating, so that a change of load hits both alike
+                    row = one(task, variant, args.steps, seed, args.episodes, Path(tmp) / f"{task}-{variant}-{seed}")
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    if args.json:
+                        args.json.write_text(json.dumps(rows, indent=1))
+    print(f"\n{'task':16} {'variant':7} {'fitness (mean)':>14} {'per seed':30} {'train wall s (mean)':>19}")
+    for task in args.tasks:
+        for variant in ("old", "new"):
+            mine = [r for r in rows if r["task"] == task and r["variant"] == variant]
+            fits = [r["fitness"] for r in mine]
+            seeds = " ".join(f"{f:.3g}" for f in fits)
+            wall = statistics.mean(r["train_wall_s"] for r in mine)
+            print(f"{task:16} {variant:7} {statistics.mean(fits):14.3f} {seeds:30} {wall:19.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Training backends: one learner behind the seam in `base` ("train this reward on this task for N steps").
+
+`BACKENDS` maps a backend's name (`[train] backend` in a TaskSpec, or the job option `backend`) to the class
+that implements `base.TrainingBackend`, as "module:Class", imported only when a job asks for it (so a backend's
+heavy imports, such as JAX, cost nothing to a job that uses another). See CONTRIBUTING "How to add a training
+backend".
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from rewardsmith.errors import TaskSpecError
+from rewardsmith.workers.backends.base import TrainingBackend, TrainOutcome, TrainRequest
+
+BACKENDS: dict[str, str] = {
+    "sb3": "rewardsmith.workers.backends.sb3:SB3Backend",
+}
+DEFAULT_BACKEND = "sb3"
+
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "TrainOutcome", "TrainRequest", "TrainingBackend", "load_backend"]
+
+
+def load_backend(name: str) -> TrainingBackend:
+    """A fresh instance of the backend named `name`; a TaskSpecError names the known ones otherwise."""
+    entry = BACKENDS.get(name)
+    if entry is None:
+        raise TaskSpecError(f"unknown training backend {name!r}; known: {', '.join(sorted(BACKENDS))}")
+    module_name, class_name = entry.split(":")
+    backend = getattr(importlib.import_module(module_name), class_name)()
+    if not isinstance(backend, TrainingBackend):
+        raise TaskSpecError(f"training backend {name!r} ({entry}) does not implement TrainingBackend")
+    return backend

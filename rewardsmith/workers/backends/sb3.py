@@ -1,0 +1,163 @@
+"""The SB3 backend (torch): PPO or SAC of stable-baselines3 on `n_envs` in-process Gymnasium envs.
+
+The train envs are stepped in this process one after another (`DummyVecEnv`: the sandbox denies fork, and on
+one core a batch of envs pays off through the learner, which then updates on bigger batches less often).
+Besides `policy.safetensors` it writes `model.zip` (SB3's own format, read only by the sandboxed video worker)
+and TensorBoard logs under `tb/`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from rewardsmith.run_folder.names import MODEL_FILE
+from rewardsmith.workers.backends.base import TrainingBackend, TrainLog, TrainOutcome, TrainRequest, run_episodes
+
+
+class SB3Backend(TrainingBackend):
+    """stable-baselines3 PPO/SAC, single-threaded torch on the CPU (or the job's device)."""
+
+    name = "sb3"
+
+    def prepare(self, request: TrainRequest) -> None:
+        """Build the vectorized train envs, the learning-curve env and the model; load the checkpoint."""
+        import torch
+        from stable_baselines3.common.monitor import Monitor
+        from stable_baselines3.common.utils import set_random_seed
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        torch.set_num_threads(1)
+        set_random_seed(request.seed)
+        self.request = request
+        self.train_env = DummyVecEnv([lambda: Monitor(request.reward_env()) for _ in range(request.n_envs)])
+        self.train_env.seed(request.seed)
+        self.eval_env = request.reward_env(scored=True)
+        self.model = build_model(request, self.train_env)
+        if request.checkpoint is not None:
+            from rewardsmith.workers.evaluate import load_weights
+
+            load_weights(self.model.policy, request.checkpoint)
+            self.model.num_timesteps = request.resume_timesteps
+
+    def check(self) -> None:
+        """One reset and step of every train env, then a reset."""
+        env = self.train_env
+        env.reset()
+        env.step(np.array([env.action_space.sample() for _ in range(env.num_envs)]))
+        env.reset()
+
+    def learn(self) -> TrainOutcome:
+        """`model.learn` with the heartbeat, component-log and learning-curve callbacks."""
+        from stable_baselines3.common.logger import configure
+
+        request, model = self.request, self.model
+        model.set_logger(configure(str(request.out_dir / "tb"), ["tensorboard"]))
+        eval_freq = request.eval_freq
+        callbacks = [
+            HeartbeatCallback(request.log, offset=request.resume_timesteps),
+            ComponentLogCallback(request.log, every=max(eval_freq // 2, 256)),
+            FitnessEvalCallback(
+                request.log, self.eval_env, eval_freq, request.spec.train.eval_episodes, seed=request.seed + 10_000
+            ),
+        ]
+        model.learn(
+            total_timesteps=request.timesteps, callback=callbacks, reset_num_timesteps=not request.resume_timesteps
+        )
+        model.save(request.out_dir / MODEL_FILE)
+        return TrainOutcome(int(model.num_timesteps), policy_bytes(model.policy), device=str(model.device))
+
+
+def build_model(request: TrainRequest, env):
+    """The spec's SB3 algorithm on `env` with its hyperparameters (the job's overrides applied)."""
+    from stable_baselines3 import PPO, SAC
+
+    spec = request.spec
+    algo = {"PPO": PPO, "SAC": SAC}[spec.train.algo]
+    return algo(
+        "MlpPolicy",
+        env,
+        seed=request.seed,
+        device=request.job.device,
+        verbose=0,
+        policy_kwargs=spec.train.sb3_policy_kwargs() or None,
+        **request.hyperparams,
+    )
+
+
+def policy_bytes(policy) -> bytes:
+    """The policy's state dict as safetensors bytes (tensors only, on the CPU)."""
+    from safetensors.torch import save
+
+    return save({k: v.detach().cpu().clone().contiguous() for k, v in policy.state_dict().items()})
+
+
+class HeartbeatCallback(BaseCallback):
+    """Touch the heartbeat with this job's env steps every `every` vector steps, so the supervisor sees progress."""
+
+    def __init__(self, log: TrainLog, every: int = 256, offset: int = 0) -> None:
+        super().__init__()
+        self.log, self.every, self.offset = log, every, offset
+
+    def _on_step(self) -> bool:
+        if self.n_calls % self.every == 0:
+            self.log.heartbeat(self.num_timesteps - self.offset)
+        return True
+
+
+class ComponentLogCallback(BaseCallback):
+    """Per-component episode sums during training, to metrics.jsonl (kind "train") and TensorBoard."""
+
+    def __init__(self, log: TrainLog, every: int) -> None:
+        super().__init__()
+        self.log, self.every = log, every
+        self.episodes: list[dict] = []
+        self.next_flush = every
+
+    def _on_step(self) -> bool:
+        for info in self.locals.get("infos", ()):
+            if "episode_stats" in info:
+                self.episodes.append(info["episode_stats"])
+        if self.num_timesteps >= self.next_flush and self.episodes:
+            self.flush()
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.episodes:
+            self.flush()
+
+    def flush(self) -> None:
+        stats = self.log.train_point(self.num_timesteps, self.episodes)
+        for name, value in stats["components"].items():
+            self.logger.record(f"reward_components/{name}", value)
+        self.episodes = []
+        self.next_flush = self.num_timesteps + self.every
+
+
+class FitnessEvalCallback(BaseCallback):
+    """Every `eval_freq` steps, run deterministic episodes on a separate env and log fitness (kind "eval")."""
+
+    def __init__(self, log: TrainLog, env: Any, eval_freq: int, episodes: int, seed: int) -> None:
+        super().__init__()
+        self.log, self.env, self.eval_freq, self.n_episodes, self.seed = log, env, eval_freq, episodes, seed
+        self.next_eval = eval_freq
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_eval:
+            self.next_eval += self.eval_freq
+            self.run_eval()
+        return True
+
+    def run_eval(self) -> None:
+        def act(obs):
+            return self.model.predict(obs, deterministic=True)[0]
+
+        stats = self.log.eval_point(self.num_timesteps, run_episodes(act, self.env, self.n_episodes, seed=self.seed))
+        for key in ("fitness", "success_rate", "ep_len", "return"):
+            self.logger.record(f"eval/{key}", stats[key])
+        self.logger.dump(self.num_timesteps)
+
+
+__all__ = ["SB3Backend", "build_model", "policy_bytes"]
