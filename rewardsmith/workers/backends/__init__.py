@@ -4,6 +4,9 @@
 that implements `base.TrainingBackend`, as "module:Class", imported only when a job asks for it (so a backend's
 heavy imports, such as JAX, cost nothing to a job that uses another). See CONTRIBUTING "How to add a training
 backend".
+
+Backends: `sb3` (stable-baselines3 on CPU envs, the default) and `mjx` (PPO in JAX over MJX envs, the `mjx`
+extra; the reward is traced to JAX and exported inside the sandbox).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from rewardsmith.workers.backends.base import TrainingBackend, TrainOutcome, Tra
 
 BACKENDS: dict[str, str] = {
     "sb3": "rewardsmith.workers.backends.sb3:SB3Backend",
+    "mjx": "rewardsmith.workers.backends.mjx:MjxBackend",
 }
 DEFAULT_BACKEND = "sb3"
 
