@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("jax", reason="the MJX backend needs the `mjx` extra (jax, mujoco-mjx)")
 pytest.importorskip("mujoco.mjx", reason="the MJX backend needs the `mjx` extra (jax, mujoco-mjx)")
 
-from rewardsmith.workers.mjx.envs import ENVS, UNSUPPORTED, MjxEnv, UnsupportedEnv, env_def  # noqa: E402
+from rewardsmith.workers.mjx.envs import ENVS, UNSUPPORTED, MjxEnv, UnsupportedEnv, env_def
 
 HORIZON = 20
 """Control steps compared: short, since chaotic contact dynamics amplify float32 rounding without bound."""

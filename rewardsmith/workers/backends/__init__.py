@@ -22,7 +22,41 @@ BACKENDS: dict[str, str] = {
 }
 DEFAULT_BACKEND = "sb3"
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "TrainOutcome", "TrainRequest", "TrainingBackend", "load_backend"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_BACKEND",
+    "TrainOutcome",
+    "TrainRequest",
+    "TrainingBackend",
+    "gpu_visible",
+    "load_backend",
+    "resolve_backend",
+]
+
+
+def gpu_visible() -> bool:
+    """True when the `mjx` extra is installed and an NVIDIA GPU is visible (cheap: no JAX import)."""
+    import importlib.util
+    import os
+    from pathlib import Path
+
+    if importlib.util.find_spec("jax") is None or importlib.util.find_spec("mujoco.mjx") is None:
+        return False
+    return Path("/dev/nvidia0").exists() and os.environ.get("CUDA_VISIBLE_DEVICES", "0") not in ("", "-1")
+
+
+def resolve_backend(requested: str | None, spec, reward_source: str = "candidate") -> str:
+    """The backend a job trains with: the requested one, else the spec's; `auto` is `mjx` when a GPU is visible
+    and the spec's env, algorithm and reward source run on MJX, else the spec's backend."""
+    from rewardsmith.workers.mjx.envs import supported
+
+    fallback = spec.train.backend or DEFAULT_BACKEND
+    if requested in (None, ""):
+        return fallback
+    if requested != "auto":
+        return str(requested)
+    fits = supported(spec.env, spec.env_kwargs) and spec.train.algo == "PPO" and reward_source == "candidate"
+    return "mjx" if fits and gpu_visible() else (fallback if fallback != "mjx" else "sb3")
 
 
 def load_backend(name: str) -> TrainingBackend:

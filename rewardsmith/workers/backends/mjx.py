@@ -17,7 +17,7 @@ import contextlib
 import threading
 import time
 
-from rewardsmith.errors import TaskSpecError
+from rewardsmith.errors import TaskSpecError, require_extra
 from rewardsmith.files import append_jsonl
 from rewardsmith.run_folder.names import METRICS_FILE
 from rewardsmith.workers.backends.base import TrainingBackend, TrainOutcome, TrainRequest
@@ -43,10 +43,12 @@ class MjxBackend(TrainingBackend):
     name = "mjx"
 
     def prepare(self, request: TrainRequest) -> None:
+        check_supported(request)  # before JAX: an unsupported task fails fast and clearly
         with pulse(request.log, 0):  # importing JAX and building the env take a while on a busy CPU
             self._prepare(request)
 
     def _prepare(self, request: TrainRequest) -> None:
+        require_extra("jax")
         import jax
 
         from rewardsmith.task import make_env
@@ -79,6 +81,7 @@ class MjxBackend(TrainingBackend):
         self.components = artifact.components
         self.artifact_bytes = len(artifact.blob)
         self.reward_call = load_reward_artifact(artifact.blob)  # from here on, only the export
+        self.request.reward.fn = None  # the trainer keeps no reference to the candidate's Python
 
     def learn(self) -> TrainOutcome:
         import numpy as np
@@ -111,7 +114,11 @@ class MjxBackend(TrainingBackend):
                 )
                 append_jsonl(req.out_dir / METRICS_FILE, record)
         self.params = runner[0]
-        summary = {"n_envs": self.n_envs, "reward_artifact_bytes": self.artifact_bytes, "steps_per_s": _rate(done, started)}
+        summary = {
+            "n_envs": self.n_envs,
+            "reward_artifact_bytes": self.artifact_bytes,
+            "steps_per_s": _rate(done, started),
+        }
         return TrainOutcome(req.resume_timesteps + done, weights_bytes(self.params), self.device, summary)
 
 
@@ -140,7 +147,6 @@ def _rate(done: int, started: float) -> float:
 def activation_of(policy):
     """The JAX activation of an SB3 policy's MLP (its first non-Linear module)."""
     import jax
-
     from torch import nn
 
     table = {nn.Tanh: jax.numpy.tanh, nn.ReLU: jax.nn.relu, nn.ELU: jax.nn.elu, nn.GELU: jax.nn.gelu}
@@ -159,7 +165,7 @@ def weights_bytes(params: dict) -> bytes:
     import torch
     from safetensors.torch import save
 
-    return save({k: torch.from_numpy(np.ascontiguousarray(np.asarray(v, dtype=np.float32))) for k, v in params.items()})
+    return save({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in params.items()})
 
 
 def params_from_weights(path, policy) -> dict:
@@ -170,6 +176,3 @@ def params_from_weights(path, policy) -> dict:
 
     load_weights(policy, path)
     return {k: jnp.asarray(v.detach().cpu().numpy()) for k, v in policy.state_dict().items()}
-
-
-

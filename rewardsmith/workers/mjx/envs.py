@@ -12,9 +12,10 @@ run here after the last substep, as Gymnasium's `do_simulation` does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rewardsmith.errors import RewardsmithError
 
@@ -75,7 +76,13 @@ def _idp_obs(d):
     jnp = _jnp()
     q = d.qpos
     return jnp.concatenate(
-        [q[:1], jnp.sin(q[1:]), jnp.cos(q[1:]), jnp.clip(d.qvel, -10.0, 10.0), jnp.clip(d.qfrc_constraint, -10.0, 10.0)[:1]]
+        [
+            q[:1],
+            jnp.sin(q[1:]),
+            jnp.cos(q[1:]),
+            jnp.clip(d.qvel, -10.0, 10.0),
+            jnp.clip(d.qfrc_constraint, -10.0, 10.0)[:1],
+        ]
     )
 
 
@@ -172,7 +179,9 @@ class MjxEnv:
         """An `mjx.Data` at this qpos/qvel (Gymnasium's `set_state`)."""
         jnp = _jnp()
         blank = self._blank
-        return self.forward(blank.replace(qpos=jnp.asarray(qpos, blank.qpos.dtype), qvel=jnp.asarray(qvel, blank.qvel.dtype)))
+        return self.forward(
+            blank.replace(qpos=jnp.asarray(qpos, blank.qpos.dtype), qvel=jnp.asarray(qvel, blank.qvel.dtype))
+        )
 
     def reset(self, key):
         """A fresh `mjx.Data` with the v5 env's reset noise around the model's qpos0."""

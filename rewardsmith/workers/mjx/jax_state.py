@@ -22,10 +22,7 @@ from rewardsmith.errors import RewardFileError
 from rewardsmith.reward.state import StateSchema
 
 MATH_TO_JNP = {"atan2": "arctan2", "atan": "arctan", "asin": "arcsin", "acos": "arccos", "fabs": "abs", "pow": "power"}
-MATH_SAME = (
-    "sqrt exp expm1 log log1p log2 log10 tanh sinh cosh sin cos tan hypot floor ceil isfinite isnan isinf "
-    "copysign degrees radians trunc"
-).split()
+MATH_SAME = ["sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "tanh", "sinh", "cosh", "sin", "cos", "tan", "hypot", "floor", "ceil", "isfinite", "isnan", "isinf", "copysign", "degrees", "radians", "trunc"]
 
 
 class Untraceable(RewardFileError):
@@ -177,10 +174,10 @@ def jax_globals(namespace: dict) -> dict[str, Any]:
             found[key] = jnp.linalg
         elif isinstance(value, types.ModuleType) and module == "math":
             found[key] = math_view
-        elif callable(value) and getattr(numpy, getattr(value, "__name__", ""), None) is value:
-            found[key] = getattr(jnp, value.__name__, value)
-        elif callable(value) and getattr(math, getattr(value, "__name__", ""), None) is value:
-            found[key] = getattr(math_view, value.__name__, value)
+        elif callable(value) and getattr(numpy, str(module), None) is value:  # from numpy import sqrt
+            found[key] = getattr(jnp, str(module), value)
+        elif callable(value) and getattr(math, str(module), None) is value:  # from math import tanh
+            found[key] = getattr(math_view, str(module), value)
     return found
 
 

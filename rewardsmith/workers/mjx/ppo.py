@@ -11,8 +11,9 @@ bootstrap), a small bias that SB3 avoids; the envs reset themselves in place wit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 LOG_2PI = 1.8378770664093453
 
@@ -36,7 +37,9 @@ class PPOConfig:
     def from_hyperparams(cls, hp: dict[str, Any]) -> PPOConfig:
         """The spec's SB3 names mapped (n_epochs, clip_range, ...); the rollout length stays short for many envs."""
         names = {"n_epochs": "epochs", "clip_range": "clip", "gae_lambda": "gae_lambda", "gamma": "gamma"}
-        names.update(ent_coef="ent_coef", vf_coef="vf_coef", max_grad_norm="max_grad_norm", learning_rate="learning_rate")
+        names.update(
+            ent_coef="ent_coef", vf_coef="vf_coef", max_grad_norm="max_grad_norm", learning_rate="learning_rate"
+        )
         values = {ours: hp[theirs] for theirs, ours in names.items() if isinstance(hp.get(theirs), int | float)}
         return cls(**values)
 

@@ -11,8 +11,9 @@ list) raises `Untraceable`, a RewardFileError whose text says what to change, or
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from rewardsmith.reward.state import StateSchema
 from rewardsmith.workers.mjx.jax_state import JaxState, Untraceable, traceable
@@ -86,7 +87,9 @@ def export_reward(fn: Callable[..., Any], env) -> RewardArtifact:
     except jax.errors.TracerIntegerConversionError as e:
         raise Untraceable(f"the reward converts a value to int ({_first_line(e)}); {ADVICE}") from None
     except (TypeError, ValueError, AttributeError, IndexError, NotImplementedError) as e:
-        raise Untraceable(f"the reward does not trace to JAX ({type(e).__name__}: {_first_line(e)}); {ADVICE}") from None
+        raise Untraceable(
+            f"the reward does not trace to JAX ({type(e).__name__}: {_first_line(e)}); {ADVICE}"
+        ) from None
     return RewardArtifact(bytes(exported.serialize()), list(names))
 
 

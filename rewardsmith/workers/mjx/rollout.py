@@ -6,7 +6,8 @@ batch's states before and after each step; the candidate's Python never runs her
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rewardsmith.workers.mjx.ppo import PPOConfig, forward, gae, log_prob, update
 
