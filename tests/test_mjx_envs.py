@@ -63,7 +63,7 @@ def test_reset_noise_and_layout_match_gymnasium():
     import jax
 
     env = MjxEnv("InvertedDoublePendulum-v5")
-    d = env.reset(jax.random.PRNGKey(0))
+    d = jax.jit(env.reset)(jax.random.PRNGKey(0))
     genv = gym.make("InvertedDoublePendulum-v5")
     assert env.obs_size == genv.observation_space.shape[0]
     assert np.abs(np.asarray(d.qpos) - env.model.qpos0).max() <= 0.1
