@@ -33,8 +33,8 @@ def compute_reward(state, action, next_state):
 
 
 def test_the_run_records_the_backend_and_tells_every_job():
-    assert RunConfig(backend="mjx").job_options()["backend"] == "mjx"
-    assert "backend" not in RunConfig().job_options()
+    assert RunConfig(task="hopper-hop", model="scripted:x.jsonl", backend="mjx").job_options()["backend"] == "mjx"
+    assert "backend" not in RunConfig(task="hopper-hop", model="scripted:x.jsonl").job_options()
 
 
 def test_auto_without_a_gpu_keeps_the_specs_backend():
