@@ -3,6 +3,7 @@ finding, the backend's choice, and a short end-to-end training scored by the tru
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
@@ -45,11 +46,14 @@ def test_auto_without_a_gpu_keeps_the_specs_backend():
     assert resolve_backend("auto", load_task("ant-run")) == "sb3"
 
 
-jax = pytest.importorskip("jax", reason="the MJX backend needs the `mjx` extra (jax, mujoco-mjx)")
+needs_jax = pytest.mark.skipif(
+    importlib.util.find_spec("jax") is None, reason="the MJX backend needs the `mjx` extra (jax, mujoco-mjx)"
+)
 
 
 @pytest.fixture(scope="module")
 def idp():
+    pytest.importorskip("jax", reason="the MJX backend needs the `mjx` extra (jax, mujoco-mjx)")
     from rewardsmith.sandbox.policy import prepare_gate
     from rewardsmith.workers.mjx.envs import MjxEnv
 
@@ -57,6 +61,7 @@ def idp():
     return MjxEnv("InvertedDoublePendulum-v5")
 
 
+@needs_jax
 @pytest.mark.slow
 def test_the_exported_reward_matches_the_numpy_reward_on_the_cpu_env(idp):
     import gymnasium as gym
@@ -85,6 +90,7 @@ def test_the_exported_reward_matches_the_numpy_reward_on_the_cpu_env(idp):
     np.testing.assert_allclose(np.asarray(comps[0]), list(want.values()), atol=1e-4)
 
 
+@needs_jax
 @pytest.mark.slow
 def test_a_reward_that_branches_on_values_is_a_repairable_finding(idp):
     from rewardsmith.sandbox.policy import load_reward
@@ -95,6 +101,7 @@ def test_a_reward_that_branches_on_values_is_a_repairable_finding(idp):
         export_reward(load_reward(BRANCHY), idp)
 
 
+@needs_jax
 @pytest.mark.slow
 def test_hostile_reward_is_contained_and_only_the_artifact_trains(cli, tmp_path):
     """The escape attempt is refused by the gate before anything is traced; the job fails with the finding."""
@@ -104,6 +111,7 @@ def test_hostile_reward_is_contained_and_only_the_artifact_trains(cli, tmp_path)
     assert code != 0 and "open" in stderr
 
 
+@needs_jax
 @pytest.mark.slow
 def test_mjx_training_beats_the_random_policy_on_the_cpu_env(cli, tmp_path):
     out = tmp_path / "out"
