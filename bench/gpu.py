@@ -69,8 +69,8 @@ def training(task: str, steps: int) -> dict:
         "wall_s": round(wall, 1),
         "train_steps_per_s": summary.get("steps_per_s"),
         "n_envs": summary.get("n_envs"),
-        "trusted_fitness_cpu_env": evaluation.get("fitness"),
-        "trusted_ep_len_cpu_env": evaluation.get("ep_len"),
+        "trusted_fitness_cpu_env": evaluation.get("fitness_mean"),
+        "trusted_ep_len_cpu_env": sum(evaluation["lengths"]) / max(len(evaluation["lengths"]), 1),
         "mjx_ep_len_last_iterations": sum(r["ep_len"] for r in tail) / max(len(tail), 1),
         "mjx_return_last_iterations": sum(r["return"] for r in tail) / max(len(tail), 1),
     }

@@ -121,4 +121,5 @@ def test_mjx_training_beats_the_random_policy_on_the_cpu_env(cli, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["backend"] == "mjx" and summary["reward_artifact_bytes"] > 0
     evaluation = json.loads((out / "eval" / "evaluation.json").read_text())
-    assert evaluation["ep_len"] > 30  # random actions keep the pendulum up ~10 steps
+    lengths = evaluation["lengths"]  # the trusted CPU env's episodes; random actions keep it up ~6-10 steps
+    assert sum(lengths) / len(lengths) > 30  # measured: 132 (94, 125, 177) at 200k steps, 64 envs, seed 0
