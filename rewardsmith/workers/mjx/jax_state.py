@@ -22,7 +22,31 @@ from rewardsmith.errors import RewardFileError
 from rewardsmith.reward.state import StateSchema
 
 MATH_TO_JNP = {"atan2": "arctan2", "atan": "arctan", "asin": "arcsin", "acos": "arccos", "fabs": "abs", "pow": "power"}
-MATH_SAME = ["sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "tanh", "sinh", "cosh", "sin", "cos", "tan", "hypot", "floor", "ceil", "isfinite", "isnan", "isinf", "copysign", "degrees", "radians", "trunc"]
+MATH_SAME = [
+    "sqrt",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "tanh",
+    "sinh",
+    "cosh",
+    "sin",
+    "cos",
+    "tan",
+    "hypot",
+    "floor",
+    "ceil",
+    "isfinite",
+    "isnan",
+    "isinf",
+    "copysign",
+    "degrees",
+    "radians",
+    "trunc",
+]
 
 
 class Untraceable(RewardFileError):
