@@ -88,6 +88,11 @@ class RunConfig(BaseModel):
     )
     seed: int = Field(0, description="Seed of search training; the final seeds are seed, seed+1 and so on.")
     device: str = Field("cpu", description="Torch device for training: cpu, cuda or auto.")
+    backend: Literal["auto", "sb3", "mjx"] | None = Field(
+        None,
+        description="Training backend: sb3 (SB3 on CPU envs), mjx (JAX PPO on MJX envs; the `mjx` extra) or auto "
+        "(mjx when a GPU is visible and the task's env is supported); default: the spec's [train] backend.",
+    )
     semantic: bool | None = Field(None, description="LLM review in the critic (default: on for API models only).")
     llm_summary: bool = Field(
         False, description="Let the analyzer ask the LLM to summarise each trained policy's behaviour."
@@ -184,9 +189,12 @@ class RunConfig(BaseModel):
 
     def job_options(self) -> dict[str, Any]:
         """What every critic and training job of this run is told besides its own budget: the progress strategy's
-        options under "progress" when it is on; empty otherwise."""
+        options under "progress" when it is on, the training backend under "backend" when one is chosen."""
         progress = self.progress_options()
-        return {"progress": progress} if progress else {}
+        options: dict[str, Any] = {"progress": progress} if progress else {}
+        if self.backend is not None:
+            options["backend"] = self.backend
+        return options
 
     def rung_fractions(self) -> list[float]:
         """The rungs in effect: the configured ones, else the strategy's default."""

@@ -155,6 +155,9 @@ def train(
     timesteps: int | None = typer.Option(None, min=1, help="Env steps (default: the spec's train.timesteps)."),
     seed: int = typer.Option(0, help="Random seed."),
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
+    backend: str | None = typer.Option(
+        None, help="sb3, mjx or auto (mjx when a GPU is visible and the env is supported); default: the spec's."
+    ),
     out: Path | None = typer.Option(
         None, help="Folder to keep the model, metrics and logs in (default: a temporary folder, removed)."
     ),
@@ -173,7 +176,8 @@ def train(
     require_static_ok(reward)
     require_sandbox_here(sandbox_minimum)
     with work_folder(out, "train", keep_on_error=True) as folder:
-        _train_in(folder, spec, reward, timesteps or spec.train.timesteps, seed, device)
+        options = {"backend": choose_backend_option(backend)} if backend else {}
+        _train_in(folder, spec, reward, timesteps or spec.train.timesteps, seed, device, options)
         if out is None:
             console.print(
                 "[dim]the training folder was temporary and is removed; pass --out DIR to keep the model, "
@@ -183,7 +187,16 @@ def train(
             console.print(f"results in {folder}", highlight=False)
 
 
-def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int, device: str) -> None:
+def choose_backend_option(name: str) -> str:
+    """`--backend`'s value, checked (typer's usage error names the choices)."""
+    if name not in ("auto", "sb3", "mjx"):
+        raise typer.BadParameter(f"must be auto, sb3 or mjx, not {name!r}", param_hint="--backend")
+    return name
+
+
+def _train_in(
+    folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int, device: str, options: dict | None = None
+) -> None:
     """Train in `folder` with a progress bar, then print the fitness table."""
     from rewardsmith.search.baselines import load_cached, normalized_score
     from rewardsmith.search.training import train_and_evaluate
@@ -219,6 +232,7 @@ def _train_in(folder: Path, spec: TaskSpec, reward: Path, steps: int, seed: int,
                 device=device,
                 on_progress=lambda done, total: progress.update(bar, completed=done, total=total),
                 reward_budget_s=budget_s,
+                options=options or {},
             )
         finally:
             executor.shutdown()

@@ -31,7 +31,7 @@ from rewardsmith.errors import RewardFileError
 from rewardsmith.files import write_bytes_atomic, write_json_atomic
 from rewardsmith.reward.progress import ProgressCounts, ProgressOptions, load_with_progress
 from rewardsmith.run_folder.names import SUMMARY_FILE, WEIGHTS_FILE
-from rewardsmith.workers.backends import DEFAULT_BACKEND, load_backend
+from rewardsmith.workers.backends import load_backend, resolve_backend
 from rewardsmith.workers.backends import sb3 as _default  # noqa: F401 - the warm fork server imports it once
 from rewardsmith.workers.backends.base import LateProgress, LateReward, TrainLog, TrainRequest, make_reward_env
 from rewardsmith.workers.job import WorkerJob
@@ -65,7 +65,7 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
         resume_timesteps=done_before,
         hyperparams={**spec.train.hyperparams, **job.options.get("hyperparams", {})},
     )
-    backend_name = str(job.options.get("backend") or spec.train.backend or DEFAULT_BACKEND)
+    backend_name = resolve_backend(job.options.get("backend"), spec, job.reward_source)
     backend = load_backend(backend_name)
     backend.prepare(request)
     layers = enter_sandbox(job)  # before the reward's code runs and before any logger thread starts

@@ -6,7 +6,8 @@ heavy imports, such as JAX, cost nothing to a job that uses another). See CONTRI
 backend".
 
 Modules: `base` (the seam: `TrainRequest`, `TrainingBackend`, `TrainOutcome`, the shared logs), `sb3` (the default:
-stable-baselines3 PPO/SAC in torch on `n_envs` in-process envs).
+stable-baselines3 PPO/SAC in torch on `n_envs` in-process envs) and `mjx` (PPO in JAX over MJX envs, the `mjx`
+extra; the reward is traced to JAX and exported inside the sandbox).
 """
 
 from __future__ import annotations
@@ -18,10 +19,45 @@ from rewardsmith.workers.backends.base import TrainingBackend, TrainOutcome, Tra
 
 BACKENDS: dict[str, str] = {
     "sb3": "rewardsmith.workers.backends.sb3:SB3Backend",
+    "mjx": "rewardsmith.workers.backends.mjx:MjxBackend",
 }
 DEFAULT_BACKEND = "sb3"
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "TrainOutcome", "TrainRequest", "TrainingBackend", "load_backend"]
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_BACKEND",
+    "TrainOutcome",
+    "TrainRequest",
+    "TrainingBackend",
+    "gpu_visible",
+    "load_backend",
+    "resolve_backend",
+]
+
+
+def gpu_visible() -> bool:
+    """True when the `mjx` extra is installed and an NVIDIA GPU is visible (cheap: no JAX import)."""
+    import importlib.util
+    import os
+    from pathlib import Path
+
+    if importlib.util.find_spec("jax") is None or importlib.util.find_spec("mujoco.mjx") is None:
+        return False
+    return Path("/dev/nvidia0").exists() and os.environ.get("CUDA_VISIBLE_DEVICES", "0") not in ("", "-1")
+
+
+def resolve_backend(requested: str | None, spec, reward_source: str = "candidate") -> str:
+    """The backend a job trains with: the requested one, else the spec's; `auto` is `mjx` when a GPU is visible
+    and the spec's env, algorithm and reward source run on MJX, else the spec's backend."""
+    from rewardsmith.workers.mjx.envs import supported
+
+    fallback = spec.train.backend or DEFAULT_BACKEND
+    if requested in (None, ""):
+        return fallback
+    if requested != "auto":
+        return str(requested)
+    fits = supported(spec.env, spec.env_kwargs) and spec.train.algo == "PPO" and reward_source == "candidate"
+    return "mjx" if fits and gpu_visible() else (fallback if fallback != "mjx" else "sb3")
 
 
 def load_backend(name: str) -> TrainingBackend:

@@ -1,0 +1,178 @@
+"""The MJX backend (the `mjx` extra): PPO in JAX over many MJX envs of Gymnasium's MuJoCo locomotion tasks.
+
+`prepare` builds the MJX env (`workers.mjx.envs`, Gymnasium's own XML and rules) and SB3's `MlpPolicy` for the
+spec, to take its tensor names, shapes and activation; `check` (after lock-down, the reward loaded through the
+gate) traces the candidate's reward to JAX and exports it (`workers.mjx.reward_export`), then keeps only the
+deserialized export: `learn` never calls the candidate's Python. A reward that does not trace fails with
+`Untraceable`, whose message says what to change or to use `--backend sb3`.
+
+Supported: PPO specs of the envs in `workers.mjx.envs.ENVS` with default env kwargs, candidate rewards (not the
+native or sparse baselines, not the progress strategy). Job option `n_envs` sets the batch (default 2048 on
+a GPU, 64 on a CPU).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+from rewardsmith.errors import TaskSpecError, require_extra
+from rewardsmith.files import append_jsonl
+from rewardsmith.run_folder.names import METRICS_FILE
+from rewardsmith.workers.backends.base import TrainingBackend, TrainOutcome, TrainRequest
+
+DEFAULT_ENVS = {"gpu": 2048, "cpu": 64}
+
+
+def check_supported(request: TrainRequest) -> None:
+    """TaskSpecError (or UnsupportedEnv) when this job cannot train on MJX, naming why."""
+    from rewardsmith.workers.mjx.envs import env_def
+
+    spec = request.spec
+    env_def(spec.env, spec.env_kwargs)
+    if spec.train.algo != "PPO":
+        raise TaskSpecError(f"the MJX backend trains PPO only; {spec.name} uses {spec.train.algo} (use --backend sb3)")
+    if request.job.reward_source != "candidate" or request.counts is not None:
+        raise TaskSpecError("the MJX backend trains candidate rewards only (no baselines, no progress strategy)")
+
+
+class MjxBackend(TrainingBackend):
+    """PPO in JAX on MJX envs; see the module docstring."""
+
+    name = "mjx"
+
+    def prepare(self, request: TrainRequest) -> None:
+        check_supported(request)  # before JAX: an unsupported task fails fast and clearly
+        with pulse(request.log, 0):  # importing JAX and building the env take a while on a busy CPU
+            self._prepare(request)
+
+    def _prepare(self, request: TrainRequest) -> None:
+        require_extra("jax")
+        import jax
+
+        from rewardsmith.task import make_env
+        from rewardsmith.workers.evaluate import build_policy
+        from rewardsmith.workers.mjx.envs import MjxEnv
+        from rewardsmith.workers.mjx.ppo import PPOConfig, adam_state, init_params
+
+        check_supported(request)
+        self.request = request
+        self.env = MjxEnv(request.spec.env)
+        gym_env = make_env(request.spec)
+        self.policy = build_policy(request.spec, gym_env.observation_space, gym_env.action_space)
+        gym_env.close()
+        self.activation = activation_of(self.policy)
+        self.cfg = PPOConfig.from_hyperparams(request.hyperparams)
+        self.device = jax.default_backend()
+        self.n_envs = int(request.job.options.get("n_envs") or DEFAULT_ENVS.get(self.device, DEFAULT_ENVS["gpu"]))
+        shapes = {k: tuple(v.shape) for k, v in self.policy.state_dict().items()}
+        log_std_init = float(request.spec.train.policy_kwargs.get("log_std_init", 0.0))
+        self.params = init_params(shapes, jax.random.PRNGKey(request.seed), log_std_init)
+        if request.checkpoint is not None:
+            self.params = params_from_weights(request.checkpoint, self.policy)
+        self.opt = adam_state(self.params)
+
+    def check(self) -> None:
+        from rewardsmith.workers.mjx.reward_export import export_reward, load_reward_artifact
+
+        with pulse(self.request.log, 0):  # tracing and exporting take a while on a CPU
+            artifact = export_reward(self.request.reward.fn, self.env)  # the candidate's Python runs here, traced
+        self.components = artifact.components
+        self.artifact_bytes = len(artifact.blob)
+        self.reward_call = load_reward_artifact(artifact.blob)  # from here on, only the export
+        self.request.reward.fn = None  # the trainer keeps no reference to the candidate's Python
+
+    def learn(self) -> TrainOutcome:
+        import numpy as np
+
+        from rewardsmith.workers.mjx.rollout import initial_runner, make_iteration
+
+        req, n = self.request, len(self.components)
+        iteration = make_iteration(self.env, self.reward_call, self.cfg, self.activation, n)
+        with pulse(req.log, 0):  # the first jit compiles the whole iteration: minutes on a busy CPU
+            runner = initial_runner(self.env, self.params, self.opt, self.n_envs, n, req.seed)
+            iteration = iteration.lower(runner).compile()
+        per_iteration = self.n_envs * self.cfg.unroll
+        done, started = 0, time.perf_counter()
+        while done < req.timesteps:
+            runner, acc = iteration(runner)
+            done += per_iteration
+            req.log.heartbeat(min(done, req.timesteps))
+            episodes = int(acc["episodes"])
+            if episodes:
+                comps = np.asarray(acc["components"]) / episodes
+                record = {"kind": "train", "reported_by": "training worker", "timesteps": done}
+                record.update(
+                    wall_s=round(time.perf_counter() - started, 3),
+                    episodes=episodes,
+                    ep_len=float(acc["length"]) / episodes,
+                    components=dict(zip(self.components, map(float, comps), strict=True)),
+                    fitness=None,
+                    success_rate=None,
+                    **{"return": float(acc["return"]) / episodes},
+                )
+                append_jsonl(req.out_dir / METRICS_FILE, record)
+        self.params = runner[0]
+        summary = {
+            "n_envs": self.n_envs,
+            "reward_artifact_bytes": self.artifact_bytes,
+            "steps_per_s": _rate(done, started),
+        }
+        return TrainOutcome(req.resume_timesteps + done, weights_bytes(self.params), self.device, summary)
+
+
+@contextlib.contextmanager
+def pulse(log, done: int, every_s: float = 20.0):
+    """Within: a heartbeat every `every_s` from a daemon thread (compiling sends none by itself)."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(every_s):
+            log.heartbeat(done)
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _rate(done: int, started: float) -> float:
+    return round(done / max(time.perf_counter() - started, 1e-9), 1)
+
+
+def activation_of(policy):
+    """The JAX activation of an SB3 policy's MLP (its first non-Linear module)."""
+    import jax
+    from torch import nn
+
+    table = {nn.Tanh: jax.numpy.tanh, nn.ReLU: jax.nn.relu, nn.ELU: jax.nn.elu, nn.GELU: jax.nn.gelu}
+    table.update({nn.SiLU: jax.nn.silu, nn.LeakyReLU: jax.nn.leaky_relu, nn.SELU: jax.nn.selu})
+    for module in policy.mlp_extractor.policy_net:
+        if not isinstance(module, nn.Linear):
+            if type(module) not in table:
+                raise TaskSpecError(f"the MJX backend has no activation {type(module).__name__}")
+            return table[type(module)]
+    return jax.numpy.tanh
+
+
+def weights_bytes(params: dict) -> bytes:
+    """`params` as safetensors bytes with SB3's tensor names (float32, contiguous)."""
+    import numpy as np
+    import torch
+    from safetensors.torch import save
+
+    return save({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in params.items()})
+
+
+def params_from_weights(path, policy) -> dict:
+    """A checkpoint's weights (loaded strictly, as the evaluation worker does) as JAX parameters."""
+    import jax.numpy as jnp
+
+    from rewardsmith.workers.evaluate import load_weights
+
+    load_weights(policy, path)
+    return {k: jnp.asarray(v.detach().cpu().numpy()) for k, v in policy.state_dict().items()}

@@ -1,0 +1,125 @@
+"""The MJX backend (issue 27): the reward traced and exported inside the sandbox, untraceable rewards as a clear
+finding, the backend's choice, and a short end-to-end training scored by the trusted CPU evaluation."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+from rewardsmith.config import RunConfig
+from rewardsmith.task import ENVS_DIR, load_task
+from rewardsmith.workers.backends import resolve_backend
+
+EXAMPLES = ENVS_DIR / "examples"
+BRANCHY = """
+def compute_reward(state, action, next_state):
+    if next_state.obs[0] > 0:
+        return 1.0, {"a": 1.0}
+    return 0.0, {"a": 0.0}
+"""
+ESCAPE = """
+import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    try:
+        open("/etc/passwd").read()  # the gate refuses `open` before tracing; the OS layers hold behind it
+    except Exception:
+        pass
+    return np.float32(1.0), {"alive": 1.0}
+"""
+
+
+def test_the_run_records_the_backend_and_tells_every_job():
+    assert RunConfig(task="hopper-hop", model="scripted:x.jsonl", backend="mjx").job_options()["backend"] == "mjx"
+    assert "backend" not in RunConfig(task="hopper-hop", model="scripted:x.jsonl").job_options()
+
+
+def test_auto_without_a_gpu_keeps_the_specs_backend():
+    spec = load_task("inverted-double-pendulum-balance")
+    assert resolve_backend("auto", spec) == "sb3"  # this machine has no GPU
+    assert resolve_backend(None, spec) == spec.train.backend
+    assert resolve_backend("mjx", spec) == "mjx"
+    assert resolve_backend("auto", load_task("ant-run")) == "sb3"
+
+
+needs_jax = pytest.mark.skipif(
+    importlib.util.find_spec("jax") is None, reason="the MJX backend needs the `mjx` extra (jax, mujoco-mjx)"
+)
+
+
+@pytest.fixture(scope="module")
+def idp():
+    pytest.importorskip("jax", reason="the MJX backend needs the `mjx` extra (jax, mujoco-mjx)")
+    from rewardsmith.sandbox.policy import prepare_gate
+    from rewardsmith.workers.mjx.envs import MjxEnv
+
+    prepare_gate()
+    return MjxEnv("InvertedDoublePendulum-v5")
+
+
+@needs_jax
+@pytest.mark.slow
+def test_the_exported_reward_matches_the_numpy_reward_on_the_cpu_env(idp):
+    import gymnasium as gym
+
+    from rewardsmith.reward.state import schema_for, snapshot
+    from rewardsmith.sandbox.policy import load_reward
+    from rewardsmith.workers.mjx.reward_export import export_reward, load_reward_artifact
+
+    fn = load_reward((EXAMPLES / "inverted_double_pendulum_balance.py").read_text())
+    artifact = export_reward(fn, idp)
+    call = load_reward_artifact(artifact.blob)  # only bytes: no Python of the candidate in it
+    env = gym.make("InvertedDoublePendulum-v5")
+    obs, _ = env.reset(seed=1)
+    schema, data = schema_for(env), env.unwrapped.data
+    before, qpos, qvel = snapshot(env, obs, schema), data.qpos.copy(), data.qvel.copy()
+    action = np.array([0.3])
+    obs1, *_ = env.step(action)
+    want_total, want = fn(before, action, snapshot(env, obs1, schema))
+
+    def batch(x):
+        return np.asarray(x, np.float32)[None]
+
+    total, comps = call(*map(batch, (obs, qpos, qvel, action, obs1, data.qpos, data.qvel)))
+    assert artifact.components == list(want)
+    assert float(total[0]) == pytest.approx(want_total, abs=1e-4)
+    np.testing.assert_allclose(np.asarray(comps[0]), list(want.values()), atol=1e-4)
+
+
+@needs_jax
+@pytest.mark.slow
+def test_a_reward_that_branches_on_values_is_a_repairable_finding(idp):
+    from rewardsmith.sandbox.policy import load_reward
+    from rewardsmith.workers.mjx.jax_state import Untraceable
+    from rewardsmith.workers.mjx.reward_export import export_reward
+
+    with pytest.raises(Untraceable, match="np.where.*--backend sb3"):
+        export_reward(load_reward(BRANCHY), idp)
+
+
+@needs_jax
+@pytest.mark.slow
+def test_hostile_reward_is_contained_and_only_the_artifact_trains(cli, tmp_path):
+    """The escape attempt is refused by the gate before anything is traced; the job fails with the finding."""
+    reward = tmp_path / "reward.py"
+    reward.write_text(ESCAPE)
+    code, _, stderr = cli("train", "inverted-double-pendulum-balance", reward, "--backend", "mjx", "--timesteps", "64")
+    assert code != 0 and "open" in stderr
+
+
+@needs_jax
+@pytest.mark.slow
+def test_mjx_training_beats_the_random_policy_on_the_cpu_env(cli, tmp_path):
+    out = tmp_path / "out"
+    args = ("train", "inverted-double-pendulum-balance", EXAMPLES / "inverted_double_pendulum_balance.py")
+    code, stdout, stderr = cli(*args, "--backend", "mjx", "--timesteps", "200000", "--out", out)
+    assert code == 0, stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["backend"] == "mjx" and summary["reward_artifact_bytes"] > 0
+    evaluation = json.loads((out / "eval" / "evaluation.json").read_text())
+    lengths = evaluation["lengths"]  # the trusted CPU env's episodes; random actions keep it up ~6-10 steps
+    assert sum(lengths) / len(lengths) > 30  # measured: 132 (94, 125, 177) at 200k steps, 64 envs, seed 0
