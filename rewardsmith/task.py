@@ -220,24 +220,6 @@ class TaskSpec(BaseModel):
         return self.description.strip().splitlines()[0]
 
 
-# Training env steps per CPU-second (one core, torch single-threaded), for the cost estimate of `rewardsmith
-# tasks` only: (env id prefix, algorithm) -> steps/s. From bench/throughput.py on a 2-core VM that was shared
-# (load ~16) while measuring, scaled by the same run's slowdown of raw env stepping against an idle measurement
-# (about 8-10x): SAC on Meta-World 8 -> ~80, PPO on BipedalWalker 90 -> ~780, PPO on MountainCar 228 -> ~1800.
-# The other SAC families are set from their raw-step cost relative to Meta-World (Fetch, Shadow Hand ~3x slower).
-TRAIN_RATES: dict[tuple[str, str], float] = {
-    ("Meta-World/", "SAC"): 80.0,
-    ("Fetch", "SAC"): 60.0,
-    ("AdroitHand", "SAC"): 80.0,
-    ("HandManipulate", "SAC"): 55.0,
-    ("BipedalWalker", "PPO"): 780.0,
-    ("LunarLander", "PPO"): 1200.0,
-    ("MountainCar", "PPO"): 1800.0,
-    ("", "PPO"): 1000.0,
-    ("", "SAC"): 80.0,
-}
-
-
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("Meta-World", "Meta-World manipulation"),
     ("metaworld_fixed", "Meta-World manipulation"),
@@ -259,14 +241,6 @@ FAMILY_ORDER = (LOCOMOTION, "Box2D and classic control", "Meta-World manipulatio
 def task_family(spec: TaskSpec) -> str:
     """The family a task's env belongs to, for grouped listings (MuJoCo locomotion and control by default)."""
     return next((family for prefix, family in FAMILIES if spec.env.startswith(prefix)), LOCOMOTION)
-
-
-def default_cost(spec: TaskSpec) -> tuple[int, float]:
-    """A default run's env steps (search candidates + final retraining) and its CPU-hours estimate."""
-    train, search = spec.train, spec.search
-    steps = search.iterations * search.samples * train.timesteps + search.final_seeds * train.final_timesteps
-    rate = next(r for (prefix, algo), r in TRAIN_RATES.items() if spec.env.startswith(prefix) and algo == train.algo)
-    return steps, steps / rate / 3600.0
 
 
 def _format_validation_error(path: Path, err: ValidationError) -> str:

@@ -93,6 +93,32 @@ def training_progress() -> Progress:
     )
 
 
+# Training env steps per CPU-second (one core, torch single-threaded), for the cost estimate of `rewardsmith
+# tasks` only: (env id prefix, algorithm) -> steps/s. From bench/throughput.py on a 2-core VM that was shared
+# (load ~16) while measuring, scaled by the same run's slowdown of raw env stepping against an idle measurement
+# (about 8-10x): SAC on Meta-World 8 -> ~80, PPO on BipedalWalker 90 -> ~780, PPO on MountainCar 228 -> ~1800.
+# The other SAC families are set from their raw-step cost relative to Meta-World (Fetch, Shadow Hand ~3x slower).
+TRAIN_RATES: dict[tuple[str, str], float] = {
+    ("Meta-World/", "SAC"): 80.0,
+    ("Fetch", "SAC"): 60.0,
+    ("AdroitHand", "SAC"): 80.0,
+    ("HandManipulate", "SAC"): 55.0,
+    ("BipedalWalker", "PPO"): 780.0,
+    ("LunarLander", "PPO"): 1200.0,
+    ("MountainCar", "PPO"): 1800.0,
+    ("", "PPO"): 1000.0,
+    ("", "SAC"): 80.0,
+}
+
+
+def default_cost(spec: TaskSpec) -> tuple[int, float]:
+    """A default run's env steps (search candidates + final retraining) and its CPU-hours estimate."""
+    train, search = spec.train, spec.search
+    steps = search.iterations * search.samples * train.timesteps + search.final_seeds * train.final_timesteps
+    rate = next(r for (prefix, algo), r in TRAIN_RATES.items() if spec.env.startswith(prefix) and algo == train.algo)
+    return steps, steps / rate / 3600.0
+
+
 @app.command()
 def tasks(
     folder: Path | None = typer.Option(None, help="Folder of task specs (default: the shipped envs/)."),
@@ -100,7 +126,7 @@ def tasks(
 ) -> None:
     """List the task specs, one line each, grouped by family: name, environment, what a default run costs, and
     whether its search budget is calibrated (`rewardsmith calibrate`). --long adds the descriptions."""
-    from rewardsmith.task import FAMILY_ORDER, default_cost, list_tasks, task_dirs, task_family
+    from rewardsmith.task import FAMILY_ORDER, list_tasks, task_dirs, task_family
 
     specs = list_tasks(folder)
     title = f"tasks in {folder or ', '.join(str(d) for d in task_dirs())}"
