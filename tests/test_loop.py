@@ -15,6 +15,7 @@ from rewardsmith.errors import LLMError, RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import strip_header
 from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.evidence import load_evidence
 from rewardsmith.search.loop import run as run_search
 from rewardsmith.search.selection import best_record, ranked
 from rewardsmith.testing import serve_scripted
@@ -192,7 +193,8 @@ def test_scripted_run_end_to_end(spec_path, tmp_path):
     assert again["max_tokens"] == 2 * cut["max_tokens"] and "```" in again["response"].split("```python", 1)[1]
     assert summary["repair_requests"] == 2
     records = [CandidateRecord.model_validate_json(p.read_text()) for p in out.glob("iter_*/cand_*/candidate.json")]
-    assert summary["best_candidate"] == best_record(records).id  # the noise-aware rule (lower confidence bound)
+    evidence = load_evidence(RunFolder(out))  # the run's seed floor and critic warnings, as the run ranked them
+    assert summary["best_candidate"] == best_record(records, evidence=evidence).id  # the noise-aware rule
     assert summary["selection"]["winner"] == summary["best_candidate"]
     assert summary["selection"]["distinguishable"] in (True, False)
 

@@ -86,7 +86,8 @@ def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
             spec = folder.spec()
         except RewardsmithError:
             spec = None  # a view of a folder whose task.toml is unreadable: no prior
-    spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec))
+    calibrated_at = spec.calibration.budget if spec is not None and spec.calibration is not None else None
+    spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec), calibrated_at)
     warnings = {}
     for record in folder.candidates():
         if record.status not in ("designed", "trained"):

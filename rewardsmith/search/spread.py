@@ -10,7 +10,8 @@ Where it comes from, best first:
   pooled estimate is sd² = mean over pairs of ((a - b)² - se_a² - se_b²) / 2, at least 0. The pairs are kept in
   the run folder's `seed_spread.json` and read again on resume, so a repeat is never paid twice.
 - **prior**: a task spec's `[calibration]` record: its good reward's standard error over seeds, times
-  sqrt(seeds), is that reward's between-seed sd at the search budget.
+  sqrt(seeds), is that reward's between-seed sd at the budget it was measured at (and only there: a
+  reward's spread at 1/16 of the budget says little about its spread at the full budget, and the reverse).
 - **none**: neither; the floor is 0 and only the evaluation episodes' standard error counts (the old rule).
 
 A measured floor applies to its own budget only; other budgets fall back to the prior.
@@ -110,16 +111,18 @@ class SeedSpread:
 
     repeats: list[Repeat] = field(default_factory=list)
     prior: float | None = None
+    prior_budget: int | None = None
+    """The budget the prior was measured at; None: every budget (a prior given by hand)."""
     path: Path | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
-    def load(cls, path: Path, prior: float | None = None) -> SeedSpread:
-        """The repeats saved in `path` (none when it is missing or unreadable)."""
+    def load(cls, path: Path, prior: float | None = None, prior_budget: int | None = None) -> SeedSpread:
+        """The repeats saved in `path` (none when it is missing or unreadable), with the prior for `prior_budget`."""
         raw = read_json(path) if Path(path).is_file() else None
         rows = raw.get("repeats") if isinstance(raw, dict) else None
         repeats = [r for row in rows or [] if (r := Repeat.from_dict(row)) is not None]
-        return cls(repeats, prior, Path(path))
+        return cls(repeats, prior, prior_budget, Path(path))
 
     def add(self, repeat: Repeat) -> None:
         """Record a repeat (replacing an older one of the same candidate and budget) and save the file."""
@@ -138,7 +141,7 @@ class SeedSpread:
         pairs = [r for r in self.repeats if r.budget == budget]
         if pairs:
             return Floor(math.sqrt(pooled_variance(pairs)), "measured", len(pairs), budget)
-        if self.prior is not None:
+        if self.prior is not None and self.prior_budget in (None, budget):
             return Floor(self.prior, "prior", 0, budget)
         return Floor(0.0, "none", 0, budget)
 
