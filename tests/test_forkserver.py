@@ -43,8 +43,14 @@ def critic_job(folder: Path, tail: str = "", **options) -> WorkerJob:
     folder.mkdir(parents=True, exist_ok=True)
     reward = folder / "reward.py"
     reward.write_text(SNOOP.replace("{tail}", tail))
-    return WorkerJob(mode="critic", task_path=ENVS / "inverted-double-pendulum-balance.toml", reward_path=reward,
-                     out_dir=folder, ast_gate=False, options=options)
+    return WorkerJob(
+        mode="critic",
+        task_path=ENVS / "inverted-double-pendulum-balance.toml",
+        reward_path=reward,
+        out_dir=folder,
+        ast_gate=False,
+        options=options,
+    )
 
 
 @pytest.fixture
@@ -88,7 +94,6 @@ def test_a_warm_worker_that_hangs_is_killed_and_reaped(tmp_path: Path, fresh_ser
     assert children_of(server.pid) == []  # killed, and reaped by the server: no worker, no zombie left
 
 
-
 @pytest.mark.slow
 def test_a_dead_server_is_replaced_and_the_switch_turns_it_off(tmp_path: Path, monkeypatch, fresh_server) -> None:
     run_job(critic_job(tmp_path / "first"))
@@ -114,3 +119,32 @@ def test_doctor_says_whether_workers_start_warm(monkeypatch) -> None:
         monkeypatch.setenv(forkserver.ENV_SWITCH, switch)
         result = CliRunner().invoke(app, ["doctor"], env={"COLUMNS": "300"})
         assert result.exit_code == 0 and said in result.output, result.output
+
+
+LATE = """
+import importlib, sys
+from rewardsmith.workers.main import WARM_IMPORTS
+for name in WARM_IMPORTS:
+    importlib.import_module(name)
+before = set(sys.modules)
+from rewardsmith.task import load_task, make_env
+from rewardsmith.workers.evaluate import build_policy
+spec = load_task("hopper-hop")
+env = make_env(spec)
+build_policy(spec, env.observation_space, env.action_space)  # its optimizer, as every train and evaluate job's
+print(" ".join(sorted(set(sys.modules) - before)))
+"""
+
+
+def test_the_fork_server_preloads_what_every_training_and_evaluation_imports_late(tmp_path: Path) -> None:
+    # torch's first optimizer imports torch._dynamo (with sympy: ~800 modules, 1.5 s of CPU per worker) and a
+    # MuJoCo task's gym.make Gymnasium's MuJoCo base: a forked worker must find them already imported
+    import subprocess
+    import sys
+
+    env = {**os.environ, **{name: "1" for name in THREAD_VARS}}
+    done = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    late = done.stdout.split()
+    assert not [name for name in late if name.startswith(("torch._dynamo", "sympy", "glfw", "imageio"))], late
+    assert len(late) < 30, late

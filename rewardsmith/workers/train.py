@@ -67,7 +67,9 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     )
     backend_name = resolve_backend(job.options.get("backend"), spec, job.reward_source)
     backend = load_backend(backend_name)
+    phases = Phases(started)
     backend.prepare(request)
+    phases.done("prepare")
     layers = enter_sandbox(job)  # before the reward's code runs and before any logger thread starts
     if progress_options is not None:
         reward.fn, progress.fn = load_with_progress(source, filename=str(job.reward_path), gate=job.ast_gate)
@@ -75,11 +77,14 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
             raise RewardFileError(f"{job.reward_path}: the progress strategy is on but it defines no `progress(state)`")
     elif job.reward_source == "candidate":
         reward.fn = load_job_reward(job, source)
+    phases.done("sandbox")
     backend.check()  # checks the reward contract once before training
     if request.counts is not None:
         request.counts.counts.clear()  # the check's visits are not training's
     reward.watch = progress.watch = True
+    phases.done("check")
     outcome = backend.learn()
+    phases.done("learn")
     write_bytes_atomic(job.out_dir / WEIGHTS_FILE, outcome.weights)
     summary = {
         "status": "ok",
@@ -95,9 +100,25 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
         "task": spec.name,
         "sandbox": layers,
         **outcome.summary,
+        "phases_s": phases.seconds,
     }
     write_json_atomic(job.out_dir / SUMMARY_FILE, summary)
     return summary
+
+
+class Phases:
+    """Wall seconds of the worker's phases since the last mark (`summary.json`'s `phases_s`: prepare, sandbox,
+    check, learn; a backend may add its own, such as the learning-curve episodes within learn)."""
+
+    def __init__(self, started: float) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = started
+
+    def done(self, name: str) -> None:
+        """Close the phase `name` now."""
+        now = time.perf_counter()
+        self.seconds[name] = round(now - self._last, 3)
+        self._last = now
 
 
 def _checkpoint(job: WorkerJob) -> tuple[Path | None, int]:

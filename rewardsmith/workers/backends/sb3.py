@@ -8,6 +8,8 @@ and TensorBoard logs under `tb/`.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
@@ -62,18 +64,22 @@ class SB3Backend(TrainingBackend):
         request, model = self.request, self.model
         model.set_logger(configure(str(request.out_dir / "tb"), ["tensorboard"]))
         eval_freq = request.eval_freq
+        curve = FitnessEvalCallback(
+            request.log, self.eval_envs, eval_freq, request.spec.train.eval_episodes, seed=request.seed + 10_000
+        )
         callbacks = [
             HeartbeatCallback(request.log, offset=request.resume_timesteps),
             ComponentLogCallback(request.log, every=max(eval_freq // 2, 256)),
-            FitnessEvalCallback(
-                request.log, self.eval_envs, eval_freq, request.spec.train.eval_episodes, seed=request.seed + 10_000
-            ),
+            curve,
         ]
         model.learn(
             total_timesteps=request.timesteps, callback=callbacks, reset_num_timesteps=not request.resume_timesteps
         )
+        saving = time.perf_counter()
         model.save(request.out_dir / MODEL_FILE)
-        return TrainOutcome(int(model.num_timesteps), policy_bytes(model.policy), device=str(model.device))
+        weights = policy_bytes(model.policy)
+        summary = {"learning_curve_s": round(curve.seconds, 3), "save_s": round(time.perf_counter() - saving, 3)}
+        return TrainOutcome(int(model.num_timesteps), weights, device=str(model.device), summary=summary)
 
 
 def build_model(request: TrainRequest, env):
@@ -149,6 +155,8 @@ class FitnessEvalCallback(BaseCallback):
         super().__init__()
         self.log, self.envs, self.eval_freq, self.n_episodes, self.seed = log, envs, eval_freq, episodes, seed
         self.next_eval = eval_freq
+        self.seconds = 0.0
+        """Wall seconds spent in the learning-curve episodes."""
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next_eval:
@@ -157,6 +165,8 @@ class FitnessEvalCallback(BaseCallback):
         return True
 
     def run_eval(self) -> None:
+        started = time.perf_counter()
+
         def act(obs):
             return self.model.predict(obs, deterministic=True)[0]
 
@@ -164,6 +174,7 @@ class FitnessEvalCallback(BaseCallback):
         for key in ("fitness", "success_rate", "ep_len", "return"):
             self.logger.record(f"eval/{key}", stats[key])
         self.logger.dump(self.num_timesteps)
+        self.seconds += time.perf_counter() - started
 
 
 __all__ = ["SB3Backend", "build_model", "policy_bytes"]
