@@ -43,14 +43,8 @@ def critic_job(folder: Path, tail: str = "", **options) -> WorkerJob:
     folder.mkdir(parents=True, exist_ok=True)
     reward = folder / "reward.py"
     reward.write_text(SNOOP.replace("{tail}", tail))
-    return WorkerJob(
-        mode="critic",
-        task_path=ENVS / "inverted-double-pendulum-balance.toml",
-        reward_path=reward,
-        out_dir=folder,
-        ast_gate=False,
-        options=options,
-    )
+    return WorkerJob(mode="critic", task_path=ENVS / "inverted-double-pendulum-balance.toml", reward_path=reward,
+                     out_dir=folder, ast_gate=False, options=options)
 
 
 @pytest.fixture
@@ -92,6 +86,7 @@ def test_a_warm_worker_that_hangs_is_killed_and_reaped(tmp_path: Path, fresh_ser
     server = forkserver._shared
     assert server is not None
     assert children_of(server.pid) == []  # killed, and reaped by the server: no worker, no zombie left
+
 
 
 @pytest.mark.slow
@@ -136,7 +131,7 @@ print(" ".join(sorted(set(sys.modules) - before)))
 """
 
 
-def test_the_fork_server_preloads_what_every_training_and_evaluation_imports_late(tmp_path: Path) -> None:
+def test_the_fork_server_preloads_what_every_training_and_evaluation_imports_late() -> None:
     # torch's first optimizer imports torch._dynamo (with sympy: ~800 modules, 1.5 s of CPU per worker) and a
     # MuJoCo task's gym.make Gymnasium's MuJoCo base: a forked worker must find them already imported
     import subprocess

@@ -17,13 +17,10 @@ EXAMPLES = ENVS_DIR / "examples"
 HOSTILE = Path(__file__).with_name("hostile")
 
 
-@pytest.mark.parametrize(
-    "task,reward",
-    [
-        pytest.param("halfcheetah-run", "halfcheetah_run.py", marks=pytest.mark.slow),
-        ("inverted-double-pendulum-balance", "inverted_double_pendulum_balance.py"),
-    ],
-)
+@pytest.mark.parametrize("task,reward", [
+    pytest.param("halfcheetah-run", "halfcheetah_run.py", marks=pytest.mark.slow),
+    ("inverted-double-pendulum-balance", "inverted_double_pendulum_balance.py"),
+])
 def test_train_writes_metrics_tensorboard_model_and_summary(cli, tiny_spec, tmp_path, task, reward):
     spec = tiny_spec(task, timesteps=2048)
     out = tmp_path / "out"
@@ -108,8 +105,7 @@ def test_worker_that_rewrites_parent_files_is_rejected_and_files_restored(tiny_s
         "    open(os.path.join(here, 'reward.py'), 'w').write('# gone')\n"
         "    open(os.path.join(here, 'candidate.json'), 'w').write('{\"fitness\": 1e9}')\n"
         "    os.symlink('/etc/hostname', os.path.join(here, 'analysis.json'))\n"
-        "    return 1.0, {}\n"
-    )
+        "    return 1.0, {}\n")
     original = reward.read_text()
     (cand / "candidate.json").write_text('{"fitness": null}')
     job = WorkerJob(task_path=spec, reward_path=reward, out_dir=cand, timesteps=256, ast_gate=False)
@@ -123,13 +119,8 @@ def test_worker_that_rewrites_parent_files_is_rejected_and_files_restored(tiny_s
 
 @pytest.mark.slow
 def test_sac_trains_from_the_spec(cli, tiny_spec, tmp_path):
-    spec = tiny_spec(
-        "inverted-double-pendulum-balance",
-        algo="SAC",
-        timesteps=300,
-        eval_freq=150,
-        hyperparams={"learning_starts": 100, "buffer_size": 2000, "batch_size": 32, "train_freq": 4},
-    )
+    spec = tiny_spec("inverted-double-pendulum-balance", algo="SAC", timesteps=300, eval_freq=150,
+                     hyperparams={"learning_starts": 100, "buffer_size": 2000, "batch_size": 32, "train_freq": 4})
     out = tmp_path / "sac"
     code, _, err = cli("train", spec, EXAMPLES / "inverted_double_pendulum_balance.py", "--out", out)
     assert code == 0, err
@@ -143,9 +134,8 @@ def test_train_refuses_a_reward_over_run_s_per_call_budget(cli, tiny_spec, tmp_p
     """`train` times the reward as `run`'s critic does and refuses one that `run` would reject as too slow, before
     any training (the issue: one `train` of this reward took 282 s)."""
     started = time.monotonic()
-    code, _, err = cli(
-        "train", tiny_spec("inverted-double-pendulum-balance"), HOSTILE / "slow_reward.py", "--out", tmp_path / "out"
-    )
+    code, _, err = cli("train", tiny_spec("inverted-double-pendulum-balance"), HOSTILE / "slow_reward.py",
+                       "--out", tmp_path / "out")
     err = " ".join(err.split())
     assert code == 2 and "too slow to train" in err and "ms (median); the budget is 2 ms" in err, err
     assert not (tmp_path / "out" / "summary.json").exists()  # no training started
@@ -157,13 +147,8 @@ def test_train_stops_a_reward_that_gets_slow_during_training(cli, tiny_spec, tmp
     """A reward cheap while the critic times it and slow later is stopped by the per-call budget `run` gives
     training jobs (10x the measured median), with that reason, instead of running to the wall limit."""
     started = time.monotonic()
-    code, out, err = cli(
-        "train",
-        tiny_spec("inverted-double-pendulum-balance", timesteps=4096),
-        HOSTILE / "late_slow_reward.py",
-        "--out",
-        tmp_path / "out",
-    )
+    code, out, err = cli("train", tiny_spec("inverted-double-pendulum-balance", timesteps=4096),
+                         HOSTILE / "late_slow_reward.py", "--out", tmp_path / "out")
     err = " ".join(err.split())
     assert code == 2 and "got too slow during training" in err and "stopped early" in err, (out, err)
     assert "ms per reward call at most" in out
