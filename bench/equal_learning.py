@@ -59,6 +59,7 @@ def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: P
         "steps": steps,
         "fitness": evaluation.fitness_mean,
         "train_wall_s": train_wall,
+        "train_cpu_s": float((result.summary or {}).get("cpu_s", 0.0)),  # the worker's own: load disturbs it less
         "job_wall_s": round(time.perf_counter() - started, 2),
     }
 
@@ -86,14 +87,19 @@ def main() -> None:
                     print(json.dumps(row), flush=True)
                     if args.json:
                         args.json.write_text(json.dumps(rows, indent=1))
-    print(f"\n{'task':16} {'variant':7} {'fitness (mean)':>14} {'per seed':30} {'train wall s (mean)':>19}")
+    print(
+        f"\n{'task':16} {'variant':7} {'fitness (mean)':>14} {'per seed':30} {'train wall s (mean)':>19} "
+        f"{'train CPU s (mean)':>18}"
+    )
     for task in args.tasks:
         for variant in ("old", "new"):
             mine = [r for r in rows if (r["task"], r["variant"], r["steps"]) == (task, variant, args.steps)]
             fits = [r["fitness"] for r in mine]
             seeds = " ".join(f"{f:.3g}" for f in fits)
             wall = statistics.mean(r["train_wall_s"] for r in mine)
-            print(f"{task:16} {variant:7} {statistics.mean(fits):14.3f} {seeds:30} {wall:19.1f}")
+            cpus = [r["train_cpu_s"] for r in mine if r.get("train_cpu_s")]
+            cpu = f"{statistics.mean(cpus):18.1f}" if cpus else f"{'-':>18}"
+            print(f"{task:16} {variant:7} {statistics.mean(fits):14.3f} {seeds:30} {wall:19.1f} {cpu}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,12 @@ def run_evaluate_job(job: WorkerJob) -> dict[str, Any]:
     recorder.save(job.out_dir / TRAJECTORIES_FILE)
     evaluation = summarize(episodes, timesteps=int(job.options.get("trained_timesteps", 0)))
     write_json_atomic(job.out_dir / EVALUATION_FILE, evaluation.model_dump())
-    summary = {"status": "evaluated", "episodes": len(episodes), "sandbox": layers}
+    summary = {
+        "status": "evaluated",
+        "episodes": len(episodes),
+        "sandbox": layers,
+        "cpu_s": round(time.process_time(), 3),
+    }
     write_json_atomic(job.out_dir / SUMMARY_FILE, summary)
     return summary
 

@@ -90,6 +90,7 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
         "status": "ok",
         "timesteps": outcome.timesteps,
         "wall_s": round(time.perf_counter() - started, 3),
+        "cpu_s": round(time.process_time(), 3),  # this process's CPU seconds (a forked worker's count from its fork)
         "algo": spec.train.algo,
         "backend": backend_name,
         "n_envs": request.n_envs,
