@@ -74,3 +74,32 @@ def test_learning_curve_episodes_side_by_side_match_one_env_in_turn():
     for a, b in zip(one, side_by_side, strict=True):
         assert a["length"] == b["length"] and a["fitness"] == pytest.approx(b["fitness"], rel=1e-5)
     assert len(calls) < one_calls and max(calls) == 3
+
+
+@pytest.mark.parametrize("timesteps,eval_freq,episodes,limit,points", [
+    (200_000, 20_000, 5, 1000, 10),  # a search budget: the spec's spacing
+    (16_384, 20_000, 3, 1000, 4),  # a short job: a quarter of it
+    (16_384, 20_000, 5, 1000, 3),  # ... unless its points would cost more env steps than it trains
+    (2_048, 20_000, 3, 1000, 1),  # a first rung: one point, at the end
+    (1_024, 512, 2, 100, 4),
+])
+def test_a_short_jobs_learning_curve_costs_no_more_env_steps_than_it_trains(timesteps, eval_freq, episodes, limit, points):
+    from rewardsmith.workers.backends.base import TrainRequest
+    from rewardsmith.workers.job import WorkerJob
+
+    spec = load_task("halfcheetah-run")
+    spec = spec.model_copy(update={"train": spec.train.model_copy(update={"eval_freq": eval_freq, "eval_episodes": episodes})})
+    job = WorkerJob(task_path=ENVS_DIR / "halfcheetah-run.toml", out_dir=".", timesteps=timesteps)
+    request = TrainRequest(job=job, spec=spec, timesteps=timesteps, reward=None, log=None)  # type: ignore[arg-type]
+    freq = request.eval_freq(limit)
+    assert timesteps // freq == points  # points at freq, 2 freq, ...: the last at or just before the job's end
+    assert points * freq <= timesteps < (points + 1) * freq
+
+
+def test_the_episode_limit_is_the_time_limits():
+    from rewardsmith.task import make_env
+    from rewardsmith.workers.backends.base import episode_limit, make_reward_env
+
+    spec = load_task("hopper-hop")
+    assert episode_limit(make_reward_env(spec, None, "native")) == 1000
+    assert episode_limit(make_env(spec).unwrapped) == 1000  # no TimeLimit: the default

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from rewardsmith.errors import RewardFileError
@@ -99,6 +100,15 @@ def make_reward_env(
     alongside."""
     scorer = make_scorer(spec) if scored or source == "sparse" else None
     return ApplyReward(make_env(spec, **env_overrides), reward_fn=reward_fn, scorer=scorer, source=source)
+
+
+def episode_limit(env, default: int = 1000) -> int:
+    """The env's episode limit in steps (its `TimeLimit`), or `default` without one."""
+    while env is not None:
+        if isinstance(env, gym.wrappers.TimeLimit):
+            return int(env._max_episode_steps)
+        env = getattr(env, "env", None)
+    return default
 
 
 def aggregate(episodes: list[dict]) -> dict[str, Any]:
@@ -220,9 +230,19 @@ class TrainRequest:
         return int(self.job.options.get("n_envs") or self.spec.train.n_envs)
 
     @property
-    def eval_freq(self) -> int:
-        """Env steps between learning-curve points (a short budget still gets a few)."""
+    def spacing(self) -> int:
+        """Env steps between points of the training's logs: the spec's `eval_freq`, or a quarter of a shorter job
+        (so it still gets a few)."""
         return min(self.spec.train.eval_freq, max(self.timesteps // 4, 1))
+
+    def eval_freq(self, episode_steps: int) -> int:
+        """Env steps between learning-curve points: `spacing`, but never more points than the job's steps pay
+        for: a point costs up to `eval_episodes` x `episode_steps` (the env's episode limit) env steps of its own,
+        and a short job gets at most its steps' worth of them (at least one point, at the end)."""
+        timesteps = max(self.timesteps, 1)
+        wanted = timesteps // self.spacing
+        affordable = timesteps // max(self.spec.train.eval_episodes * episode_steps, 1)
+        return timesteps // max(min(wanted, affordable), 1)
 
     def reward_env(self, *, scored: bool = False) -> ApplyReward | ProgressBonus:
         """One Gymnasium env of the task with the candidate's (late-loaded) reward or the baseline in place:

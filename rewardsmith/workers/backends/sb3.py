@@ -20,6 +20,7 @@ from rewardsmith.workers.backends.base import (
     TrainLog,
     TrainOutcome,
     TrainRequest,
+    episode_limit,
     run_episodes,
 )
 
@@ -63,13 +64,13 @@ class SB3Backend(TrainingBackend):
 
         request, model = self.request, self.model
         model.set_logger(configure(str(request.out_dir / "tb"), ["tensorboard"]))
-        eval_freq = request.eval_freq
+        eval_freq = request.eval_freq(episode_limit(self.eval_envs[0]))
         curve = FitnessEvalCallback(
             request.log, self.eval_envs, eval_freq, request.spec.train.eval_episodes, seed=request.seed + 10_000
         )
         callbacks = [
             HeartbeatCallback(request.log, offset=request.resume_timesteps),
-            ComponentLogCallback(request.log, every=max(eval_freq // 2, 256)),
+            ComponentLogCallback(request.log, every=max(request.spacing // 2, 256)),
             curve,
         ]
         model.learn(
