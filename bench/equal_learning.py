@@ -4,7 +4,9 @@ For each task, each seed and each variant, one training of the task's example re
 training worker, then the trusted evaluation worker on its weights (`search.training.train_and_evaluate`,
 what the search pays per candidate). "old" is the task's `[train]` before the change (1 env and the
 hyperparameters in `OLD` below), "new" the spec as it is. Prints per task and variant the trusted fitness
-(mean over seeds, and each seed), the training's wall seconds, and writes the rows as JSON.
+(mean over seeds, and each seed), the training's wall and CPU seconds, and writes the rows as JSON (a resumed
+run skips the rows it already has; rows of other variants, such as settings tried and rejected, are kept in the
+file and left out of the table).
 
     REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/equal_learning.py --steps 50000 --seeds 1 2 \\
         --tasks hopper-hop halfcheetah-run --json docs/equal_learning.json
