@@ -169,7 +169,7 @@ def backend_table(tasks: list[str], steps: int, raw_steps: int) -> None:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
     print(f"{os.uname().nodename}: {os.cpu_count()} cores, load average {load()}; torch threads 1; {steps} steps")
-    print(f"{'task':16} {'setup':56} {'steps/s':>8} {'share of raw':>12}   (share: of the raw rate in the same clock)")
+    print(f"{'task':16} {'setup':64} {'steps/s':>8} {'share of raw':>12}   (share: of the raw rate in the same clock)")
     shares: dict[str, float] = {}
     for task in tasks:
         spec = load_task(task)
@@ -204,7 +204,7 @@ def backend_table(tasks: list[str], steps: int, raw_steps: int) -> None:
             shares[task] = steps / wall / raw_wall
         rows.append(("raw env, random actions (wall clock)", raw_wall, raw_wall))
         for label, rate, yardstick in rows:
-            print(f"{task:16} {label:56} {rate:8.0f} {rate / yardstick:12.2f}", flush=True)
+            print(f"{task:16} {label:64} {rate:8.0f} {rate / yardstick:12.2f}", flush=True)
     for task, share in shares.items():
         verdict = "met" if share >= 0.6 else "NOT met"
         print(f"goal >= 0.6 of the raw rate for `rewardsmith train` (wall clock) on {task}: {share:.2f}, {verdict}")
