@@ -108,8 +108,8 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
 
 
 class Phases:
-    """Wall seconds of the worker's phases since the last mark (`summary.json`'s `phases_s`: prepare, sandbox,
-    check, learn; a backend may add its own, such as the learning-curve episodes within learn)."""
+    """Wall seconds of the worker's phases, each from the end of the one before (`summary.json`'s `phases_s`:
+    prepare, sandbox, check, learn); a backend may report parts of learn beside it (SB3: `learning_curve_s`)."""
 
     def __init__(self, started: float) -> None:
         self.seconds: dict[str, float] = {}
