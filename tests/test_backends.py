@@ -103,3 +103,20 @@ def test_the_episode_limit_is_the_time_limits():
     spec = load_task("hopper-hop")
     assert episode_limit(make_reward_env(spec, None, "native")) == 1000
     assert episode_limit(make_env(spec).unwrapped) == 1000  # no TimeLimit: the default
+
+
+def test_a_continued_job_runs_its_learning_curve_at_its_own_spacing_not_in_a_burst():
+    # a rung continued from a checkpoint starts at the checkpoint's steps: it used to run a point at every step
+    # until the spacing counted from 0 caught up (16 points back to back after 16k steps)
+    from types import SimpleNamespace
+
+    from rewardsmith.workers.backends.sb3 import FitnessEvalCallback
+
+    curve = FitnessEvalCallback(None, [], eval_freq=1000, episodes=1, seed=0, offset=16_000)  # type: ignore[arg-type]
+    points: list[int] = []
+    curve.run_eval = lambda: points.append(curve.num_timesteps)  # type: ignore[method-assign]
+    curve.model = SimpleNamespace(num_timesteps=16_000)  # type: ignore[assignment]
+    for done in range(16_008, 20_008, 8):
+        curve.model.num_timesteps = done
+        curve.on_step()
+    assert points == [17_000, 18_000, 19_000, 20_000]

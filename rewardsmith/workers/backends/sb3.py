@@ -66,7 +66,12 @@ class SB3Backend(TrainingBackend):
         model.set_logger(configure(str(request.out_dir / "tb"), ["tensorboard"]))
         eval_freq = request.eval_freq(episode_limit(self.eval_envs[0]))
         curve = FitnessEvalCallback(
-            request.log, self.eval_envs, eval_freq, request.spec.train.eval_episodes, seed=request.seed + 10_000
+            request.log,
+            self.eval_envs,
+            eval_freq,
+            request.spec.train.eval_episodes,
+            seed=request.seed + 10_000,
+            offset=request.resume_timesteps,
         )
         callbacks = [
             HeartbeatCallback(request.log, offset=request.resume_timesteps),
@@ -150,12 +155,14 @@ class ComponentLogCallback(BaseCallback):
 
 
 class FitnessEvalCallback(BaseCallback):
-    """Every `eval_freq` steps, run deterministic episodes on a separate env and log fitness (kind "eval")."""
+    """Every `eval_freq` steps of this job, run deterministic episodes on a separate env and log fitness (kind
+    "eval"). A job continued from a checkpoint counts from the checkpoint's steps (`offset`), so it does not run
+    a burst of points at its start to catch up."""
 
-    def __init__(self, log: TrainLog, envs: list, eval_freq: int, episodes: int, seed: int) -> None:
+    def __init__(self, log: TrainLog, envs: list, eval_freq: int, episodes: int, seed: int, offset: int = 0) -> None:
         super().__init__()
         self.log, self.envs, self.eval_freq, self.n_episodes, self.seed = log, envs, eval_freq, episodes, seed
-        self.next_eval = eval_freq
+        self.next_eval = offset + eval_freq
         self.seconds = 0.0
         """Wall seconds spent in the learning-curve episodes."""
 
