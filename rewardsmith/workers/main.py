@@ -22,10 +22,11 @@ from rewardsmith.workers.job import MODES, WorkerJob
 
 EXIT_REWARD_ERROR = 3
 EXIT_ERROR = 4
-LATE_IMPORTS = ("torch._dynamo", "gymnasium.envs.mujoco.mujoco_env")
+LATE_IMPORTS = ("torch._dynamo",)
 """Imported by every training and evaluation job only when it runs, not by the modes' modules: torch's first
-optimizer imports `torch._dynamo` (about 800 modules with sympy: 1.5 s of CPU per worker), and `gym.make` of a
-MuJoCo task imports Gymnasium's MuJoCo base (its renderer, imageio, glfw)."""
+optimizer imports `torch._dynamo` (about 800 modules with sympy: 1.5 s of CPU per worker). Not MuJoCo (nor
+Gymnasium's MuJoCo envs, which import it): it reads MUJOCO_GL once, when first imported, and the video worker
+sets that per job."""
 WARM_IMPORTS = tuple(dict.fromkeys([*(mode.entry.split(":")[0] for mode in MODES.values()), *LATE_IMPORTS]))
 """What the warm fork server (`rewardsmith.sandbox.forkserver`) imports once, before any fork: every mode's
 module, with torch, stable-baselines3, gymnasium and MuJoCo behind them, and `LATE_IMPORTS`. Trusted code only."""
