@@ -108,10 +108,11 @@ def announce_final(
 
 def judge_signal(folder: RunFolder, spec: TaskSpec, executor: Executor) -> Signal:
     """Whether the search's top rung carried signal (`learning_signal`): against the run's random-policy episodes
-    (played now if the screen did not already), recorded as a `search_signal` event for summary.json."""
+    (played now if the screen did not already) and, between candidates, under the run's between-seed floor
+    (`load_evidence`), recorded as a `search_signal` event for summary.json."""
     random_policy_archive(folder, spec.source, executor, max(3, spec.train.eval_episodes))
     random = read_record(folder.path / RANDOM_POLICY_DIR / EVAL_DIR / EVALUATION_FILE, Evaluation)
-    signal = learning_signal(folder.candidates(), random, spec)
+    signal = learning_signal(folder.candidates(), random, spec, evidence=load_evidence(folder, spec))
     folder.event(
         Event.SEARCH_SIGNAL,
         **signal.as_dict(),
