@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.records import CandidateRecord, Evaluation
+from rewardsmith.search import rung_evidence
 from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.halving import first_rung_minimum, rung_budgets
 from rewardsmith.search.selection import estimate, standard_error
@@ -47,8 +48,6 @@ from rewardsmith.workers.executor import Executor
 
 MARGIN_SE = 2.0
 """How many standard errors of the difference good must lead by for a budget to count as calibrated."""
-FIRST_RUNG_FRACTION = 1 / 16
-"""The default strategy's first rung, as a fraction of the search budget (see `rewardsmith.search.halving`)."""
 WEAK_REWARDS: dict[str, str] = {
     "alive": '''"""Weak reference (rewardsmith calibrate): a constant bonus per step, blind to the task."""
 
@@ -173,9 +172,9 @@ class CalibrationReport(BaseModel):
 
 
 def first_rung(spec: TaskSpec, search_budget: int | None = None) -> int:
-    """The default strategy's first-rung budget for this task's search budget."""
+    """The default strategy's first-rung budget for this task's search budget (`rewardsmith.search.rung_evidence`)."""
     budget = search_budget or spec.train.timesteps
-    return rung_budgets(budget, [FIRST_RUNG_FRACTION], first_rung_minimum(spec))[0]
+    return rung_budgets(budget, [rung_evidence.first_rung(spec).fraction], first_rung_minimum(spec))[0]
 
 
 def budget_ladder(spec: TaskSpec, search_budget: int, up_to: float) -> list[int]:
