@@ -149,3 +149,15 @@ def test_the_bootstrap_says_how_sure_the_pick_is_and_names_the_runner_up():
     assert bootstrap({"a": Sample(((5.0, 5.2),)), "b": Sample(((4.0, 4.1),))}, "a", sd=2.0).p_best < 0.9
     two = bootstrap({"a": Sample(((5.0, 5.1), (1.0, 1.1))), "b": Sample(((3.0, 3.1),))}, "a")
     assert 0.3 < two.p_best < 0.7 and "seeds" in two.method
+
+
+def test_only_the_warnings_the_pools_support_break_ties():
+    """bench/critic_warnings.py: a constant total fell only on weak rewards; an alive term's share of the magnitude
+    fell on 7 of 8 good pendulum rewards (staying up is that task), so it is shown but weighs nothing."""
+    from rewardsmith.search.evidence import TIE_BREAK_KINDS, structural_finding, tie_break_warning
+
+    pendulum_good = critic({"alive": (1.0, 0.0, 1.0), "tip_height": (0.1, 0.05, 0.2)})
+    assert structural_finding(pendulum_good)[0] == "constant-share" and "constant-share" not in TIE_BREAK_KINDS
+    assert structural_warning(pendulum_good) is not None and tie_break_warning(pendulum_good) is None
+    total = {"findings": [{"code": "constant-total"}]}
+    assert tie_break_warning(total) == structural_warning(total) == "critic: the total is constant over the sampled states"
