@@ -100,7 +100,7 @@ def test_structural_warnings_name_a_constant_term_that_dominates():
 
 def test_the_critics_warning_breaks_a_tie_but_never_a_distinguishable_lead():
     warned, clean = rec("1.1", 2.0, 0.3), rec("1.2", 1.9, 0.3)
-    evidence = Evidence(SeedSpread(), {"1.1": "critic: constant term(s) alive carry 90% of the reward's magnitude"})
+    evidence = Evidence(SeedSpread(), {"1.1": "critic: the total is constant over the sampled states"})
     verdict = pick([warned, clean], evidence=evidence)
     assert verdict.winner == "1.2" and verdict.runner_up == "1.1" and "critic" in verdict.tie_break
     assert best_record([warned, clean], evidence=evidence).id == "1.2"
