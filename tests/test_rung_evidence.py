@@ -34,6 +34,14 @@ def test_a_measured_family_uses_its_fraction_and_names_both_pools(monkeypatch) -
     assert why.as_dict()["how"] == "measured"
 
 
+def test_the_mujoco_family_carries_its_measured_evidence() -> None:
+    choice = first_rung(load_task("halfcheetah-run-backward"))
+    assert choice.how == "measured" and choice.fraction == 1 / 8
+    assert choice.chosen_on is not None and choice.chosen_on.pool == "inverted-double-pendulum-balance"
+    assert choice.checked_on is None or choice.checked_on.pool != choice.chosen_on.pool  # never the same pool
+    assert "chosen on rho +0.75 ± 0.17 over all" in choice.describe()
+
+
 def test_the_spec_overrides_the_family_and_rungs_override_both() -> None:
     spec = load_task("hopper-hop")
     own = spec.model_copy(update={"search": spec.search.model_copy(update={"first_rung": 0.125})})
