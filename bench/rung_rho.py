@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fractions", default=FRACTIONS, help="increasing, ending at 1")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("/tmp/rewardsmith-rung-rho"))
+    parser.add_argument("--only", default="", help="train only these pool files (comma-separated name prefixes)")
     parser.add_argument("--table-only", action="store_true")
     args = parser.parse_args(argv)
     spec = load_task(args.task)
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = [r for r in rows if r["budgets"] == budgets]
     done = {(r["file"], r["seed"]) for r in rows}
     samples, repairs = pool(args.task)
-    files = [p for p in samples + repairs if label(p) in RUNNABLE]
+    prefixes = tuple(x for x in args.only.split(",") if x)
+    files = [p for p in samples + repairs if label(p) in RUNNABLE and (not prefixes or p.name.startswith(prefixes))]
     jobs = [(p, s) for s in range(0 if args.table_only else args.seeds) for p in files if (p.name, s) not in done]
     executor = LocalExecutor(args.workers)
     try:

@@ -40,6 +40,8 @@ def test_the_mujoco_family_carries_its_measured_evidence() -> None:
     assert choice.chosen_on is not None and choice.chosen_on.pool == "inverted-double-pendulum-balance"
     assert choice.checked_on is None or choice.checked_on.pool != choice.chosen_on.pool  # never the same pool
     assert "chosen on rho +0.75 ± 0.17 over all" in choice.describe()
+    assert choice.chosen_on.holds and choice.checked_on is not None and not choice.checked_on.holds
+    assert "the check FAILED" in choice.describe() and "pool reacher-reach" in choice.describe()
 
 
 def test_the_spec_overrides_the_family_and_rungs_override_both() -> None:

@@ -31,7 +31,8 @@ LATER_RUNGS = (0.25, 1.0)
 
 @dataclass(frozen=True)
 class Rho:
-    """Spearman's rho of a first rung's fitness with the full budget's on one pool: mean and se over seeds."""
+    """Spearman's rho of a first rung's fitness with the full budget's on one pool: the mean over seeds and its
+    standard error (a bootstrap over the pool's rewards)."""
 
     pool: str
     budget: int
@@ -41,8 +42,13 @@ class Rho:
     rho_good: tuple[float, float]
     """Among the good ones only."""
 
+    @property
+    def holds(self) -> bool:
+        """The correlation over all rewards is at least `RHO_MIN` on its lower bound (mean - 1 se)."""
+        return self.rho_all[0] - self.rho_all[1] >= RHO_MIN
+
     def describe(self) -> str:
-        """ "+0.71 ± 0.05 over all (+0.10 ± 0.20 among good) on pool P, 16,384 steps, 2 seeds"."""
+        """ "rho +0.71 ± 0.05 over all (+0.10 ± 0.20 among good) on pool P, 16,384-step budget, 2 seeds"."""
         (a, sa), (g, sg) = self.rho_all, self.rho_good
         return (
             f"rho {a:+.2f} ± {sa:.2f} over all ({g:+.2f} ± {sg:.2f} among good) on pool {self.pool}, "
@@ -69,7 +75,13 @@ class FirstRung:
             return f"{head} (--rungs)"
         if self.how == "no evidence" or self.chosen_on is None:
             return f"{head}: no evidence for the {self.family} family (rung rank correlations not measured there)"
-        check = f"; checked: {self.checked_on.describe()}" if self.checked_on else "; not checked on a second pool"
+        check = (
+            "; not checked on a second pool"
+            if self.checked_on is None
+            else f"; checked: {self.checked_on.describe()}"
+            if self.checked_on.holds
+            else f"; the check FAILED (this rung does not predict the full budget there): {self.checked_on.describe()}"
+        )
         return f"{head} for the {self.family} family, chosen on {self.chosen_on.describe()}{check}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -82,12 +94,18 @@ MEASURED: dict[str, FirstRung] = {
     #   --fractions 0.0625,0.125,0.25,1 (15 rewards: 8 good, 4 weak, 3 reward-hacking; se by bootstrap over rewards):
     #   1/16 +0.54 ± 0.24 (lower bound 0.30 < RHO_MIN), 1/8 +0.75 ± 0.17 (0.58: chosen), 1/4 +0.86 ± 0.12.
     #   Among the good ones no fraction below the full budget ranks them: -0.55, -0.14, +0.14.
+    # Checked on a different pool: bench/rung_rho.py --task reacher-reach --seeds 1 --timesteps 16384
+    #   --fractions 0.125,1 (15 rewards): 1/8 (2,048 steps, one 4-env rollout) -0.07 ± 0.26, among good -0.19 ± 0.40.
+    #   The check fails: on reacher a 1/8 rung does not predict 16,384 steps (nor does that budget separate good from
+    #   weak well: good -0.163 ± 0.027, weak -0.185 ± 0.052 m). 1/8 is kept for the family as the better supported
+    #   choice (1/16 failed on the pendulum, and reacher's own calibration found 1/16 no better than random), and
+    #   every run of the family says that the check failed.
     LOCOMOTION: FirstRung(
         1 / 8,
         "measured",
         LOCOMOTION,
         chosen_on=Rho("inverted-double-pendulum-balance", 16_384, 1, (0.75, 0.17), (-0.14, 0.44)),
-        checked_on=None,
+        checked_on=Rho("reacher-reach", 16_384, 1, (-0.07, 0.26), (-0.19, 0.40)),
     ),
 }
 """Family -> its measured first rung (from bench/rung_rho.py's figures; see the module docstring). Families not
