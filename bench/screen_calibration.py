@@ -50,7 +50,7 @@ from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, strip_header
 from rewardsmith.run_folder.records import EVAL_DIR, RUN_FILE, TASK_FILE, TRAJECTORIES_FILE
 from rewardsmith.search.training import evaluate_policy
 from rewardsmith.stages.designer import is_duplicate
-from rewardsmith.stages.screen import MIN_ACCURACY, RANDOM_LABEL, screen, survival, trained_archives
+from rewardsmith.stages.screen import MIN_ACCURACY, MIN_SIGNAL, RANDOM_LABEL, screen, survival, trained_archives
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import LocalExecutor
 
@@ -117,12 +117,14 @@ def random_archives(spec: TaskSpec, runs: list[RunFolder], out: Path, executor: 
     return [Archive(RANDOM_LABEL, archive, None)]
 
 
-def screen_file(spec: TaskSpec, reward: Path, archives: list[Archive], out: Path, executor: LocalExecutor) -> dict:
+def screen_file(
+    spec: TaskSpec, reward: Path, archives: list[Archive], out: Path, executor: LocalExecutor, min_signal: float
+) -> dict:
     """Screen one pool file on the archives of the other rewards' policies; one row of the calibration."""
     others = {a.name: a.path for a in archives if a.source is None or a.source.name != reward.name}
     row = {"task": spec.name, "file": reward.name, "label": label(reward), "policies": len(others)}
     try:
-        report = screen(spec, reward, out / reward.stem, others, executor=executor)
+        report = screen(spec, reward, out / reward.stem, others, executor=executor, min_signal=min_signal)
     except RewardsmithError as e:  # the worker could not run at all: no verdict, and say why
         return {**row, "outcome": "no verdict", "accuracy": None, "episodes": 0, "message": f"error: {e}"}
     outcome = "no verdict" if report.passed and report.accuracy is None else "passed" if report.passed else "rejected"
@@ -152,7 +154,13 @@ def rung_rho_archives(root: Path, task: str) -> list[Archive]:
 
 
 def calibrate_task(
-    task: str, root: Path, out: Path, labels: tuple[str, ...], workers: int, rung_rho: bool = False
+    task: str,
+    root: Path,
+    out: Path,
+    labels: tuple[str, ...],
+    workers: int,
+    rung_rho: bool = False,
+    min_signal: float = MIN_SIGNAL,
 ) -> list[dict]:
     """Screen every pool file of one task with the chosen labels; [] when the folder has no runs of it."""
     runs = [] if rung_rho else run_folders(root, task)
@@ -167,7 +175,7 @@ def calibrate_task(
         samples, repairs = pool(task)
         files = [p for p in samples + repairs if label(p) in labels]
         with ThreadPoolExecutor(max_workers=workers) as threads:
-            return list(threads.map(lambda p: screen_file(spec, p, archives, out / task, executor), files))
+            return list(threads.map(lambda p: screen_file(spec, p, archives, out / task, executor, min_signal), files))
     finally:
         executor.shutdown()
 
@@ -254,6 +262,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", default=",".join(DEFAULT_LABELS), help="the labels to screen")
     parser.add_argument("--workers", type=int, default=2, help="screens at once")
     parser.add_argument("--rung-rho", action="store_true", help="FROM is a bench/rung_rho.py output folder")
+    parser.add_argument(
+        "--min-signal",
+        type=float,
+        default=MIN_SIGNAL,
+        help="the archive's spread a verdict needs (0: as the first cut of halving judges, every verdict counts)",
+    )
     parser.add_argument("--survival-sweep", default="", help="stay-alive thresholds to re-judge at, e.g. 0.05,0.1,0.2")
     args = parser.parse_args(argv)
     labels = tuple(x for x in args.labels.split(",") if x)
@@ -273,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     rows = []
     for task in tasks:
-        found = calibrate_task(task, args.source, out, labels, args.workers, args.rung_rho)
+        found = calibrate_task(task, args.source, out, labels, args.workers, args.rung_rho, args.min_signal)
         if not found:
             print(f"{task}: no runs in {args.source / task}, skipped", file=sys.stderr)
         rows += found
