@@ -118,7 +118,12 @@ def random_archives(spec: TaskSpec, runs: list[RunFolder], out: Path, executor: 
 
 
 def screen_file(
-    spec: TaskSpec, reward: Path, archives: list[Archive], out: Path, executor: LocalExecutor, min_signal: float
+    spec: TaskSpec,
+    reward: Path,
+    archives: list[Archive],
+    out: Path,
+    executor: LocalExecutor,
+    min_signal: float = MIN_SIGNAL,
 ) -> dict:
     """Screen one pool file on the archives of the other rewards' policies; one row of the calibration."""
     others = {a.name: a.path for a in archives if a.source is None or a.source.name != reward.name}
