@@ -23,7 +23,13 @@ rejects them before any screen, and each would take minutes on a large archive.
     REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/screen_calibration.py --from /tmp/rewardsmith-strategies
 
 Works on a folder with only eureka runs (`bench/strategies.py --strategies eureka`); a folder with default
-runs adds their candidates' episodes too (trained at the last rung they reached).
+runs adds their candidates' episodes too (trained at the last rung they reached). `--rung-rho` reads a
+`bench/rung_rho.py` output folder instead: every pool reward's policy at every fraction of its chain, on every seed
+(the early ones are the first rungs' policies, whose episodes the first-cut screen judges), plus one fresh
+random-policy evaluation per task.
+
+    REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/screen_calibration.py --rung-rho --from /tmp/rewardsmith-rung-rho \
+        --survival-sweep 0.02,0.05,0.1,0.15,0.2,0.3
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, strip_header
 from rewardsmith.run_folder.records import EVAL_DIR, RUN_FILE, TASK_FILE, TRAJECTORIES_FILE
 from rewardsmith.search.training import evaluate_policy
 from rewardsmith.stages.designer import is_duplicate
-from rewardsmith.stages.screen import MIN_ACCURACY, RANDOM_LABEL, screen, survival, trained_archives
+from rewardsmith.stages.screen import MIN_ACCURACY, MIN_SIGNAL, RANDOM_LABEL, screen, survival, trained_archives
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import LocalExecutor
 
@@ -111,12 +117,19 @@ def random_archives(spec: TaskSpec, runs: list[RunFolder], out: Path, executor: 
     return [Archive(RANDOM_LABEL, archive, None)]
 
 
-def screen_file(spec: TaskSpec, reward: Path, archives: list[Archive], out: Path, executor: LocalExecutor) -> dict:
+def screen_file(
+    spec: TaskSpec,
+    reward: Path,
+    archives: list[Archive],
+    out: Path,
+    executor: LocalExecutor,
+    min_signal: float = MIN_SIGNAL,
+) -> dict:
     """Screen one pool file on the archives of the other rewards' policies; one row of the calibration."""
     others = {a.name: a.path for a in archives if a.source is None or a.source.name != reward.name}
     row = {"task": spec.name, "file": reward.name, "label": label(reward), "policies": len(others)}
     try:
-        report = screen(spec, reward, out / reward.stem, others, executor=executor)
+        report = screen(spec, reward, out / reward.stem, others, executor=executor, min_signal=min_signal)
     except RewardsmithError as e:  # the worker could not run at all: no verdict, and say why
         return {**row, "outcome": "no verdict", "accuracy": None, "episodes": 0, "message": f"error: {e}"}
     outcome = "no verdict" if report.passed and report.accuracy is None else "passed" if report.passed else "rejected"
@@ -131,20 +144,43 @@ def screen_file(spec: TaskSpec, reward: Path, archives: list[Archive], out: Path
     }
 
 
-def calibrate_task(task: str, root: Path, out: Path, labels: tuple[str, ...], workers: int) -> list[dict]:
+def rung_rho_archives(root: Path, task: str) -> list[Archive]:
+    """Every chain training's evaluation episodes in a `bench/rung_rho.py` output folder, with its pool file."""
+    samples, repairs = pool(task)
+    by_stem = {p.stem: p for p in samples + repairs}
+    return [
+        Archive(
+            f"{path.parents[3].name}/{path.parents[2].name}/{path.parents[1].name}",
+            path,
+            by_stem.get(path.parents[2].name),
+        )
+        for path in sorted((root / task).glob(f"seed_*/*/t*/{EVAL_DIR}/{TRAJECTORIES_FILE}"))
+    ]
+
+
+def calibrate_task(
+    task: str,
+    root: Path,
+    out: Path,
+    labels: tuple[str, ...],
+    workers: int,
+    rung_rho: bool = False,
+    min_signal: float = MIN_SIGNAL,
+) -> list[dict]:
     """Screen every pool file of one task with the chosen labels; [] when the folder has no runs of it."""
-    runs = run_folders(root, task)
-    if not runs:
+    runs = [] if rung_rho else run_folders(root, task)
+    trained = rung_rho_archives(root, task) if rung_rho else candidate_archives(task, runs)
+    if not trained:
         return []
-    spec = load_task(runs[0].path / TASK_FILE)  # the spec the runs used, as copied into their folder
+    spec = load_task(task) if rung_rho else load_task(runs[0].path / TASK_FILE)  # the spec the runs used
     (out / task).mkdir(parents=True, exist_ok=True)
     executor = LocalExecutor(workers)
     try:
-        archives = candidate_archives(task, runs) + random_archives(spec, runs, out / task, executor)
+        archives = trained + random_archives(spec, runs, out / task, executor)
         samples, repairs = pool(task)
         files = [p for p in samples + repairs if label(p) in labels]
         with ThreadPoolExecutor(max_workers=workers) as threads:
-            return list(threads.map(lambda p: screen_file(spec, p, archives, out / task, executor), files))
+            return list(threads.map(lambda p: screen_file(spec, p, archives, out / task, executor, min_signal), files))
     finally:
         executor.shutdown()
 
@@ -230,6 +266,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", help="comma-separated (default: every task with runs in FROM)")
     parser.add_argument("--labels", default=",".join(DEFAULT_LABELS), help="the labels to screen")
     parser.add_argument("--workers", type=int, default=2, help="screens at once")
+    parser.add_argument("--rung-rho", action="store_true", help="FROM is a bench/rung_rho.py output folder")
+    parser.add_argument(
+        "--min-signal",
+        type=float,
+        default=MIN_SIGNAL,
+        help="the archive's spread a verdict needs (0: as the first cut of halving judges, every verdict counts)",
+    )
     parser.add_argument("--survival-sweep", default="", help="stay-alive thresholds to re-judge at, e.g. 0.05,0.1,0.2")
     args = parser.parse_args(argv)
     labels = tuple(x for x in args.labels.split(",") if x)
@@ -241,11 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     tasks = (
         args.tasks.split(",")
         if args.tasks
-        else sorted(p.name for p in args.source.iterdir() if run_folders(args.source, p.name))
+        else sorted(
+            p.name
+            for p in args.source.iterdir()
+            if (rung_rho_archives(args.source, p.name) if args.rung_rho else run_folders(args.source, p.name))
+        )
     )
     rows = []
     for task in tasks:
-        found = calibrate_task(task, args.source, out, labels, args.workers)
+        found = calibrate_task(task, args.source, out, labels, args.workers, args.rung_rho, args.min_signal)
         if not found:
             print(f"{task}: no runs in {args.source / task}, skipped", file=sys.stderr)
         rows += found

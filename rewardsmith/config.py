@@ -136,7 +136,8 @@ class RunConfig(BaseModel):
         None,
         description="Successive halving: increasing fractions of `timesteps` at which survivors are compared, e.g. "
         "0.125,0.25,0.5,1 (a last rung below 1 leaves the rest of the budget to the final retraining, which resumes "
-        "the winner). Default: the strategy's (default: 0.0625,0.25,1; eureka: 1, no halving).",
+        "the winner). Default: the strategy's (default: the task family's first rung, rewardsmith.search.rung_evidence, "
+        "then 0.25 and 1; eureka: 1, no halving).",
     )
     keep: float = Field(
         DEFAULT_KEEP,

@@ -110,6 +110,13 @@ class SearchDefaults(BaseModel):
     samples: int = Field(4, ge=1, description="Reward candidates sampled per iteration (Eureka's K).")
     repair_rounds: int = Field(2, ge=0)
     final_seeds: int = Field(3, ge=1)
+    first_rung: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="The default strategy's first rung, a fraction of the search budget (default: "
+        "the task family's measured one, `rewardsmith.search.rung_evidence`).",
+    )
 
 
 class Calibration(BaseModel):

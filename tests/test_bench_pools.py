@@ -134,8 +134,9 @@ def test_the_calibration_leaves_a_rewards_own_episodes_out(bench, tmp_path, monk
     ]
     seen = {}
 
-    def fake_screen(spec, reward, out, files, executor):  # records what the real screen would be given
+    def fake_screen(spec, reward, out, files, executor, min_signal):  # records what the real screen would be given
         seen.update(files)
+        seen["min_signal"] = min_signal
         raise calibration.RewardsmithError("stop here")
 
     monkeypatch.setattr(calibration, "screen", fake_screen)
@@ -144,7 +145,8 @@ def test_the_calibration_leaves_a_rewards_own_episodes_out(bench, tmp_path, monk
         name = task
 
     row = calibration.screen_file(Spec(), samples[0], archives, tmp_path, executor=None)
-    assert set(seen) == {"run/1.2 (s2)", "random policy"}
+    assert set(seen) == {"run/1.2 (s2)", "random policy", "min_signal"}
+    assert seen["min_signal"] == calibration.MIN_SIGNAL  # --min-signal 0 judges as halving's first cut does
     assert row["outcome"] == "no verdict" and row["policies"] == 2 and "stop here" in row["message"]
     assert calibration.pool_file_of("# rewardsmith candidate 1.1\n\n" + samples[3].read_text(), task) == samples[3]
 

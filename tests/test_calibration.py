@@ -66,9 +66,10 @@ def test_the_report_names_the_smallest_budget_that_separates_and_records_it() ->
 
 def test_the_ladder_starts_at_the_first_rung_and_doubles_up_to_the_limit() -> None:
     spec = load_task("hopper-hop")
-    assert first_rung(spec) == 12_500  # 1/16 of 200k, above one 512-step rollout
-    assert budget_ladder(spec, 200_000, 4.0) == [12_500, 200_000, 400_000, 800_000]
-    assert budget_ladder(spec, 200_000, 1.0) == [12_500, 200_000]
+    assert first_rung(spec) == 25_000  # the MuJoCo family's measured 1/8 of 200k, above one 512-step rollout
+    assert budget_ladder(spec, 200_000, 4.0) == [25_000, 200_000, 400_000, 800_000]
+    assert budget_ladder(spec, 200_000, 1.0) == [25_000, 200_000]
+    assert first_rung(load_task("metaworld-reach"), 100_000) == 6_250  # no evidence there: the old 1/16
 
 
 def test_the_calibration_table_is_written_into_the_spec_and_read_back(tmp_path: Path) -> None:
@@ -171,3 +172,27 @@ def test_a_run_is_told_when_its_budget_is_not_calibrated() -> None:
     assert spec.calibration_note(800_000) is None  # the run asked for a budget that separates
     spec = spec.model_copy(update={"calibration": Calibration(budget=200_000, calibrated=True, margin_se=5.0)})
     assert spec.calibration_note(200_000) is None
+
+
+def test_indistinguishable_uses_the_seed_floor_not_the_evaluation_error_alone(tmp_path: Path) -> None:
+    """The issue's case: the same reward trained twice scored 2.057 and 0.651. Against the evaluation errors alone
+    (0.05 each) a 1.5 rival is far behind the 2.057 leader; with the measured between-seed floor it is not."""
+    from rewardsmith.search.evidence import Evidence
+    from rewardsmith.search.spread import Repeat, SeedSpread
+
+    spec = load_task("hopper-hop")
+    records = [record("1.0", 2.057, 0.05), record("1.1", 1.5, 0.05), record("1.2", 0.3, 0.05, timesteps=1024)]
+    assert learning_signal(records, random_eval(0.0, 0.01), spec).verdict == "learned"  # evaluation noise only
+    spread = SeedSpread(path=tmp_path / "seed_spread.json")
+    spread.add(Repeat("1.0", 16_384, (0, 1), (2.057, 0.651), (0.05, 0.05)))
+    signal = learning_signal(records, random_eval(0.0, 0.01), spec, evidence=Evidence(spread))
+    assert signal.verdict == "indistinguishable" and signal.budget == 16_384
+    assert "seed sd 0.993 (measured: 1 candidate x 2 seeds)" in signal.message
+    # the floor of another budget does not apply; a prior measured at this budget does
+    other = SeedSpread([Repeat("1.0", 1024, (0, 1), (2.057, 0.651), (0.05, 0.05))])
+    assert learning_signal(records, None, spec, evidence=Evidence(other)).verdict == "learned"
+    prior = learning_signal(records, None, spec, evidence=Evidence(SeedSpread(prior=0.5, prior_budget=16_384)))
+    assert prior.verdict == "indistinguishable" and "prior" in prior.message
+    # a lead larger than the floor is still a lead
+    far = [record("2.0", 6.0, 0.05), record("2.1", 1.5, 0.05)]
+    assert learning_signal(far, None, spec, evidence=Evidence(spread)).verdict == "learned"

@@ -100,7 +100,7 @@ def test_structural_warnings_name_a_constant_term_that_dominates():
 
 def test_the_critics_warning_breaks_a_tie_but_never_a_distinguishable_lead():
     warned, clean = rec("1.1", 2.0, 0.3), rec("1.2", 1.9, 0.3)
-    evidence = Evidence(SeedSpread(), {"1.1": "critic: constant term(s) alive carry 90% of the reward's magnitude"})
+    evidence = Evidence(SeedSpread(), {"1.1": "critic: the total is constant over the sampled states"})
     verdict = pick([warned, clean], evidence=evidence)
     assert verdict.winner == "1.2" and verdict.runner_up == "1.1" and "critic" in verdict.tie_break
     assert best_record([warned, clean], evidence=evidence).id == "1.2"
@@ -149,3 +149,15 @@ def test_the_bootstrap_says_how_sure_the_pick_is_and_names_the_runner_up():
     assert bootstrap({"a": Sample(((5.0, 5.2),)), "b": Sample(((4.0, 4.1),))}, "a", sd=2.0).p_best < 0.9
     two = bootstrap({"a": Sample(((5.0, 5.1), (1.0, 1.1))), "b": Sample(((3.0, 3.1),))}, "a")
     assert 0.3 < two.p_best < 0.7 and "seeds" in two.method
+
+
+def test_only_the_warnings_the_pools_support_break_ties():
+    """bench/critic_warnings.py: a constant total fell only on weak rewards; an alive term's share of the magnitude
+    fell on 7 of 8 good pendulum rewards (staying up is that task), so it is shown but weighs nothing."""
+    from rewardsmith.search.evidence import TIE_BREAK_KINDS, structural_finding, tie_break_warning
+
+    pendulum_good = critic({"alive": (1.0, 0.0, 1.0), "tip_height": (0.1, 0.05, 0.2)})
+    assert structural_finding(pendulum_good)[0] == "constant-share" and "constant-share" not in TIE_BREAK_KINDS
+    assert structural_warning(pendulum_good) is not None and tie_break_warning(pendulum_good) is None
+    total = {"findings": [{"code": "constant-total"}]}
+    assert tie_break_warning(total) == structural_warning(total) == "critic: the total is constant over the sampled states"

@@ -192,7 +192,7 @@ def test_the_result_table_and_review_say_how_sure_the_pick_is(review_run, tmp_pa
     selection = summary["selection"]
     assert selection["floor"]["how"] == "none" and selection["confidence"]["method"].startswith("bootstrap")
     assert 0.0 <= selection["confidence"]["p_best"] <= 1.0 and selection["confidence"]["runner_up"] is not None
-    table = render(result_tables(folder)[2], width=200)
+    table = render(result_tables(folder)[2], width=400)  # wide enough that no cell wraps a phrase
     assert "seed-to-seed spread not measured" in table and "P(winner is the best at its budget)" in table
     header = render(review_view(read_run(run)), width=200)
     assert "confidence P(winner is the best" in header and "selection " in header

@@ -28,7 +28,9 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     run.lock            pid of the process running it (present only while it runs)
     .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
-    iter_<i>/halving.json  budgets, keep, stop_flat and per rung: steps spent, each candidate's fitness, fitness_se,
+    iter_<i>/halving.json  budgets, first_rung {fraction, how, family, why: the evidence behind the first rung's
+                        length, rewardsmith.search.rung_evidence}, keep, stop_flat and per rung: steps spent,
+                        each candidate's fitness, fitness_se,
                         timesteps, the first cut's screen verdict {passed, accuracy, spearman} and whether it
                         was promoted (or kept within noise of the cut line), halved, screened out, stopped on a
                         flat curve or failed; repeated_on_a_second_seed, repeat_steps, and revived (a candidate

@@ -9,7 +9,8 @@
   winner is distinguishable from the runner-up.
 - `halving`: successive halving of an iteration's candidates over training rungs, resumed from checkpoints (the
   schedule); `rungs`: its jobs (a rung's training, a close candidate's second seed, the first cut's screen) and
-  `halving.json` (the one way a candidate is trained in the search).
+  `halving.json` (the one way a candidate is trained in the search); `rung_evidence`: the default first rung per
+  task family, with the measured rank correlations behind it (or "no evidence").
 - `spread`: the between-seed spread of fitness (measured on second seeds, or the spec's calibration prior), the
   floor under which candidates are not told apart; `evidence`: that floor and the critic's structural warnings,
   read from a run folder; `confidence`: a bootstrap of how sure the search is that its winner is the best.

@@ -38,15 +38,16 @@ from pydantic import BaseModel, Field
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.run_folder.records import CandidateRecord, Evaluation
+from rewardsmith.search import rung_evidence
+from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.halving import first_rung_minimum, rung_budgets
+from rewardsmith.search.selection import estimate, standard_error
 from rewardsmith.search.training import evaluate_policy, train_and_evaluate
 from rewardsmith.task import Calibration, TaskSpec
 from rewardsmith.workers.executor import Executor
 
 MARGIN_SE = 2.0
 """How many standard errors of the difference good must lead by for a budget to count as calibrated."""
-FIRST_RUNG_FRACTION = 1 / 16
-"""The default strategy's first rung, as a fraction of the search budget (see `rewardsmith.search.halving`)."""
 WEAK_REWARDS: dict[str, str] = {
     "alive": '''"""Weak reference (rewardsmith calibrate): a constant bonus per step, blind to the task."""
 
@@ -171,9 +172,9 @@ class CalibrationReport(BaseModel):
 
 
 def first_rung(spec: TaskSpec, search_budget: int | None = None) -> int:
-    """The default strategy's first-rung budget for this task's search budget."""
+    """The default strategy's first-rung budget for this task's search budget (`rewardsmith.search.rung_evidence`)."""
     budget = search_budget or spec.train.timesteps
-    return rung_budgets(budget, [FIRST_RUNG_FRACTION], first_rung_minimum(spec))[0]
+    return rung_budgets(budget, [rung_evidence.first_rung(spec).fraction], first_rung_minimum(spec))[0]
 
 
 def budget_ladder(spec: TaskSpec, search_budget: int, up_to: float) -> list[int]:
@@ -333,11 +334,18 @@ class Signal:
 
 
 def learning_signal(
-    records: list[CandidateRecord], random: Evaluation | None, spec: TaskSpec, z: float = MARGIN_SE
+    records: list[CandidateRecord],
+    random: Evaluation | None,
+    spec: TaskSpec,
+    z: float = MARGIN_SE,
+    evidence: Evidence | None = None,
 ) -> Signal:
     """Say plainly when a search's top rung carries no signal: every trained candidate at the highest budget
-    reached is within `z` standard errors of the random policy ("nothing learned enough to be judged"), or, with
-    two or more there, all of them are within `z` standard errors of each other ("indistinguishable")."""
+    reached is within `z` evaluation standard errors of the random policy ("nothing learned enough to be judged": a
+    fact about the trained policies), or, with two or more there, all of them are within `z` standard errors of
+    each other ("indistinguishable": a claim about the rewards, so each candidate's variance holds the between-seed
+    floor at that budget from `evidence`, `rewardsmith.search.spread`, and a candidate trained on a second seed
+    counts with its two-seed mean, as the selection scores it)."""
     trained = [r for r in records if r.status == "trained" and r.fitness is not None]
     if not trained:
         return Signal("unknown", "no candidate was trained")
@@ -349,14 +357,12 @@ def learning_signal(
         if suggestion and suggestion > budget
         else f"; `rewardsmith calibrate {spec.name}` measures the budget that does"
     )
-
-    def se(r: CandidateRecord) -> float:
-        return float(r.fitness_se) if r.fitness_se is not None and math.isfinite(r.fitness_se) else 0.0
-
     if random is not None and random.fitness_mean is not None:
         rand_se = float(random.fitness_se or 0.0)
         learned = [
-            r for r in top if r.fitness is not None and r.fitness - random.fitness_mean > z * math.hypot(se(r), rand_se)
+            r
+            for r in top
+            if r.fitness is not None and r.fitness - random.fitness_mean > z * math.hypot(standard_error(r), rand_se)
         ]
         if not learned:
             return Signal(
@@ -367,12 +373,20 @@ def learning_signal(
                 suggestion,
             )
     if len(top) >= 2:
-        best = max(top, key=lambda r: r.fitness or -math.inf)
-        if all((best.fitness or 0) - (r.fitness or 0) <= z * math.hypot(se(best), se(r)) for r in top if r is not best):
+        scored = {r.id: estimate(r, evidence) for r in top}
+        best = max(top, key=lambda r: scored[r.id][0])
+        mb, vb = scored[best.id]
+        if all(mb - scored[r.id][0] <= z * math.sqrt(vb + scored[r.id][1]) for r in top if r is not best):
+            floor = evidence.floor(budget) if evidence is not None else None
+            noise = (
+                f"evaluation noise and {floor.describe()}"
+                if floor is not None and floor.how != "none"
+                else "evaluation noise only: the seed-to-seed spread was not measured"
+            )
             return Signal(
                 "indistinguishable",
                 f"the {len(top)} candidates trained to {budget:,} steps are within {z:g} standard errors of each "
-                f"other: the pick among them is not evidence that one reward is better{advice}",
+                f"other ({noise}): the pick among them is not evidence that one reward is better{advice}",
                 budget,
                 suggestion,
             )

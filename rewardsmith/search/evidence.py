@@ -4,12 +4,14 @@
 A structural warning (`structural_warning`) says that a candidate's reward is mostly a constant per step, read
 from the critic's smoke run (`critic.json`: its findings and per-component statistics over real transitions):
 
-- the critic found a constant total (`constant-total`);
-- a component the critic found dominant (`dominant-component`) is itself constant over the sampled states;
-- constant components (std <= 1e-6 |mean|) carry at least `CONSTANT_SHARE` of the components' mean |value|:
-  an alive bonus that outweighs every term that depends on the task's progress.
+- `constant-total`: the critic found a constant total;
+- `dominant-constant`: a component the critic found dominant (`dominant-component`) is itself constant over the
+  sampled states;
+- `constant-share`: constant components (std <= 1e-6 |mean|) carry at least `CONSTANT_SHARE` of the components'
+  mean |value|: an alive bonus that outweighs every term that depends on the task's progress.
 
-The selection uses it only to break ties (`rewardsmith.search.selection.tie_break`).
+The selection uses it only to break ties (`rewardsmith.search.selection.tie_break`), and only the kinds in
+`TIE_BREAK_KINDS`: their weight is learned from the labelled pools (`bench/critic_warnings.py`, see there).
 """
 
 from __future__ import annotations
@@ -27,6 +29,13 @@ from rewardsmith.task import TaskSpec
 
 CONSTANT_SHARE = 0.5
 """Share of the components' mean |value| that constant components must carry for a structural warning."""
+TIE_BREAK_KINDS = ("constant-total",)
+"""The structural warnings that break a tie (weight 1 inside the indistinguishable set); the others weigh 0, as
+measured by `bench/critic_warnings.py` on the three labelled pools (no LLM review; 45 rewards the critic accepted).
+Chosen on halfcheetah-run-backward and inverted-double-pendulum-balance: `constant-total` fell on 1 weak reward and
+no good one; `constant-share` fell on 7 of 8 good rewards and on none of 7 weak or reward-hacking ones (on the
+pendulum, where an alive bonus is the task); `dominant-constant` never fired. Held out, reacher-reach:
+`constant-total` fell on 1 of 4 weak rewards and on 0 of 8 good ones; no other kind fired."""
 _DOMINANT = re.compile(r"component '([^']+)'")
 
 
@@ -50,19 +59,20 @@ def constant(stats: Any) -> bool:
         return False
 
 
-def structural_warning(critic: dict[str, Any] | None) -> str | None:
-    """Why a critic report says the reward is mostly a constant per step (module docstring), or None."""
+def structural_finding(critic: dict[str, Any] | None) -> tuple[str, str] | None:
+    """(kind, why) when a critic report says the reward is mostly a constant per step (module docstring): kind
+    "constant-total", "dominant-constant" or "constant-share"; None otherwise."""
     if not isinstance(critic, dict):
         return None
     codes = {str(f.get("code")): str(f.get("message", "")) for f in critic.get("findings") or [] if isinstance(f, dict)}
     if "constant-total" in codes:
-        return "critic: the total is constant over the sampled states"
+        return "constant-total", "critic: the total is constant over the sampled states"
     dynamic = (critic.get("stats") or {}).get("dynamic") or {}
     comps = dynamic.get("components") if isinstance(dynamic, dict) else None
     comps = comps if isinstance(comps, dict) else {}
     dominant = _DOMINANT.search(codes.get("dominant-component", ""))
     if dominant and constant(comps.get(dominant.group(1))):
-        return f"critic: the constant component {dominant.group(1)!r} dominates the reward"
+        return "dominant-constant", f"critic: the constant component {dominant.group(1)!r} dominates the reward"
     sizes = {}
     for name, stats in comps.items():
         try:
@@ -73,13 +83,28 @@ def structural_warning(critic: dict[str, Any] | None) -> str | None:
     flat = [n for n in sizes if constant(comps[n]) and sizes[n] > 0]
     share = sum(sizes[n] for n in flat) / total if total > 0 else 0.0
     if len(sizes) > 1 and share >= CONSTANT_SHARE:
-        return f"critic: constant term(s) {', '.join(flat)} carry {share:.0%} of the reward's magnitude"
+        return (
+            "constant-share",
+            f"critic: constant term(s) {', '.join(flat)} carry {share:.0%} of the reward's magnitude",
+        )
     return None
 
 
+def structural_warning(critic: dict[str, Any] | None) -> str | None:
+    """Why a critic report says the reward is mostly a constant per step (`structural_finding`), or None."""
+    found = structural_finding(critic)
+    return found[1] if found else None
+
+
+def tie_break_warning(critic: dict[str, Any] | None) -> str | None:
+    """The structural warning the selection's tie-break weighs (a kind in `TIE_BREAK_KINDS`), or None."""
+    found = structural_finding(critic)
+    return found[1] if found and found[0] in TIE_BREAK_KINDS else None
+
+
 def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
-    """The run's evidence: its `seed_spread.json` (with the spec's calibration prior) and the structural warnings of
-    its designed and trained candidates' critic reports (verified; an unproven report gives no warning), so the
+    """The run's evidence: its `seed_spread.json` (with the spec's calibration prior) and the tie-breaking structural
+    warnings (`tie_break_warning`) of its designed and trained candidates' critic reports (verified; an unproven report gives no warning), so the
     cuts of the halving that is about to train them see them too."""
     if spec is None:
         try:
@@ -93,7 +118,7 @@ def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
         if record.status not in ("designed", "trained"):
             continue
         critic = folder.cand_of(record).critic()
-        warning = structural_warning(critic.model_dump() if critic is not None else None)
+        warning = tie_break_warning(critic.model_dump() if critic is not None else None)
         if warning:
             warnings[record.id] = warning
     return Evidence(spread, warnings)

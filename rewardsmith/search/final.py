@@ -1,13 +1,15 @@
 """The end of a run: the best candidate's retraining with the full budget on several seeds in parallel (announced
 with its cost before it starts; `final_seeds` 0 skips it; the search's own full-budget training of the winner
 counts as its seed, measured again on fresh episodes, and a winner left at a shorter rung resumes from its
-checkpoint), and `summary.json`. The selection rule itself lives in `rewardsmith.search.selection`."""
+checkpoint; the same holds for the winner's second-seed training of a close call when that seed is a final one),
+and `summary.json`. The selection rule itself lives in `rewardsmith.search.selection`."""
 
 from __future__ import annotations
 
 import math
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,7 @@ from rewardsmith.config import ResolvedConfig
 from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import write_bytes_atomic
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.names import CHECKPOINT_FILE, FINAL_DIR, REWARD_FILE, Event
+from rewardsmith.run_folder.names import CHECKPOINT_FILE, FINAL_DIR, REPEAT_DIR, REWARD_FILE, Event
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
@@ -34,6 +36,7 @@ from rewardsmith.search.confidence import confidence
 from rewardsmith.search.evidence import Evidence, load_evidence
 from rewardsmith.search.live import Progress
 from rewardsmith.search.selection import best_record, pick, rule_for
+from rewardsmith.search.spread import Repeat, SeedSpread
 from rewardsmith.search.training import (
     RANDOM_POLICY_DIR,
     clear_training_outputs,
@@ -63,23 +66,57 @@ def finished_seeds(folder: RunFolder, candidate: str) -> dict[int, dict[str, Any
     return rows
 
 
-def final_plan(folder: RunFolder, config: ResolvedConfig, best: CandidateRecord) -> dict[int, str]:
+def final_plan(
+    folder: RunFolder, config: ResolvedConfig, best: CandidateRecord, spread: SeedSpread | None = None
+) -> dict[int, str]:
     """Seed -> how the final retraining gets it: "reuse" (the search trained the winner on this seed with the full
-    budget already), "resume" (continue the winner's own rung checkpoint on this seed) or "train" (from scratch)."""
+    budget already), "resume" (continue the winner's own rung checkpoint on this seed), "reuse second seed" or
+    "resume second seed" (the same for the winner's second-seed training at a rung, `rewardsmith.search.spread`,
+    when that seed is one of the final ones: a close call at the full budget is not trained a third time) or
+    "train" (from scratch)."""
     plan = {}
     checkpoint = folder.cand_dir(best.iteration, best.index) / CHECKPOINT_FILE
     total = config.final_timesteps
     for seed in [config.seed + k for k in range(config.final_seeds)]:
         same = seed == config.seed and best.timesteps > 0
+        repeat = second_seed(folder, best, spread, seed)
         # the search's budget is the final one and the winner reached it (PPO rounds a budget up to whole
         # rollouts: a 20,000-step budget trains 20,480)
         if same and config.timesteps == total and best.timesteps >= total:
             plan[seed] = "reuse"
         elif same and best.timesteps < total and checkpoint.is_file():
             plan[seed] = "resume"
+        elif repeat is not None and config.timesteps == total and repeat.budget >= total:
+            plan[seed] = "reuse second seed"
+        elif repeat is not None and repeat.budget < total:
+            plan[seed] = "resume second seed"
         else:
             plan[seed] = "train"
     return plan
+
+
+def second_seed(folder: RunFolder, best: CandidateRecord, spread: SeedSpread | None, seed: int) -> Repeat | None:
+    """The winner's longest second-seed training on `seed` recorded by the parent in `seed_spread.json`, whose
+    weights are still there; None without one."""
+    repeats = [r for r in (spread.repeats if spread else []) if r.candidate == best.id and r.seeds[1] == seed]
+    repeats = [r for r in repeats if repeat_weights(folder, best, r).is_file()]
+    return max(repeats, key=lambda r: r.budget, default=None)
+
+
+def repeat_weights(folder: RunFolder, best: CandidateRecord, repeat: Repeat) -> Path:
+    """Where the training worker of a second-seed repeat left its policy (`rewardsmith.search.rungs.rung_repeater`)."""
+    return folder.cand_dir(best.iteration, best.index) / REPEAT_DIR / str(repeat.budget) / WEIGHTS_FILE
+
+
+def starting_point(
+    folder: RunFolder, best: CandidateRecord, spread: SeedSpread | None, seed: int, how: str
+) -> tuple[Path | None, int]:
+    """(the weights a final seed starts from, the steps they were trained) for a plan entry (`final_plan`)."""
+    cand = folder.cand_dir(best.iteration, best.index)
+    if how in ("reuse", "resume"):
+        return cand / (WEIGHTS_FILE if how == "reuse" else CHECKPOINT_FILE), best.timesteps
+    repeat = second_seed(folder, best, spread, seed) if how.endswith("second seed") else None
+    return (repeat_weights(folder, best, repeat), repeat.budget) if repeat is not None else (None, 0)
 
 
 def announce_final(
@@ -89,13 +126,15 @@ def announce_final(
     plan: dict[int, str],
     progress: Progress,
     workers: int,
+    spread: SeedSpread | None = None,
 ) -> dict[str, Any]:
     """Say what the final retraining will cost before it starts (env steps, and a time estimate from the winner's
     own measured training speed); returns the announcement, also recorded as an event."""
     total = config.final_timesteps
-    steps = sum(total - (best.timesteps if how == "resume" else 0) for how in plan.values() if how != "reuse")
+    trains = [seed for seed, how in plan.items() if not how.startswith("reuse")]
+    steps = sum(total - starting_point(folder, best, spread, seed, plan[seed])[1] for seed in trains)
     speed = best.timesteps / best.wall_s if best.wall_s > 0 and best.timesteps else None
-    rounds = math.ceil(sum(how != "reuse" for how in plan.values()) / max(1, workers))
+    rounds = math.ceil(len(trains) / max(1, workers))
     estimate = round(rounds * (total / speed)) if speed and steps else None
     how = ", ".join(f"seed {seed}: {kind}" for seed, kind in plan.items())
     progress.log(
@@ -108,10 +147,11 @@ def announce_final(
 
 def judge_signal(folder: RunFolder, spec: TaskSpec, executor: Executor) -> Signal:
     """Whether the search's top rung carried signal (`learning_signal`): against the run's random-policy episodes
-    (played now if the screen did not already), recorded as a `search_signal` event for summary.json."""
+    (played now if the screen did not already) and, between candidates, under the run's between-seed floor
+    (`load_evidence`), recorded as a `search_signal` event for summary.json."""
     random_policy_archive(folder, spec.source, executor, max(3, spec.train.eval_episodes))
     random = read_record(folder.path / RANDOM_POLICY_DIR / EVAL_DIR / EVALUATION_FILE, Evaluation)
-    signal = learning_signal(folder.candidates(), random, spec)
+    signal = learning_signal(folder.candidates(), random, spec, evidence=load_evidence(folder, spec))
     folder.event(
         Event.SEARCH_SIGNAL,
         **signal.as_dict(),
@@ -133,7 +173,8 @@ def retrain_best(
     """Train the best reward with `final_timesteps` on `final_seeds` seeds in parallel; seeds already done are kept,
     the search's own full-budget training of the winner is reused, a rung checkpoint is resumed. None when
     `final_seeds` is 0 (skipped)."""
-    best = best_record(folder.candidates(), rule=rule_for(config), evidence=load_evidence(folder))
+    evidence = load_evidence(folder)
+    best = best_record(folder.candidates(), rule=rule_for(config), evidence=evidence)
     if best is None:
         raise RewardsmithError(f"{folder.path}: no candidate was trained, so there is nothing to retrain")
     signal = judge_signal(folder, folder.spec(), executor)
@@ -143,8 +184,8 @@ def retrain_best(
         progress.log(f"final retraining skipped (--final-seeds 0); the result is {best.id}'s search fitness")
         folder.event(Event.FINAL_SKIPPED, candidate=best.id)
         return None
-    plan = final_plan(folder, config, best)
-    cost = announce_final(folder, config, best, plan, progress, executor.workers)
+    plan = final_plan(folder, config, best, evidence.spread)
+    cost = announce_final(folder, config, best, plan, progress, executor.workers, evidence.spread)
     final_dir = folder.path / FINAL_DIR
     final_dir.mkdir(exist_ok=True)
     reward = final_dir / REWARD_FILE
@@ -156,41 +197,40 @@ def retrain_best(
     seeds = list(plan)
     folder.event(Event.FINAL_STARTED, candidate=best.id, seeds=seeds, timesteps=config.final_timesteps, **cost)
     done = finished_seeds(folder, best.id)
-    cand = folder.cand_dir(best.iteration, best.index)
     eval_episodes = folder.spec().train.eval_episodes
 
     def retrain(seed: int) -> dict[str, Any]:
         if seed in done:
             return done[seed]
         label = f"final s{seed}"
-        if plan[seed] == "reuse":
-            # The search's own full-budget training of the winner, measured again on fresh episodes: the number
+        weights, done_steps = starting_point(folder, best, evidence.spread, seed, plan[seed])
+        if plan[seed].startswith("reuse") and weights is not None:
+            # A full-budget training of the winner from the search, measured again on fresh episodes: the number
             # that selected it is the best of several noisy ones, so reporting it would overstate the result.
             result, evaluation = remeasure(
                 folder.path / TASK_FILE,
-                cand / WEIGHTS_FILE,
+                weights,
                 final_dir / f"seed_{seed}",
                 episodes=eval_episodes,
                 executor=executor,
-                trained_timesteps=best.timesteps,
+                trained_timesteps=done_steps,
                 on_progress=lambda d, t: progress.update(label, "evaluating", done=d, total=t),
             )
         else:
-            resume = plan[seed] == "resume"
             progress.update(label, "training", done=0, total=config.final_timesteps)
             result, evaluation = train_and_evaluate(
                 folder.path / TASK_FILE,
                 reward,
                 final_dir / f"seed_{seed}",
-                timesteps=(config.final_timesteps) - (best.timesteps if resume else 0),
+                timesteps=config.final_timesteps - done_steps,
                 seed=seed,
                 eval_episodes=eval_episodes,
                 executor=executor,
                 device=config.device,
                 on_progress=lambda d, t: progress.update(label, "training", done=d, total=t),
                 on_eval_progress=lambda d, t: progress.update(label, "evaluating", done=d, total=t),
-                continue_from=cand / CHECKPOINT_FILE if resume else None,
-                timesteps_done=best.timesteps if resume else 0,
+                continue_from=weights,
+                timesteps_done=done_steps,
                 options=config.job_options(),
             )
         row = {
@@ -203,7 +243,7 @@ def retrain_best(
             "error": result.error or None,
             "wall_s": round(result.wall_s, 3),
         }
-        folder.event(Event.FINAL_SEED_DONE, candidate=best.id, reused=plan[seed] == "reuse", **row)
+        folder.event(Event.FINAL_SEED_DONE, candidate=best.id, reused=plan[seed].startswith("reuse"), **row)
         progress.update(label, "trained" if result.ok else "failed", fitness=row["fitness"], reason=result.error[:100])
         return row
 

@@ -35,6 +35,7 @@ from rewardsmith.search.halving import (
     successive_halving,
 )
 from rewardsmith.search.live import Progress
+from rewardsmith.search.rung_evidence import FirstRung, default_fractions
 from rewardsmith.search.selection import rule_for
 from rewardsmith.search.spread import Repeat
 from rewardsmith.search.training import (
@@ -45,7 +46,7 @@ from rewardsmith.search.training import (
     warm_start,
 )
 from rewardsmith.stages.screen import ScreenReport, screen
-from rewardsmith.task import TaskSpec
+from rewardsmith.task import TaskSpec, task_family
 from rewardsmith.workers.executor import Executor
 
 SECOND_SEED_OFFSET = 1
@@ -203,6 +204,16 @@ def rung_repeater(
     return repeat
 
 
+def rung_fractions(config: ResolvedConfig, spec: TaskSpec) -> tuple[list[float], FirstRung | None]:
+    """The rungs of a run as fractions of its budget, and why the first is that long: `--rungs` as given, Eureka's
+    single full rung, else the task's first rung (`rewardsmith.search.rung_evidence`) and the default later ones."""
+    if config.rungs is not None:
+        return config.rung_fractions(), FirstRung(config.rungs[0], "--rungs", task_family(spec))
+    if config.strategy == "eureka":
+        return config.rung_fractions(), None
+    return default_fractions(spec)
+
+
 def halve_iteration(
     folder: RunFolder,
     config: ResolvedConfig,
@@ -214,17 +225,25 @@ def halve_iteration(
 ) -> list[Rung]:
     """Run successive halving over an iteration's designed (or, on resume, partly trained) candidates and write
     `iter_<i>/halving.json`; returns the rungs (none, and no file, when no candidate is left to train)."""
-    budgets = rung_budgets(
-        config.timesteps,
-        config.rung_fractions(),
-        first_rung_minimum(spec, explicit=config.rungs is not None),
-    )
+    fractions, why = rung_fractions(config, spec)
+    budgets = rung_budgets(config.timesteps, fractions, first_rung_minimum(spec, explicit=config.rungs is not None))
     rows: list[dict] = []
     path = folder.path / iter_dir_name(iteration) / HALVING_FILE
+    if why is not None:
+        progress.log(f"iteration {iteration}: {why.describe()}")
 
     def record_rung(rung: Rung) -> None:
         rows.append(rung.as_dict())
-        write_json_atomic(path, {"budgets": budgets, "keep": config.keep, "stop_flat": config.stop_flat, "rungs": rows})
+        write_json_atomic(
+            path,
+            {
+                "budgets": budgets,
+                "first_rung": why.as_dict() if why is not None else None,
+                "keep": config.keep,
+                "stop_flat": config.stop_flat,
+                "rungs": rows,
+            },
+        )
         folder.event(
             Event.RUNG_DONE,
             iteration=iteration,

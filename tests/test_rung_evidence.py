@@ -1,0 +1,57 @@
+"""The default first rung per task family: the measured choice with its evidence, "no evidence" where nothing was
+measured, the spec's override, and --rungs over both."""
+
+from __future__ import annotations
+
+from rewardsmith.config import RunConfig
+from rewardsmith.search import rung_evidence
+from rewardsmith.search.rung_evidence import UNMEASURED_FRACTION, FirstRung, Rho, default_fractions, first_rung
+from rewardsmith.search.rungs import rung_fractions
+from rewardsmith.task import load_task, task_family
+
+
+def test_a_family_without_measurements_keeps_the_old_fraction_and_says_no_evidence() -> None:
+    spec = load_task("metaworld-reach")
+    family = task_family(spec)
+    assert family not in rung_evidence.MEASURED
+    choice = first_rung(spec)
+    assert (choice.fraction, choice.how) == (UNMEASURED_FRACTION, "no evidence")
+    assert "no evidence for the Meta-World manipulation family" in choice.describe()
+    assert default_fractions(spec) == ([1 / 16, 0.25, 1.0], choice)
+
+
+def test_a_measured_family_uses_its_fraction_and_names_both_pools(monkeypatch) -> None:
+    spec = load_task("hopper-hop")
+    chosen = Rho("pool-a", 16_384, 2, (0.8, 0.05), (0.3, 0.2))
+    checked = Rho("pool-b", 16_384, 2, (0.7, 0.1), (0.1, 0.3))
+    measured = FirstRung(0.25, "measured", task_family(spec), chosen, checked)
+    monkeypatch.setitem(rung_evidence.MEASURED, task_family(spec), measured)
+    fractions, why = default_fractions(spec)
+    assert fractions == [0.25, 1.0] and why is measured  # the later 1/4 rung merges into the first
+    text = why.describe()
+    assert "chosen on rho +0.80 ± 0.05 over all (+0.30 ± 0.20 among good) on pool pool-a" in text
+    assert "checked: rho +0.70 ± 0.10 over all" in text and "pool pool-b" in text
+    assert why.as_dict()["how"] == "measured"
+
+
+def test_the_mujoco_family_carries_its_measured_evidence() -> None:
+    choice = first_rung(load_task("halfcheetah-run-backward"))
+    assert choice.how == "measured" and choice.fraction == 1 / 8
+    assert choice.chosen_on is not None and choice.chosen_on.pool == "inverted-double-pendulum-balance"
+    assert choice.checked_on is None or choice.checked_on.pool != choice.chosen_on.pool  # never the same pool
+    assert "chosen on rho +0.75 ± 0.17 over all" in choice.describe()
+    assert choice.chosen_on.holds and choice.checked_on is not None and not choice.checked_on.holds
+    assert "the check FAILED" in choice.describe() and "pool reacher-reach" in choice.describe()
+
+
+def test_the_spec_overrides_the_family_and_rungs_override_both() -> None:
+    spec = load_task("hopper-hop")
+    own = spec.model_copy(update={"search": spec.search.model_copy(update={"first_rung": 0.125})})
+    assert default_fractions(own) == ([0.125, 0.25, 1.0], FirstRung(0.125, "spec", task_family(spec)))
+    default = RunConfig(task="t", timesteps=16_384).resolve(own)
+    assert rung_fractions(default, own)[0] == [0.125, 0.25, 1.0]
+    explicit = RunConfig(task="t", timesteps=16_384, rungs=[0.5, 1.0]).resolve(own)
+    fractions, why = rung_fractions(explicit, own)
+    assert fractions == [0.5, 1.0] and why is not None and why.how == "--rungs"
+    eureka = RunConfig(task="t", timesteps=16_384, strategy="eureka").resolve(own)
+    assert rung_fractions(eureka, own) == ([1.0], None)
