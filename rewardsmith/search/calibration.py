@@ -65,6 +65,8 @@ def compute_reward(state, action, next_state):
 ''',
 }
 WeakKind = Literal["alive", "effort"]
+DONE_FILE = "calibration_arm.json"
+"""Beside each training of a calibration: its result, so a cut-short calibration resumes training by training."""
 
 
 def mean_se(values: list[float]) -> tuple[float, float]:
@@ -203,7 +205,8 @@ def calibrate(
     on_row: Callable[[BudgetRow], None] | None = None,
 ) -> CalibrationReport:
     """Measure good vs weak vs random at each budget of the ladder (see the module docstring); rows already in
-    `work/calibration.json` for the same reward, seeds and episodes are kept, so a cut-short calibration resumes.
+    `work/calibration.json` for the same reward, seeds and episodes are kept, and so is each finished training of
+    a row cut short (its `DONE_FILE`), so a cut-short calibration resumes.
     Budgets above the search budget are measured only while no smaller budget was calibrated."""
     if spec.source is None:
         raise RewardsmithError(f"{spec.name}: the task spec was not read from a file")
@@ -243,6 +246,10 @@ def calibrate(
         def one(job: tuple[str, int], steps: int = steps) -> float:
             arm, seed = job
             folder = work / f"t{steps}" / arm / f"seed_{seed}"
+            key = {"reward": str(sources[arm]), "steps": steps, "seed": seed, "episodes": episodes}
+            done = read_json(folder / DONE_FILE)  # a training finished before a cut-short calibration stopped
+            if isinstance(done, dict) and done.get("key") == key and isinstance(done.get("fitness_mean"), float):
+                return done["fitness_mean"]
             folder.mkdir(parents=True, exist_ok=True)
             result, evaluation = train_and_evaluate(
                 spec.source,
@@ -258,6 +265,7 @@ def calibrate(
                 raise RewardsmithError(
                     f"calibration of {spec.name}: {arm} seed {seed} at {steps} steps: {result.error}"
                 )
+            write_json_atomic(folder / DONE_FILE, {"key": key, "fitness_mean": float(evaluation.fitness_mean)})
             return evaluation.fitness_mean
 
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
