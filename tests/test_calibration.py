@@ -200,10 +200,12 @@ def test_a_cut_short_row_resumes_training_by_training(tmp_path: Path) -> None:
     for (arm, reward), values in finished.items():  # every training of the search budget finished, its row did not
         for seed, value in enumerate(values):
             key = {"reward": str(reward), "steps": 200_000, "seed": seed, "episodes": 5}
-            write_json_atomic(work / "t200000" / arm / f"seed_{seed}" / DONE_FILE, {"key": key, "fitness_mean": value})
+            done = {"key": key, "fitness_mean": value, "wall_s": 100.0}
+            write_json_atomic(work / "t200000" / arm / f"seed_{seed}" / DONE_FILE, done)
     report = calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))
     row = report.row(200_000)
     assert row is not None and row.good == [1.0, 1.2] and row.weak == {"effort": [0.1, 0.0]}
+    assert 400.0 <= row.wall_s < 410.0  # the trainings' own wall time, measured by the process that ran them
     other = key | {"episodes": 10}  # a training measured with other settings is not taken for this one
     write_json_atomic(work / "t200000" / "effort" / "seed_1" / DONE_FILE, {"key": other, "fitness_mean": 0.0})
     (work / "calibration.json").unlink()
