@@ -241,7 +241,7 @@ def calibrate(
         if report.row(steps) is not None:
             continue
         started = time.monotonic()
-        jobs = [(arm, seed) for arm in sources for seed in range(seeds)]
+        jobs = [(arm, seed) for seed in range(seeds) for arm in sources]  # seed-major: a cut leaves whole seeds
 
         def one(job: tuple[str, int], steps: int = steps) -> tuple[float, float]:
             """(fitness, wall time of a training an earlier process measured, else 0)."""
