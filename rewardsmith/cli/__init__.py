@@ -88,7 +88,7 @@ from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `
     core,  # noqa: F401  (registers the verbs)
     evaluate,  # noqa: F401  (registers `evaluate`)
     logs,  # noqa: F401  (registers `logs`)
-    new_task,  # noqa: F401  (registers `new-task`)
+    new_task,  # noqa: F401  (registers `new-task` and `check-task`)
     prompt,  # noqa: F401  (registers `prompt`)
     review,  # noqa: F401  (registers `runs`, `review`, `report`, `export`)
     run,  # noqa: F401  (registers `run` and `resume`)
