@@ -76,3 +76,13 @@ def test_check_task_calibrate_measures_and_records_a_users_spec(cli, tiny_spec, 
     recorded = read_task(spec).calibration
     assert recorded is not None and recorded.budget == 2048 and recorded.seeds == 3
     assert recorded.weak_references == ["alive", "effort"]
+
+
+def test_the_clis_margin_default_is_the_librarys() -> None:
+    import inspect
+
+    from rewardsmith.cli.calibrate import calibrate_and_print, print_report
+    from rewardsmith.search.calibration import MARGIN_SE
+
+    for function in (calibrate_and_print, print_report):
+        assert inspect.signature(function).parameters["margin"].default == MARGIN_SE

@@ -10,13 +10,14 @@ import typer
 
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here
-from rewardsmith.search.calibration import MARGIN_SE
 
 if TYPE_CHECKING:
     from rewardsmith.search.calibration import CalibrationReport
     from rewardsmith.task import TaskSpec
 
 WEAK_CHOICES = ("alive", "effort")
+"""The weak references `calibrate` can generate. The margin's default, 2 standard errors, is
+`rewardsmith.search.calibration.MARGIN_SE` (not imported here: the CLI starts without gymnasium)."""
 
 
 @app.command()
@@ -35,7 +36,7 @@ def calibrate(
         "alive,effort",
         help="Weak references, comma-separated: alive, effort (use effort alone where surviving is the task).",
     ),
-    margin: float = typer.Option(MARGIN_SE, min=0.0, help="Standard errors good must lead by."),
+    margin: float = typer.Option(2.0, min=0.0, help="Standard errors good must lead by."),
     workers: int = typer.Option(1, min=1, help="Trainings in parallel."),
     out: Path | None = typer.Option(None, help="Folder for the trainings (default: runs/calibration/<task>)."),
     write_spec: bool = typer.Option(False, "--write-spec", help="Record the result as the spec's [calibration]."),
@@ -89,7 +90,7 @@ def calibrate_and_print(
     budget: int | None = None,
     up_to: float = 4.0,
     weak: tuple[str, ...] = WEAK_CHOICES,
-    margin: float = MARGIN_SE,
+    margin: float = 2.0,
     workers: int = 1,
 ) -> CalibrationReport:
     """Run `rewardsmith.search.calibration.calibrate` on a local worker pool, printing each budget as it is
@@ -127,7 +128,7 @@ def calibrate_and_print(
     return report
 
 
-def print_report(report: CalibrationReport, margin: float = MARGIN_SE) -> None:
+def print_report(report: CalibrationReport, margin: float = 2.0) -> None:
     """Each measured budget's good, strongest weak and random fitness (mean ± se) and gaps, then the verdict."""
     from rewardsmith.search.calibration import mean_se
 
