@@ -86,3 +86,15 @@ def test_the_clis_margin_default_is_the_librarys() -> None:
 
     for function in (calibrate_and_print, print_report):
         assert inspect.signature(function).parameters["margin"].default == MARGIN_SE
+
+
+def test_a_calibration_cut_before_its_search_budget_concludes_nothing(capsys) -> None:
+    from rewardsmith.cli.calibrate import print_report
+    from rewardsmith.search.calibration import BudgetRow, CalibrationReport
+
+    rung = BudgetRow(budget=1250, good=[-0.157, -0.15], weak={"effort": [-0.156, -0.16]}, random=[-0.2] * 10)
+    report = CalibrationReport(task="fetch-reach", reward="r.py", seeds=2, episodes=5, search_budget=20_000,
+                               first_rung=1250, rows=[rung])
+    print_report(report)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "not measured at the search budget (20,000 steps) yet" in out and "needs GPU" not in out

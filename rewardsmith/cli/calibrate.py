@@ -146,6 +146,8 @@ def print_report(report: CalibrationReport, margin: float = 2.0) -> None:
         )
     smallest = f"{report.smallest_budget:,} steps" if report.smallest_budget else "none of the budgets tried"
     status = report.spec_record().status(report.search_budget)
+    if report.row(report.search_budget) is None:  # a calibration cut short: nothing to conclude yet
+        status = f"not measured at the search budget ({report.search_budget:,} steps) yet"
     console.print(f"{report.task}: {status}; smallest budget that separates: {smallest}", highlight=False)
 
 
