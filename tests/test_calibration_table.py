@@ -41,6 +41,8 @@ def test_a_row_says_calibrated_uncalibrated_stale_or_needs_a_longer_budget() -> 
     longer = measured.model_copy(update={"calibrated": False, "margin_se": 0.4, "smallest_budget": 800_000})
     (row,) = calibration_table([spec.model_copy(update={"calibration": longer})]).splitlines()[2:]
     assert "| no (800,000 steps separate) |" in row
+    level = measured.model_copy(update={"first_rung_margin_se": 0.0})  # all arms equal at the first rung
+    assert "| +7.4 se (+0.0 se) |" in calibration_table([spec.model_copy(update={"calibration": level})])
     blind = longer.model_copy(update={"smallest_budget": None})
     (row,) = calibration_table([spec.model_copy(update={"calibration": blind})]).splitlines()[2:]
     assert "| no (needs GPU or long budget) |" in row

@@ -187,7 +187,8 @@ def calibration_table(specs: list[TaskSpec], seeds: int = 3) -> str:
         if not cal.calibrated and cal.smallest_budget:
             verdict = f"no ({cal.smallest_budget:,} steps separate)"
         weak = f"{pm(*cal.weak)} ({', '.join(cal.weak_references)})" if cal.weak else "-"
-        margins = f"{se_words(cal.margin_se or math.nan)} ({se_words(cal.first_rung_margin_se or math.nan)})"
+        at, first = (math.nan if m is None else m for m in (cal.margin_se, cal.first_rung_margin_se))
+        margins = f"{se_words(at)} ({se_words(first)})"
         rows.append(
             f"| {spec.name} | {budget:,} | {cal.first_rung or rung:,} | {pm(*cal.good)} | {weak} | {pm(*cal.random)} "
             f"| {margins} | {verdict} | {cal.wall_s / 60:.0f} min, {cal.seeds} seeds |"
