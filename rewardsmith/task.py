@@ -11,6 +11,7 @@ import importlib.machinery
 import importlib.util
 import os
 import re
+import shlex
 import sys
 import threading
 import tomllib
@@ -199,21 +200,27 @@ class TaskSpec(BaseModel):
         """What a run at `budget` steps per candidate should know about this task's calibration; None when the
         budget was shown to separate a good reward from a weak one (`rewardsmith calibrate`)."""
         cal = self.calibration
-        if cal is not None and cal.calibrated and cal.budget <= budget:
-            return None
-        if cal is not None and cal.smallest_budget and cal.smallest_budget <= budget:
+        if cal is not None and ((cal.calibrated and cal.budget <= budget) or 0 < (cal.smallest_budget or 0) <= budget):
             return None
         if cal is None:
             return (
                 f"{self.name}'s search budget is uncalibrated: nothing shows that {budget:,} steps tell a good reward "
-                f"from a weak one; `rewardsmith calibrate {self.name}` measures whether they do"
+                f"from a weak one; `{self.calibrate_command()}` measures whether they do"
             )
         if cal.smallest_budget:
-            return (
-                f"{self.name}: calibration found that {cal.smallest_budget:,} steps (not {budget:,}) separate a good "
-                "reward from a weak one"
-            )
+            found = f"{cal.smallest_budget:,} steps (not {budget:,}) separate a good reward from a weak one"
+            return f"{self.name}: calibration found that {found}"
         return f"{self.name}: {cal.status(self.train.timesteps)}; at {budget:,} steps the ranking may be noise"
+
+    def calibrate_command(self, reward: Path | None = None) -> str:
+        """The exact command that calibrates this spec and records it: by name where the name finds this file
+        (`envs/`, REWARDSMITH_TASKS), else by path; with `--reward` for `reward` or where there is no example."""
+        named = next((p.resolve() for d in task_dirs() if (p := d / f"{self.name}.toml").is_file()), None)
+        target = self.name if self.source is None or named == self.source else shlex.quote(str(self.source))
+        good = (
+            f" --reward {shlex.quote(str(reward))}" if reward else "" if self.example_reward else " --reward REWARD.py"
+        )
+        return f"rewardsmith calibrate {target}{good} --write-spec"
 
     def calibration_status(self) -> str:
         """Whether this spec's search budget was shown to separate a good reward from a weak one."""

@@ -196,3 +196,44 @@ def test_indistinguishable_uses_the_seed_floor_not_the_evaluation_error_alone(tm
     # a lead larger than the floor is still a lead
     far = [record("2.0", 6.0, 0.05), record("2.1", 1.5, 0.05)]
     assert learning_signal(far, None, spec, evidence=Evidence(spread)).verdict == "learned"
+
+
+class NoTraining:
+    """An executor that fails any job: what it is handed must already have been measured."""
+
+    workers = 1
+
+    def submit(self, job, on_progress=None):
+        raise AssertionError(f"trained again: {job.out_dir}")
+
+    def shutdown(self) -> None:
+        pass
+
+
+def test_a_cut_short_row_resumes_training_by_training(tmp_path: Path) -> None:
+    from rewardsmith.files import write_json_atomic
+    from rewardsmith.search.calibration import DONE_FILE, calibrate
+
+    spec = load_task("hopper-hop")
+    good = ENVS_DIR / "examples" / "hopper_hop.py"
+    work = tmp_path / "calib"
+    rung = BudgetRow(budget=12_500, good=[0.1, 0.2], weak={"effort": [0.0, 0.1]}, random=[0.0] * 10, wall_s=60.0)
+    saved = CalibrationReport(task=spec.name, reward=str(good), seeds=2, episodes=5, search_budget=200_000,
+                              first_rung=12_500, rows=[rung])
+    write_json_atomic(work / "calibration.json", saved.model_dump(mode="json"))  # the first rung finished
+    finished = {("good", good): [1.0, 1.2], ("effort", work / "weak_effort.py"): [0.1, 0.0]}
+    for (arm, reward), values in finished.items():  # every training of the search budget finished, its row did not
+        for seed, value in enumerate(values):
+            key = {"reward": str(reward), "steps": 200_000, "seed": seed, "episodes": 5}
+            done = {"key": key, "fitness_mean": value, "wall_s": 100.0}
+            write_json_atomic(work / "t200000" / arm / f"seed_{seed}" / DONE_FILE, done)
+    report = calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))
+    row = report.row(200_000)
+    assert row is not None and row.good == [1.0, 1.2] and row.weak == {"effort": [0.1, 0.0]}
+    assert 400.0 <= row.wall_s < 410.0  # the trainings' own wall time, measured by the process that ran them
+    other = key | {"episodes": 10}  # a training measured with other settings is not taken for this one
+    write_json_atomic(work / "t200000" / "effort" / "seed_1" / DONE_FILE, {"key": other, "fitness_mean": 0.0})
+    (work / "calibration.json").unlink()
+    write_json_atomic(work / "calibration.json", saved.model_dump(mode="json"))
+    with pytest.raises(AssertionError, match="trained again: .*effort/seed_1"):
+        calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))

@@ -7,7 +7,8 @@ Each group of verbs lives in its own module and registers itself on `app`. Error
 - `run`: run, resume.
 - `check`: the critic on one reward file.
 - `calibrate`: does a task's search budget tell a good reward from a weak one.
-- `new_task`: new-task, a spec and scorer skeleton with an env's real names.
+- `new_task`: new-task, a spec and scorer skeleton with an env's real names; check-task, a spec checked and its
+  calibration offered.
 - `batch`: one search per task of a list.
 - `review`: runs, review, report, export.
 - `logs`: browse a run's LLM prompts and responses.
@@ -87,7 +88,7 @@ from rewardsmith.cli import (  # noqa: E402 - the verbs register themselves on `
     core,  # noqa: F401  (registers the verbs)
     evaluate,  # noqa: F401  (registers `evaluate`)
     logs,  # noqa: F401  (registers `logs`)
-    new_task,  # noqa: F401  (registers `new-task`)
+    new_task,  # noqa: F401  (registers `new-task` and `check-task`)
     prompt,  # noqa: F401  (registers `prompt`)
     review,  # noqa: F401  (registers `runs`, `review`, `report`, `export`)
     run,  # noqa: F401  (registers `run` and `resume`)

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here
 
+if TYPE_CHECKING:
+    from rewardsmith.search.calibration import CalibrationReport
+    from rewardsmith.task import TaskSpec
+
 WEAK_CHOICES = ("alive", "effort")
+"""The weak references `calibrate` can generate. The margin's default, 2 standard errors, is
+`rewardsmith.search.calibration.MARGIN_SE` (not imported here: the CLI starts without gymnasium)."""
 
 
 @app.command()
@@ -40,10 +47,8 @@ def calibrate(
     standard errors, and the smallest budget that separates them. A cut-short calibration resumes from --out."""
     from rewardsmith.errors import RewardsmithError
     from rewardsmith.run_folder.claim import RUNS_DIR
-    from rewardsmith.search.calibration import calibrate as run_calibration
     from rewardsmith.search.calibration import write_spec_calibration
     from rewardsmith.task import load_task
-    from rewardsmith.workers.executor import LocalExecutor
 
     spec = load_task(task)
     kinds = tuple(k.strip() for k in weak.split(",") if k.strip())
@@ -56,24 +61,61 @@ def calibrate(
     if not Path(good).is_file():
         raise RewardsmithError(f"{good}: no such reward file")
     require_sandbox_here(sandbox_minimum)
-    work = out or RUNS_DIR / "calibration" / spec.name
+    report = calibrate_and_print(
+        spec,
+        Path(good),
+        out or RUNS_DIR / "calibration" / spec.name,
+        seeds=seeds,
+        episodes=episodes,
+        budget=budget,
+        up_to=up_to,
+        weak=kinds,
+        margin=margin,
+        workers=workers,
+    )
+    if write_spec:
+        if spec.source is None:
+            raise RewardsmithError(f"{spec.name}: the spec was not read from a file")
+        write_spec_calibration(spec.source, report.spec_record())
+        console.print(f"wrote [calibration] to {spec.source}", highlight=False, markup=False)
+
+
+def calibrate_and_print(
+    spec: TaskSpec,
+    good: Path,
+    work: Path,
+    *,
+    seeds: int = 3,
+    episodes: int | None = None,
+    budget: int | None = None,
+    up_to: float = 4.0,
+    weak: tuple[str, ...] = WEAK_CHOICES,
+    margin: float = 2.0,
+    workers: int = 1,
+) -> CalibrationReport:
+    """Run `rewardsmith.search.calibration.calibrate` on a local worker pool, printing each budget as it is
+    measured and then the table and verdict (`calibrate`, `check-task --calibrate` and the bench print this)."""
+    from rewardsmith.search.calibration import calibrate
+    from rewardsmith.workers.executor import LocalExecutor
+
     console.print(
-        f"calibrating {spec.name}: {good} vs {', '.join(kinds)} vs random, {seeds} seeds, "
+        f"calibrating {spec.name}: {good} vs {', '.join(weak) or 'no weak reference'} vs random, {seeds} seeds, "
         f"search budget {budget or spec.train.timesteps:,} steps",
         highlight=False,
+        markup=False,
     )
     executor = LocalExecutor(workers)
     try:
-        report = run_calibration(
+        report = calibrate(
             spec,
-            Path(good).resolve(),
+            good.resolve(),
             work,
             executor,
             seeds=seeds,
             episodes=episodes,
             search_budget=budget,
             up_to=up_to,
-            weak=kinds,  # type: ignore[arg-type]
+            weak=weak,  # type: ignore[arg-type]
             margin=margin,
             parallel=workers,
             on_row=lambda row: console.print(
@@ -82,9 +124,15 @@ def calibrate(
         )
     finally:
         executor.shutdown()
+    print_report(report, margin)
+    return report
+
+
+def print_report(report: CalibrationReport, margin: float = 2.0) -> None:
+    """Each measured budget's good, strongest weak and random fitness (mean ± se) and gaps, then the verdict."""
     from rewardsmith.search.calibration import mean_se
 
-    console.print(f"{spec.name}: trusted fitness, mean ± se (over seeds; random: over episodes)", highlight=False)
+    console.print(f"{report.task}: trusted fitness, mean ± se (over seeds; random: over episodes)", highlight=False)
     for row in report.rows:
         kind, values = row.strongest_weak
         label = " (first rung)" if row.budget == report.first_rung else ""
@@ -96,14 +144,11 @@ def calibrate(
             + ("separates" if row.calibrated(margin) else "does NOT separate"),
             highlight=False,
         )
-    record = report.spec_record()
     smallest = f"{report.smallest_budget:,} steps" if report.smallest_budget else "none of the budgets tried"
-    console.print(f"{spec.name}: {record.status(report.search_budget)}; smallest budget that separates: {smallest}")
-    if write_spec:
-        if spec.source is None:
-            raise RewardsmithError(f"{spec.name}: the spec was not read from a file")
-        write_spec_calibration(spec.source, record)
-        console.print(f"wrote [calibration] to {spec.source}", highlight=False, markup=False)
+    status = report.spec_record().status(report.search_budget)
+    if report.row(report.search_budget) is None:  # a calibration cut short: nothing to conclude yet
+        status = f"not measured at the search budget ({report.search_budget:,} steps) yet"
+    console.print(f"{report.task}: {status}; smallest budget that separates: {smallest}", highlight=False)
 
 
 def pm(mean: float, se: float) -> str:
@@ -114,3 +159,48 @@ def pm(mean: float, se: float) -> str:
 def se_words(gap: float) -> str:
     """A gap in standard errors, signed."""
     return "-" if math.isnan(gap) else f"{gap:+.1f} se" if math.isfinite(gap) else ("+inf se" if gap > 0 else "-inf se")
+
+
+TABLE_HEAD = (
+    "| task | search budget | first rung | example | strongest weak | random | margin (first rung) | calibrated | wall |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def calibration_table(specs: list[TaskSpec], seeds: int = 3) -> str:
+    """A markdown table of every task's recorded calibration (its spec's `[calibration]`): trusted fitness as
+    mean ± se at the search budget, good's margin in standard errors there (and at the first rung), the wall time
+    measured. An uncalibrated task's row says so, with what `seeds` seeds of the default calibration would cost."""
+    from rewardsmith.search.calibration import first_rung
+
+    rows = [TABLE_HEAD]
+    for spec in specs:
+        budget, rung, cal = spec.train.timesteps, first_rung(spec), spec.calibration
+        if cal is None or cal.budget != budget:
+            cost = calibration_cost(spec, seeds)
+            why = "uncalibrated" if cal is None else f"stale: measured at {cal.budget:,} steps"
+            rows.append(
+                f"| {spec.name} | {budget:,} | {rung:,} | - | - | - | - | no ({why}; ~{cost:.1f} CPU-h to calibrate) | - |"
+            )
+            continue
+        verdict = "yes" if cal.calibrated else "no (needs GPU or long budget)"
+        if not cal.calibrated and cal.smallest_budget:
+            verdict = f"no ({cal.smallest_budget:,} steps separate)"
+        weak = f"{pm(*cal.weak)} ({', '.join(cal.weak_references)})" if cal.weak else "-"
+        at, first = (math.nan if m is None else m for m in (cal.margin_se, cal.first_rung_margin_se))
+        margins = f"{se_words(at)} ({se_words(first)})"
+        rows.append(
+            f"| {spec.name} | {budget:,} | {cal.first_rung or rung:,} | {pm(*cal.good)} | {weak} | {pm(*cal.random)} "
+            f"| {margins} | {verdict} | {cal.wall_s / 60:.0f} min, {cal.seeds} seeds |"
+        )
+    return "\n".join(rows)
+
+
+def calibration_cost(spec: TaskSpec, seeds: int = 3, weak: int = len(WEAK_CHOICES)) -> float:
+    """CPU-hours the default calibration of a spec trains for (good and `weak` references, `seeds` seeds, at the
+    first rung and the search budget), at the rate `rewardsmith tasks` estimates a default run with."""
+    from rewardsmith.cli.core import default_cost
+    from rewardsmith.search.calibration import first_rung
+
+    steps, hours = default_cost(spec)
+    return (first_rung(spec) + spec.train.timesteps) * seeds * (1 + weak) * hours / steps

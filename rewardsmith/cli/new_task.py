@@ -1,4 +1,5 @@
-"""The `new-task` verb: a spec and a scorer skeleton for an env, with the env's real names filled in."""
+"""The `new-task` verb: a spec and a scorer skeleton for an env, with the env's real names filled in; `check-task`:
+the same checks `run` makes of a spec first, and its calibration offered (or run)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 import typer
 
 from rewardsmith.cli import app, console
-from rewardsmith.errors import TaskSpecError
+from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here
+from rewardsmith.errors import RewardsmithError, TaskSpecError
 
 SPEC = '''name = "{name}"
 env = "{env}"
@@ -168,8 +170,63 @@ def new_task(
     if facts["joints"]:
         console.print(f"joints: {', '.join(facts['joints'][:30])}", highlight=False)
     console.print(
-        f"next: edit the TODOs, then `rewardsmith describe {spec_path}` and `rewardsmith check {spec_path} REWARD.py`;"
-        f" put the folder in REWARDSMITH_TASKS to use the task by name; once a reward works, `rewardsmith calibrate"
-        f" {spec_path} --reward REWARD.py --write-spec` checks that the search budget tells it from a weak one",
+        f"next: edit the TODOs, then `rewardsmith check-task {spec_path}` (env, scorer, calibration) and "
+        f"`rewardsmith check {spec_path} REWARD.py`; put the folder in REWARDSMITH_TASKS to use the task by name; "
+        f"once a reward works, `rewardsmith check-task {spec_path} --reward REWARD.py --calibrate` measures whether "
+        "the search budget tells it from a weak one and records it in the spec",
         highlight=False,
+        markup=False,
+        soft_wrap=True,  # commands to copy: never broken across lines
     )
+
+
+@app.command("check-task")
+def check_task(
+    task: str = TaskArg,
+    reward: Path | None = typer.Option(
+        None, help="A reward that works, the good arm of --calibrate (default: the example)."
+    ),
+    calibrate: bool = typer.Option(
+        False,
+        "--calibrate",
+        help="Calibrate the search budget now (3 seeds, alive and effort) and record it in the spec.",
+    ),
+    out: Path | None = typer.Option(
+        None, help="Folder for --calibrate's trainings (default: runs/calibration/<task>)."
+    ),
+    sandbox_minimum: str | None = SandboxMinimumOpt,
+) -> None:
+    """Check a task spec before a run, as `run` does first: it loads, its env builds, and its trusted scorer scores
+    random- and zero-action episodes. Then say whether its search budget is calibrated, with the exact command
+    that calibrates it; --calibrate runs that calibration here (what it costs is printed first)."""
+    from rewardsmith.cli.calibrate import calibrate_and_print, calibration_cost
+    from rewardsmith.reward.task_check import validate_task
+    from rewardsmith.run_folder.claim import RUNS_DIR
+    from rewardsmith.search.calibration import write_spec_calibration
+    from rewardsmith.task import load_task
+
+    spec = load_task(task)
+    warnings = validate_task(spec)
+    for warning in warnings:
+        console.print(f"warning: {warning}", highlight=False, markup=False)
+    console.print(f"{spec.name}: the spec loads, the env builds, the scorer scores random and zero-action episodes")
+    console.print(f"{spec.name}: search budget {spec.calibration_status()}", highlight=False, markup=False)
+    if not calibrate:
+        if spec.calibration is None or spec.calibration.budget != spec.train.timesteps:  # unmeasured or stale
+            console.print(
+                f"calibrate it (~{calibration_cost(spec):.1f} CPU-h here): {spec.calibrate_command(reward)}",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+        return
+    good = reward or spec.example_reward
+    if good is None or spec.source is None:
+        raise RewardsmithError(f"{spec.name} has no example reward: name one that works with --reward REWARD.py")
+    if not Path(good).is_file():
+        raise RewardsmithError(f"{good}: no such reward file")
+    require_sandbox_here(sandbox_minimum)
+    console.print(f"this trains for ~{calibration_cost(spec):.1f} CPU-h (resumes if cut short)", highlight=False)
+    report = calibrate_and_print(spec, Path(good), out or RUNS_DIR / "calibration" / spec.name, up_to=1.0)
+    write_spec_calibration(spec.source, report.spec_record())
+    console.print(f"wrote [calibration] to {spec.source}", highlight=False, markup=False)

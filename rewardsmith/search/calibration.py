@@ -66,6 +66,8 @@ def compute_reward(state, action, next_state):
 ''',
 }
 WeakKind = Literal["alive", "effort"]
+DONE_FILE = "calibration_arm.json"
+"""Beside each training of a calibration: its result, so a cut-short calibration resumes training by training."""
 
 
 def mean_se(values: list[float]) -> tuple[float, float]:
@@ -204,7 +206,8 @@ def calibrate(
     on_row: Callable[[BudgetRow], None] | None = None,
 ) -> CalibrationReport:
     """Measure good vs weak vs random at each budget of the ladder (see the module docstring); rows already in
-    `work/calibration.json` for the same reward, seeds and episodes are kept, so a cut-short calibration resumes.
+    `work/calibration.json` for the same reward, seeds and episodes are kept, and so is each finished training of
+    a row cut short (its `DONE_FILE`), so a cut-short calibration resumes.
     Budgets above the search budget are measured only while no smaller budget was calibrated."""
     if spec.source is None:
         raise RewardsmithError(f"{spec.name}: the task spec was not read from a file")
@@ -239,12 +242,19 @@ def calibrate(
         if report.row(steps) is not None:
             continue
         started = time.monotonic()
-        jobs = [(arm, seed) for arm in sources for seed in range(seeds)]
+        jobs = [(arm, seed) for seed in range(seeds) for arm in sources]  # seed-major: a cut leaves whole seeds
 
-        def one(job: tuple[str, int], steps: int = steps) -> float:
+        def one(job: tuple[str, int], steps: int = steps) -> tuple[float, float]:
+            """(fitness, wall time of a training an earlier process measured, else 0)."""
             arm, seed = job
             folder = work / f"t{steps}" / arm / f"seed_{seed}"
+            key = {"reward": str(sources[arm]), "steps": steps, "seed": seed, "episodes": episodes}
+            done = read_json(folder / DONE_FILE)  # a training finished before a cut-short calibration stopped
+            if isinstance(done, dict) and done.get("key") == key and isinstance(done.get("fitness_mean"), float):
+                wall = done.get("wall_s")
+                return done["fitness_mean"], float(wall) if isinstance(wall, (int, float)) else 0.0
             folder.mkdir(parents=True, exist_ok=True)
+            t0 = time.monotonic()
             result, evaluation = train_and_evaluate(
                 spec.source,
                 sources[arm],
@@ -259,16 +269,20 @@ def calibrate(
                 raise RewardsmithError(
                     f"calibration of {spec.name}: {arm} seed {seed} at {steps} steps: {result.error}"
                 )
-            return evaluation.fitness_mean
+            fitness, wall = float(evaluation.fitness_mean), round(time.monotonic() - t0, 1)
+            write_json_atomic(folder / DONE_FILE, {"key": key, "fitness_mean": fitness, "wall_s": wall})
+            return fitness, 0.0
 
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-            values = dict(zip(jobs, pool.map(one, jobs)))
+            measured = dict(zip(jobs, pool.map(one, jobs)))
+        values = {job: fitness for job, (fitness, _) in measured.items()}
+        earlier = sum(wall for _, wall in measured.values()) / max(1, parallel)  # trainings of a cut-short process
         row = BudgetRow(
             budget=steps,
             good=[values["good", s] for s in range(seeds)],
             weak={k: [values[k, s] for s in range(seeds)] for k in weak},
             random=random,
-            wall_s=round(time.monotonic() - started, 1),
+            wall_s=round(time.monotonic() - started + earlier, 1),
         )
         report.rows = sorted([*report.rows, row], key=lambda r: r.budget)
         write_json_atomic(work / "calibration.json", report.model_dump(mode="json"))
