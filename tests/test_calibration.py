@@ -217,9 +217,10 @@ def test_a_cut_short_row_resumes_training_by_training(tmp_path: Path) -> None:
     spec = load_task("hopper-hop")
     good = ENVS_DIR / "examples" / "hopper_hop.py"
     work = tmp_path / "calib"
-    rung = BudgetRow(budget=12_500, good=[0.1, 0.2], weak={"effort": [0.0, 0.1]}, random=[0.0] * 10, wall_s=60.0)
+    rung_steps = first_rung(spec, 200_000)  # the family's first rung (rewardsmith.search.rung_evidence)
+    rung = BudgetRow(budget=rung_steps, good=[0.1, 0.2], weak={"effort": [0.0, 0.1]}, random=[0.0] * 10, wall_s=60.0)
     saved = CalibrationReport(task=spec.name, reward=str(good), seeds=2, episodes=5, search_budget=200_000,
-                              first_rung=12_500, rows=[rung])
+                              first_rung=rung_steps, rows=[rung])
     write_json_atomic(work / "calibration.json", saved.model_dump(mode="json"))  # the first rung finished
     finished = {("good", good): [1.0, 1.2], ("effort", work / "weak_effort.py"): [0.1, 0.0]}
     for (arm, reward), values in finished.items():  # every training of the search budget finished, its row did not
