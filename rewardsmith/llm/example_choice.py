@@ -170,6 +170,9 @@ def adapt(example: Example, task: str) -> tuple[str, str]:
         label = {(0, 1): "pos_x", (0, -1): "neg_x", (1, 1): "pos_y", (1, -1): "neg_y"}[(axis, sign)]
         if (moved or sign != ex_sign) and _velocity_terms(tree, sign != ex_sign, f"velocity_{label}"):
             changes.append(f"adapted: its motion term now along {label.replace('_', ' ')}")
+            for node in ast.walk(tree):  # `forward_velocity` no longer measures forward motion
+                if isinstance(node, ast.Name) and re.search(r"forward|backward", node.id):
+                    node.id = re.sub(r"forward|backward", "directed", node.id)
     what = "; ".join(changes) or "used as it is"
     header = (
         f"{TEMPLATE_MARK} shipped example `{example.task}`, the closest to this task, {what}; not designed by a model"
