@@ -127,14 +127,15 @@ def first_reason(view: RunView) -> str:
     return ""
 
 
-def random_fitness(out: Path) -> float | None:
-    """The random policy's mean trusted fitness on the run's scorer (judged before the final phase)."""
+def random_fitness(out: Path) -> tuple[float, float] | None:
+    """The random policy's mean trusted fitness on the run's scorer and its standard error (judged before the final
+    phase), or None."""
     try:
-        summary = json.loads((out / "summary.json").read_text())
+        signal = json.loads((out / "summary.json").read_text()).get("signal") or {}
     except (OSError, ValueError):
         return None
-    value = (summary.get("signal") or {}).get("random_fitness")
-    return float(value) if isinstance(value, (int, float)) else None
+    mean, se = signal.get("random_fitness"), signal.get("random_fitness_se")
+    return (float(mean), float(se or 0.0)) if isinstance(mean, (int, float)) else None
 
 
 def row(task: str, out: Path, code: int, wall: float, tail: str) -> tuple[list[str], dict[str, int]]:
@@ -142,22 +143,24 @@ def row(task: str, out: Path, code: int, wall: float, tail: str) -> tuple[list[s
     try:
         view = read_run(out)
     except RunFolderError as e:
-        counts = {"designed": 0, "templates": 0, "runnable": 0, "trained": 0, "beats": 0}
+        counts = {"designed": 0, "templates": 0, "runnable": 0, "trained": 0, "beats": 0, "clear": 0}
         return [task, "-", "-", "-", "-", "-", "-", "no", f"{wall:.0f}", f"exit {code}: {e} / {tail}"], counts
     cands = view.candidates
     templates = sum(1 for c in cands if c.record and c.record.template)
     runnable = sum(1 for c in cands if c.status in ("designed", "trained", "failed"))  # the critic ran and accepted it
-    trained = [c for c in cands if c.status == "trained"]
-    fits = [c.fitness for c in trained if c.fitness is not None]
-    best = max(fits) if fits else None
+    trained = [c.record for c in cands if c.status == "trained" and c.record and c.record.fitness is not None]
+    best = max(trained, key=lambda r: r.fitness or 0.0) if trained else None
     rand = random_fitness(out)
-    beats = best is not None and rand is not None and best > rand
+    fitness, se = (best.fitness or 0.0, best.fitness_se or 0.0) if best else (0.0, 0.0)
+    beats = best is not None and rand is not None and fitness > rand[0]
+    clear = beats and rand is not None and fitness - rand[0] > 2 * (se**2 + rand[1] ** 2) ** 0.5
     why = "" if trained else (first_reason(view) or f"exit {code}: {tail}")
     cells = [task, str(len(cands)), str(templates), str(runnable), str(len(trained))]
-    cells += [f"{best:.4g}" if best is not None else "-", f"{rand:.4g}" if rand is not None else "-"]
-    cells += ["yes" if beats else "no", f"{wall:.0f}", " ".join(why.split())[:140]]
+    cells.append(f"{fitness:.4g} ± {se:.2g}" if best else "-")
+    cells.append(f"{rand[0]:.4g} ± {rand[1]:.2g}" if rand is not None else "-")
+    cells += ["yes, by > 2 SE" if clear else "yes" if beats else "no", f"{wall:.0f}", " ".join(why.split())[:140]]
     counts = {"designed": len(cands), "templates": templates, "runnable": runnable, "trained": len(trained)}
-    return cells, counts | {"beats": int(beats)}
+    return cells, counts | {"beats": int(beats), "clear": int(clear)}
 
 
 def main() -> int:
@@ -167,10 +170,11 @@ def main() -> int:
     parser.add_argument("--timesteps", type=int, default=20000, help="per candidate: the quick start's 20,000")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per task before it counts as failed")
     parser.add_argument("--keep", type=Path, help="keep the run folders here instead of a temporary directory")
+    parser.add_argument("--table-from", type=Path, help="print the table of the kept run folders in DIR; run nothing")
     args = parser.parse_args()
     named = {"issue25": ISSUE25, "original": ORIGINAL, "all": all_tasks()}
     tasks = named.get(args.tasks) or args.tasks.split(",")
-    head = ["task", "designed", "templates", "runnable", "trained", "best fitness", "random", "beats random"]
+    head = ["task", "designed", "templates", "runnable", "trained", "best fitness ± SE", "random ± SE", "beats random"]
     print("offline model: built-in local (first sample of a round: a template; others: the tiny model)", flush=True)
     print(" | ".join([*head, "wall s", "first reason (if none trained)"]), flush=True)
     totals: dict[str, int] = {}
@@ -180,12 +184,19 @@ def main() -> int:
         root.mkdir(parents=True, exist_ok=True)
         for task in tasks:
             name = task.removeprefix("new:")
-            target = str(new_task(name, root / "specs")) if task.startswith("new:") else task
+            new = task.startswith("new:") and not args.table_from
+            target = str(new_task(name, root / "specs")) if new else task
             out = root / name
-            try:
-                code, wall, tail = run_task(target, out, args)
-            except subprocess.TimeoutExpired:
-                code, wall, tail = -1, args.timeout, "timed out"
+            if args.table_from:
+                out = args.table_from / name
+                if not out.is_dir():
+                    continue
+                code, wall, tail = 0, float(getattr(read_run(out).summary, "wall_s", 0.0)), ""
+            else:
+                try:
+                    code, wall, tail = run_task(target, out, args)
+                except subprocess.TimeoutExpired:
+                    code, wall, tail = -1, args.timeout, "timed out"
             cells, counts = row(task, out, code, wall, tail)
             print(" | ".join(cells), flush=True)
             totals = {k: totals.get(k, 0) + v for k, v in counts.items()}
@@ -198,7 +209,11 @@ def main() -> int:
         f"{totals.get('templates', 0)} of the accepted were templates",
         flush=True,
     )
-    print(f"tasks whose best trusted fitness beats the random policy: {beaten}/{measured}", flush=True)
+    print(
+        f"tasks whose best trusted fitness beats the random policy: {beaten}/{measured} "
+        f"({totals.get('clear', 0)} by more than 2 standard errors)",
+        flush=True,
+    )
     return 0 if beaten == measured else 1
 
 
