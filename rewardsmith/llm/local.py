@@ -294,10 +294,11 @@ def same_code(a: str, b: str) -> bool:
 def _program(code: str) -> str:
     tree = ast.parse(code)
     for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        first = body[0] if isinstance(body, list) and body else None
+        if not isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not node.body:
+            continue
+        first = node.body[0]
         if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+            node.body = node.body[1:] or [ast.Pass()]
     return ast.dump(tree)
 
 
