@@ -1,18 +1,26 @@
-"""Does the offline default work on every task? One real 1-iteration run per task with the built-in model.
+"""Does the offline default work on tasks it has not seen? One real 1-iteration run per task with the built-in model.
 
-For each task, sequentially, in its own run folder under a temporary directory:
-`rewardsmith run TASK --model local --iterations 1 --samples 2 --timesteps 4096 --final-seeds 0 --workers 1`,
-then one row from the run folder: candidates designed, accepted by the critic, trained, best search fitness,
-wall seconds, and the first rejection or failure reason when nothing trained. Exits 1 if any task trained
-nothing. Minutes per task: a benchmark, not a test.
+For each task, sequentially (under `nice -n 10`), in its own run folder:
+`rewardsmith run TASK --model local --iterations 1 --samples 2 --timesteps 20000 --final-seeds 0 --workers 1`
+(the quick start's budget per candidate, README's first command, with one iteration), then one row from the run
+folder: candidates designed, how many are templates (not designed by a model), how many the critic accepted
+(they ran on the env: runnable), how many trained, the best trusted search fitness, the random policy's
+fitness on the same scorer, whether the best beats it, wall seconds, and the first reason when nothing trained.
 
-Run: `.venv/bin/python bench/offline_tasks.py [--tasks original|all|NAME,NAME] [--keep DIR]`.
+The `issue25` set (the default): six shipped tasks of different families, whose own example the offline model
+never uses, and two specs made with `rewardsmith new-task` the way a user would (an Ant task and a push task:
+the TODOs filled in, the train section of the shipped task of the same robot). Minutes per task: a benchmark,
+not a test.
+
+Run: `.venv/bin/python bench/offline_tasks.py [--tasks issue25|original|all|NAME,NAME] [--keep DIR]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -25,6 +33,38 @@ from rewardsmith.views.run_view import RunView, read_run
 ROOT = Path(__file__).resolve().parents[1]
 ORIGINAL = [n for n in (ROOT / "envs" / "starter.txt").read_text().splitlines() if n and not n.startswith("#")]
 """The 11 MuJoCo specs the project shipped first (commit 1293571), before the other families."""
+ISSUE25 = [
+    "hopper-hop",
+    "ant-spin",
+    "reacher-reach",
+    "mountaincar-reach-flag",
+    "metaworld-push",
+    "fetch-reach",
+    "new:ant-left",
+    "new:push-cylinder",
+]
+NEW_TASKS = {  # name -> (env, description, success, scorer measure, unit, shipped spec whose [train] it takes)
+    "ant-left": (
+        "Ant-v5",
+        "Make the ant move to its left (towards +y) as fast as possible, staying right side up.\n"
+        "It should not flip over.",
+        "the torso ends the episode at least 1 m to the left (+y) of where it started.",
+        "float(self.latest[1] - self.start[1])",
+        "metres the torso moved along +y over the episode; higher is better",
+        "ant-run",
+    ),
+    "push-cylinder": (
+        "Pusher-v5",
+        "Push the cylinder onto the goal disc on the table with the arm's fingertip.\n"
+        "The cylinder starts at a random spot; it should end the episode on the goal.",
+        "at the episode's end the cylinder is within 0.05 m of the goal in the xy-plane.",
+        "float(np.linalg.norm(self.start[:2]) - np.linalg.norm(self.latest[:2]))",
+        "metres the cylinder-to-goal distance (xy) shrank over the episode; higher is better",
+        "pusher-push",
+    ),
+}
+"""The `new:` tasks: made by `rewardsmith new-task`, then their TODOs filled in as a user would."""
+MEASURE = {"push-cylinder": "state.body('object').pos - state.body('goal').pos"}
 
 
 def all_tasks() -> list[str]:
@@ -32,16 +72,45 @@ def all_tasks() -> list[str]:
     return sorted(p.stem for p in (ROOT / "envs").glob("*.toml"))
 
 
-def run_task(task: str, out: Path, args: argparse.Namespace) -> tuple[int, float, str]:
-    """One offline run of `task` into `out`: (exit code, wall seconds, last lines of its output)."""
-    command = ["nice", "-n", "10", str(Path(sys.executable).with_name("rewardsmith")), "run", task]
-    command += ["--model", "local", "--iterations", "1", "--samples", str(args.samples)]
-    command += ["--timesteps", str(args.timesteps), "--final-seeds", "0", "--workers", "1", "--out", str(out)]
+def cli() -> list[str]:
+    return ["nice", "-n", "10", str(Path(sys.executable).with_name("rewardsmith"))]
+
+
+def environment() -> dict[str, str]:
     env = dict(os.environ)
     if os.geteuid() == 0:
         env["REWARDSMITH_ALLOW_UID0"] = "1"
+    return env
+
+
+def new_task(name: str, folder: Path) -> Path:
+    """`rewardsmith new-task NAME --env ENV` into `folder`, its TODOs filled in (`NEW_TASKS`); the spec's path."""
+    env, description, success, progress, unit, train_from = NEW_TASKS[name]
+    command = [*cli(), "new-task", name, "--env", env, "--folder", str(folder), "--force"]
+    subprocess.run(command, env=environment(), capture_output=True, text=True, check=True, timeout=600)
+    spec = folder / f"{name}.toml"
+    text = re.sub(r'description = """.*?"""', f'description = """\n{description}\n"""', spec.read_text(), flags=re.S)
+    text = re.sub(r'^success = ".*"$', f'success = "{success}"', text, flags=re.M)
+    train = (ROOT / "envs" / f"{train_from}.toml").read_text().split("[train]", 1)[1].split("\n[", 1)[0]
+    text = re.sub(r"\[train\].*?(?=\n\[)", f"[train]{train}", text, count=1, flags=re.S)
+    spec.write_text(text)
+    scorer = folder / f"scorer_{name.replace('-', '_')}.py"
+    code = scorer.read_text().replace("TODO: unit; higher is better", unit)
+    code = re.sub(
+        r"progress = float\(np\.linalg\.norm\(self\.latest - self\.start\)\).*", f"progress = {progress}", code
+    )
+    if name in MEASURE:
+        code = code.replace("return state.body(self.body).pos", f"return {MEASURE[name]}")
+    scorer.write_text(code)
+    return spec
+
+
+def run_task(task: str, out: Path, args: argparse.Namespace) -> tuple[int, float, str]:
+    """One offline run of `task` into `out`: (exit code, wall seconds, last lines of its output)."""
+    command = [*cli(), "run", task, "--model", "local", "--iterations", "1", "--samples", str(args.samples)]
+    command += ["--timesteps", str(args.timesteps), "--final-seeds", "0", "--workers", "1", "--out", str(out)]
     start = time.monotonic()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.timeout, check=False)
+    done = subprocess.run(command, env=environment(), capture_output=True, text=True, timeout=args.timeout, check=False)
     tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-3:])
     return done.returncode, time.monotonic() - start, tail
 
@@ -58,50 +127,94 @@ def first_reason(view: RunView) -> str:
     return ""
 
 
-def row(task: str, out: Path, code: int, wall: float, tail: str) -> tuple[list[str], bool]:
-    """The table row of one task and whether it trained at least one candidate."""
+def random_fitness(out: Path) -> tuple[float, float] | None:
+    """The random policy's mean trusted fitness on the run's scorer and its standard error (judged before the final
+    phase), or None."""
+    try:
+        signal = json.loads((out / "summary.json").read_text()).get("signal") or {}
+    except (OSError, ValueError):
+        return None
+    mean, se = signal.get("random_fitness"), signal.get("random_fitness_se")
+    return (float(mean), float(se or 0.0)) if isinstance(mean, (int, float)) else None
+
+
+def row(task: str, out: Path, code: int, wall: float, tail: str) -> tuple[list[str], dict[str, int]]:
+    """The table row of one task and its counts (designed, templates, runnable, trained, beats)."""
     try:
         view = read_run(out)
     except RunFolderError as e:
-        return [task, "-", "-", "-", "-", f"{wall:.0f}", f"exit {code}: {e} / {tail}"], False
+        counts = {"designed": 0, "templates": 0, "runnable": 0, "trained": 0, "beats": 0, "clear": 0}
+        return [task, "-", "-", "-", "-", "-", "-", "no", f"{wall:.0f}", f"exit {code}: {e} / {tail}"], counts
     cands = view.candidates
-    accepted = sum(1 for c in cands if c.verdict == "accepted")
-    trained = [c for c in cands if c.status == "trained"]
-    fits = [c.fitness for c in trained if c.fitness is not None]
-    best = f"{max(fits):.4g}" if fits else "-"
+    templates = sum(1 for c in cands if c.record and c.record.template)
+    runnable = sum(1 for c in cands if c.status in ("designed", "trained", "failed"))  # the critic ran and accepted it
+    trained = [c.record for c in cands if c.status == "trained" and c.record and c.record.fitness is not None]
+    best = max(trained, key=lambda r: r.fitness or 0.0) if trained else None
+    rand = random_fitness(out)
+    fitness, se = (best.fitness or 0.0, best.fitness_se or 0.0) if best else (0.0, 0.0)
+    beats = best is not None and rand is not None and fitness > rand[0]
+    clear = beats and rand is not None and fitness - rand[0] > 2 * (se**2 + rand[1] ** 2) ** 0.5
     why = "" if trained else (first_reason(view) or f"exit {code}: {tail}")
-    return [task, str(len(cands)), str(accepted), str(len(trained)), best, f"{wall:.0f}", why[:160]], bool(trained)
+    cells = [task, str(len(cands)), str(templates), str(runnable), str(len(trained))]
+    cells.append(f"{fitness:.4g} ± {se:.2g}" if best else "-")
+    cells.append(f"{rand[0]:.4g} ± {rand[1]:.2g}" if rand is not None else "-")
+    cells += ["yes, by > 2 SE" if clear else "yes" if beats else "no", f"{wall:.0f}", " ".join(why.split())[:140]]
+    counts = {"designed": len(cands), "templates": templates, "runnable": runnable, "trained": len(trained)}
+    return cells, counts | {"beats": int(beats), "clear": int(clear)}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", default="original", help="original (the first 11 specs), all, or NAME,NAME")
+    parser.add_argument("--tasks", default="issue25", help="issue25 (default), original, all, or NAME,NAME")
     parser.add_argument("--samples", type=int, default=2)
-    parser.add_argument("--timesteps", type=int, default=4096)
+    parser.add_argument("--timesteps", type=int, default=20000, help="per candidate: the quick start's 20,000")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per task before it counts as failed")
     parser.add_argument("--keep", type=Path, help="keep the run folders here instead of a temporary directory")
+    parser.add_argument("--table-from", type=Path, help="print the table of the kept run folders in DIR; run nothing")
     args = parser.parse_args()
-    tasks = {"original": ORIGINAL, "all": all_tasks()}.get(args.tasks) or args.tasks.split(",")
-    head = ["task", "designed", "accepted", "trained", "best fitness", "wall s", "first reason (if none trained)"]
-    print("offline model: built-in local (fills a template from the task's own names)", flush=True)
-    print(" | ".join(head), flush=True)
-    failed = []
+    named = {"issue25": ISSUE25, "original": ORIGINAL, "all": all_tasks()}
+    tasks = named.get(args.tasks) or args.tasks.split(",")
+    head = ["task", "designed", "templates", "runnable", "trained", "best fitness ± SE", "random ± SE", "beats random"]
+    print("offline model: built-in local (first sample of a round: a template; others: the tiny model)", flush=True)
+    print(" | ".join([*head, "wall s", "first reason (if none trained)"]), flush=True)
+    totals: dict[str, int] = {}
+    measured, beaten = 0, 0
     with tempfile.TemporaryDirectory(prefix="offline-tasks-") as tmp:
         root = args.keep or Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
         for task in tasks:
-            out = root / task
-            try:
-                code, wall, tail = run_task(task, out, args)
-            except subprocess.TimeoutExpired:
-                code, wall, tail = -1, args.timeout, "timed out"
-            cells, ok = row(task, out, code, wall, tail)
+            name = task.removeprefix("new:")
+            new = task.startswith("new:") and not args.table_from
+            target = str(new_task(name, root / "specs")) if new else task
+            out = root / name
+            if args.table_from:
+                out = args.table_from / name
+                if not out.is_dir():
+                    continue
+                code, wall, tail = 0, float(getattr(read_run(out).summary, "wall_s", 0.0)), ""
+            else:
+                try:
+                    code, wall, tail = run_task(target, out, args)
+                except subprocess.TimeoutExpired:
+                    code, wall, tail = -1, args.timeout, "timed out"
+            cells, counts = row(task, out, code, wall, tail)
             print(" | ".join(cells), flush=True)
-            if not ok:
-                failed.append(task)
-    print(f"{len(tasks) - len(failed)}/{len(tasks)} tasks trained at least one candidate", flush=True)
-    if failed:
-        print("nothing trained: " + ", ".join(failed), flush=True)
-    return 1 if failed else 0
+            totals = {k: totals.get(k, 0) + v for k, v in counts.items()}
+            measured += 1
+            beaten += counts["beats"]
+    designed = max(1, totals.get("designed", 0))
+    print(
+        f"candidates: {totals.get('runnable', 0)}/{totals.get('designed', 0)} runnable "
+        f"({totals.get('runnable', 0) / designed:.0%}), {totals.get('trained', 0)} trained, "
+        f"{totals.get('templates', 0)} of the accepted were templates",
+        flush=True,
+    )
+    print(
+        f"tasks whose best trusted fitness beats the random policy: {beaten}/{measured} "
+        f"({totals.get('clear', 0)} by more than 2 standard errors)",
+        flush=True,
+    )
+    return 0 if beaten == measured else 1
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ event file names and LLM call numbers normalised) and the key sets of the run's 
 `python tests/layout_snapshot.py RUN_DIR` prints it as JSON; `tests/data/run_layout_v0.json` was recorded this way
 from a scripted run (tests/data/loop_e2e.jsonl, 2 iterations x 3 samples) before the package was regrouped; the
 only changes since are two files at the top level, `.key` and `proofs.jsonl` (the parent's proofs, issue 22 §2), and
-each candidate's `emphasis.json` (the design emphasis of its sample, issue 25 §3).
+each candidate's `emphasis.json` (the design emphasis of its sample, issue 25 §3), and the keys `template` in
+candidate.json and `templates` in summary.json (which rewards are the offline model's templates, issue 25 §5).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ EVENTS = {"run_started", "iteration_started", "candidate_designed", "critic_done
 SUMMARY_KEYS = {"status", "best_candidate", "best_fitness", "best_success_rate", "iterations", "tokens", "cost_usd",
                 "final", "human_normalized", "wall_s", "candidates", "repair_requests", "llm_calls", "cached_calls"}
 CANDIDATE_KEYS = {"id", "iteration", "index", "parent", "status", "reason", "repair_rounds", "tokens", "cost_usd",
-                  "fitness", "fitness_se", "episodes", "success_rate", "wall_s", "timesteps"}
+                  "fitness", "fitness_se", "episodes", "success_rate", "wall_s", "timesteps", "template"}
 
 
 @pytest.fixture

@@ -10,10 +10,16 @@ ask for), and each call's log holds the exact document the model received (`deta
 model's lines, only those that can run on this env are kept (`template.py`, a syntax-tree check: the code is
 never run here). Good for trying the tool offline; its rewards are weak, and its replies say that it filled
 a template and which of its lines were left out.
+
+The first sample of a round is not asked of the model at all: it is the closest shipped example reward adapted
+to this task (`example_choice`). A reply whose code repeats one already in the conversation (a repair that
+changed nothing, an iteration-2 reply equal to the best) is replaced by the next closest example. Every
+designer reply begins with a `template.TEMPLATE_MARK` line saying which of the two it is.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from pathlib import Path
@@ -21,7 +27,14 @@ from typing import Any
 
 from rewardsmith.llm import engine
 from rewardsmith.llm.base import Completion, Model
-from rewardsmith.llm.template import component_line, observation_dims, observation_lines, reads_state
+from rewardsmith.llm.example_choice import direction, template_code
+from rewardsmith.llm.template import (
+    TEMPLATE_MARK,
+    component_line,
+    observation_dims,
+    observation_lines,
+    reads_state,
+)
 
 MAX_TOKENS = {"designer": 384, "critic": 256, "analyzer": 256}
 """Caps on completion length. A designer call (a ~2.3k-token prompt, ~100 tokens written) took 8 s on 2 idle
@@ -50,9 +63,11 @@ A reward function reads the documented state through `state.body(name).pos`, `st
 For example, for this task, with the names of this environment:
 """
 OFFLINE_NOTE = (
-    "(The built-in offline model filled a template built from this task's own names; its rewards are weak. "
-    "Use an API model for real searches.)\n"
+    "(Template, not designed by a model: the built-in offline model filled a template built from this task's own "
+    "names; its rewards are weak. Use an API model for real searches.)\n"
 )
+EXAMPLE_NOTE = "(Template, not designed by a model: {which}. Use an API model for real searches.)\n"
+FILLED_MARK = f"{TEMPLATE_MARK} fixed template filled with the offline model's checked lines; not designed by a model"
 
 
 def _section(text: str, title: str) -> list[str]:
@@ -83,11 +98,14 @@ def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
         if match:
             joints.append((match.group(1), match.group(2), line))
     sites = [s.strip() for line in _section(text, "Sites") for s in line.split(",") if s.strip()]
-    task = " ".join(_section(text, "Task")).lower()
+    task_lines = _section(text, "Task")
+    task = " ".join(task_lines).lower()
     arrays = {m.group(2): int(m.group(1)) for m in re.finditer(r"(\d+) dims, `state\.(obs|goal|achieved_goal)`", text)}
     if match := re.search(r"^- Observation: (\d+) dims", text, re.MULTILINE):
         arrays.setdefault("obs", int(match.group(1)))
-    names = {"bodies": bodies, "joints": joints, "sites": sites, "task": task, "arrays": arrays}
+    env = match.group(1).strip() if (match := re.search(r"^# Environment: (\S+)", text, re.MULTILINE)) else ""
+    names = {"bodies": bodies, "joints": joints, "sites": sites, "task": task, "arrays": arrays, "env": env}
+    names["task_line"] = " ".join(task_lines[0].lower().split()) if task_lines else ""
     return names | {"observation": observation_dims(text)}  # labelled obs[i] of an env without a MuJoCo model
 
 
@@ -107,8 +125,13 @@ def example_lines(names: dict[str, Any]) -> list[str]:
         lines.append(
             f'components["backward_spin"] = 0.1 * float(np.clip({sign}next_state.joint("{flip[0]}").qvel, -10, 10))'
         )
-    elif root and ("spin" in task or "rotate" in task or "turn" in task):
+    elif root and re.search(
+        r"\b(spin|rotate|turn)", names.get("task_line", task)
+    ):  # the instruction, not "do not turn"
         lines.append(f'components["spin"] = 0.1 * abs(float(next_state.body("{root}").angvel[2]))')
+    elif root and (lateral := direction(names.get("task_line", "")))[0] == 1:  # to its left (+y) or right (-y)
+        sign = "-" if lateral[1] < 0 else ""
+        lines.append(f'components["lateral_speed"] = {sign}float(next_state.body("{root}").linvel[1])')
     elif root and "backward" in task:
         lines.append(f'components["backward_speed"] = -float(next_state.body("{root}").linvel[0])')
     elif sites and ("balance" in task or "upright" in task) and not reach:
@@ -173,7 +196,7 @@ class LocalModel(Model):
 
     kind = "local"
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}example-v3 lines-v4 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v4 choice-v1 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(
@@ -184,8 +207,14 @@ class LocalModel(Model):
     def _generate(
         self, messages: list[dict[str, str]], *, role: str, sample: int, temperature: float, max_tokens: int
     ) -> Completion:
-        max_tokens = min(max_tokens, MAX_TOKENS[role])
         heading = _HEADINGS[role]
+        if heading is None:
+            names, tried = task_names(messages), earlier_codes(messages)
+            if sample % 1000 == 0 and (chosen := next_example(names, tried) or description_template(names, tried)):
+                return example_completion(
+                    *chosen, reason="a round's first sample is a template, the model is not asked"
+                )
+        max_tokens = min(max_tokens, MAX_TOKENS[role])
         head = example_for(messages) if heading is None else ""
         tail = f"## Solution\n\n```python\n{CODE_HEAD}" if heading is None else heading
         budget = engine.N_CTX - max_tokens - engine.tokens(f"{head}{tail}") - 8
@@ -195,22 +224,82 @@ class LocalModel(Model):
                 prompt, max_tokens=max_tokens, temperature=temperature, stop=_STOP[role], seed=sample
             )
         completion = result["text"]
-        if heading is None:
-            code, note = close_function(completion, task_names(messages))
-            text = f"{OFFLINE_NOTE}{note}```python\n{code}```\n"
-        else:
-            text = completion.strip()
+        details = {"finish_reason": result["finish_reason"], "prompt": prompt, "completion": completion}
+        if heading is not None:
+            return Completion(completion.strip(), result["prompt_tokens"], result["completion_tokens"], details=details)
+        code, note = close_function(completion, names)
+        if any(same_code(code, earlier) for earlier in tried) and (chosen := next_example(names, tried)):
+            reason = "the model's reply repeated code already tried"
+            return example_completion(*chosen, reason=reason, spent=result, details=details)
         return Completion(
-            text=text,
+            text=f"{OFFLINE_NOTE}{note}```python\n{FILLED_MARK}\n{code}```\n",
             prompt_tokens=result["prompt_tokens"],
             completion_tokens=result["completion_tokens"],
             # the raw completion too, so a reader sees which lines the template check left out
-            details={
-                "finish_reason": result["finish_reason"],
-                "prompt": prompt,
-                "completion": completion,
-            },
+            details=details,
         )
+
+
+def next_example(names: dict[str, Any], tried: list[str]) -> tuple[str, str] | None:
+    """(code, which) of the closest adaptable shipped example whose code is not among `tried`, or None."""
+    for skip in range(64):
+        chosen = template_code(names, names.get("env", ""), names.get("task_line", ""), skip)
+        if chosen is None:
+            return None
+        if not any(same_code(chosen[0], earlier) for earlier in tried):
+            return chosen
+    return None
+
+
+def description_template(names: dict[str, Any], tried: list[str]) -> tuple[str, str] | None:
+    """(code, which) of the template filled from the description's names and the task's words (`example_lines`),
+    when it measures the task and was not tried yet; else None."""
+    lines = example_lines(names)
+    which = "fixed template filled from the description's names and the task's words, no model"
+    code = f"{TEMPLATE_MARK} {which}; not designed by a model\n{function_code(lines)}"
+    if not any(reads_state(line) for line in lines) or any(same_code(code, earlier) for earlier in tried):
+        return None
+    return code, which
+
+
+def example_completion(
+    code: str, which: str, *, reason: str, spent: dict[str, Any] | None = None, details: dict[str, Any] | None = None
+) -> Completion:
+    """The reply that hands back an adapted example (`reason`: why no model reply is used)."""
+    return Completion(
+        text=f"{EXAMPLE_NOTE.format(which=which)}({reason}.)\n```python\n{code}```\n",
+        prompt_tokens=spent["prompt_tokens"] if spent else 0,
+        completion_tokens=spent["completion_tokens"] if spent else 0,
+        details={**(details or {}), "template": which},
+    )
+
+
+def earlier_codes(messages: list[dict[str, str]]) -> list[str]:
+    """The code blocks of the conversation's earlier assistant turns (what was already tried)."""
+    found = []
+    for m in messages:
+        if m.get("role") == "assistant":
+            found += re.findall(r"```python\n(.*?)```", str(m.get("content", "")), re.DOTALL)
+    return found
+
+
+def same_code(a: str, b: str) -> bool:
+    """Whether two modules are the same program (comments, docstrings aside: compared by syntax tree)."""
+    try:
+        return _program(a) == _program(b)
+    except SyntaxError:
+        return a.strip() == b.strip()
+
+
+def _program(code: str) -> str:
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not node.body:
+            continue
+        first = node.body[0]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def close_function(completion: str, names: dict[str, Any]) -> tuple[str, str]:

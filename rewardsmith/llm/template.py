@@ -23,6 +23,9 @@ Shape = tuple[str, int]
 ("state", 0), ("body", 0), ("site", 0), ("joint:<kind>", 0)."""
 
 SCALAR: Shape = ("scalar", 1)
+TEMPLATE_MARK = "# rewardsmith template:"
+"""The first line of every reward the built-in offline model returns: it was not designed by a model, and what
+it is (a shipped example adapted to the task, or a fixed template with the model's checked lines)."""
 ELEMENTWISE = {"abs", "square", "sqrt", "tanh", "exp", "cos", "sin", "arctan", "sign", "negative"}
 REDUCE = {"sum", "mean", "max", "min"}
 BODY_FIELDS: dict[str, Shape] = {"pos": ("vector", 3), "linvel": ("vector", 3), "angvel": ("vector", 3)}
@@ -218,3 +221,11 @@ def observation_lines(dims: dict[int, str], task: str) -> list[str]:
             terms = [expression.format(x=f"next_state.obs[{i}]") for i in (found if every else found[:1])]
             lines[name] = f'components["{name}"] = {" + ".join(terms)}'
     return list(lines.values())
+
+
+def template_label(code: str | None) -> str:
+    """What a reward's `TEMPLATE_MARK` line says it is, or "" when it has none (a model designed it)."""
+    for line in (code or "").splitlines():
+        if line.startswith(TEMPLATE_MARK):
+            return line[len(TEMPLATE_MARK) :].strip()
+    return ""

@@ -51,7 +51,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
         candidate.json          id "i.j", iteration, index, parent "i.j" | null,
                                 status designed | rejected | trained | failed, reason, repair_rounds,
                                 tokens, cost_usd, fitness, fitness_se, episodes, success_rate, wall_s,
-                                timesteps (env steps behind fitness: the last rung reached)
+                                timesteps (env steps behind fitness: the last rung reached), template
+                                (what the reward is when the offline model's template, not a design)
                                 (fitness, fitness_se, episodes, success_rate: from eval/evaluation.json)
         critic.json, critic/    the last critic report and its smoke worker's files
         screen.json, screen/    the last screen verdict and its worker's files (with the screen)
@@ -87,7 +88,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                         selection {rule, shorter, winner, runner_up, margin, noise, distinguishable, floor {sd, how,
                         pairs, budget}, tie_break, confidence {p_best, runner_up, peers, method}},
                         signal {verdict learned | nothing_learned | indistinguishable | unknown, message, budget,
-                        suggested_budget, random_fitness, random_fitness_se}, wall_s, error
+                        suggested_budget, random_fitness, random_fitness_se}, templates {candidate id: what the
+                        offline model's template is}, wall_s, error
 
 Every worker's folder also holds job.json (what the parent asked), worker.log, heartbeat (progress while it runs),
 error.json (when it failed), sandbox.json (the protections it ran under), ray.json (attempts on a Ray cluster),

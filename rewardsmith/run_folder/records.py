@@ -133,6 +133,9 @@ class CandidateRecord(Record):
     wall_s: float = 0.0
     timesteps: int = 0
     """Env steps of the training behind `fitness` (under successive halving: the last rung it reached)."""
+    template: str = ""
+    """What the accepted reward is when no model designed it (the built-in offline model's template or adapted
+    shipped example, `rewardsmith.llm.template.template_label`); empty when a model wrote it."""
 
 
 class Attempt(Record):
@@ -292,6 +295,8 @@ class RunSummary(Record):
     failed: int = 0
     designed: int = 0
     repair_requests: int = 0
+    templates: dict[str, str] = {}
+    """Candidate id -> what it is, for each candidate that is a template rather than a model's design."""
     llm_calls: int = 0
     cached_calls: int = 0
     tokens: int = 0

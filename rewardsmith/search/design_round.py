@@ -11,6 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from rewardsmith.config import ResolvedConfig
+from rewardsmith.llm.template import template_label
 from rewardsmith.run_folder.candidate import CandidateFolder
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import EMPHASIS_FILE, SCREEN_FILE, Event, attempt_file
@@ -29,6 +30,9 @@ DEDUPE = "[dedupe]"
 """The reason of a candidate whose code repeats an earlier one; a round of only these is not retried (the same
 prompt would bring the same code again: the built-in local model's template does, and the quick start paid
 minutes for it)."""
+REPEAT = "[repeat]"
+"""The finding of a repair whose code is the attempt's it was to fix: it is not checked again and ends the
+candidate's repairs (the same request would bring the same code)."""
 
 
 def design_round(
@@ -160,14 +164,21 @@ def design_candidate(
     attempts: list[Attempt] = []
     problems = ""  # the findings of the last attempt, sent back with the next repair request
     for n in range(s.config.repair_rounds + 1 if duplicate_of is None else 1):
+        repeated = False
         if n:
+            before = design.code
             design = repair(s, record, design, n, attempts[-1].findings, problems)
-        attempt, problems = check_attempt(s, cand, record, design, n, duplicate_of)
+            repeated = before is not None and design.code is not None and is_duplicate(design.code, [before])
+        attempt, problems = check_attempt(s, cand, record, design, n, duplicate_of, repeated=repeated)
         attempts.append(attempt)
         cand.save_attempts(attempts)
         if attempt.accepted:
             cand.write_reward(design.code or "", parent=parent, model=s.model.name)
-            record.status = "designed"
+            record.status, record.template = "designed", template_label(design.code)
+            if record.template:
+                s.progress.log(f"{record.id} is a template, not designed by a model: {record.template}")
+            break
+        if repeated:
             break
     if record.status == "rejected":
         record.reason = attempts[-1].findings[0] if attempts[-1].findings else "rejected by the critic"
@@ -200,16 +211,27 @@ def repair(s: Search, record: CandidateRecord, design: Design, n: int, findings:
 
 
 def check_attempt(
-    s: Search, cand: CandidateFolder, record: CandidateRecord, design: Design, n: int, duplicate_of: str | None
+    s: Search,
+    cand: CandidateFolder,
+    record: CandidateRecord,
+    design: Design,
+    n: int,
+    duplicate_of: str | None,
+    *,
+    repeated: bool = False,
 ) -> tuple[Attempt, str]:
     """Save attempt `n` and check it (critic, then the screen from iteration 2 on); returns its `attempts.json`
-    entry and the problems to send with the next repair request."""
+    entry and the problems to send with the next repair request. `repeated`: a repair that returned the previous
+    attempt's code, recorded without a check."""
     attempt = Attempt(attempt=n, file=attempt_file(n), tokens=design.tokens, cost_usd=design.cost_usd)
     if design.code is None:
         cand.write_attempt(n, design.text, "reply.md")
         attempt.file, attempt.findings = attempt_file(n, "reply.md"), [f"[extract] {design.error}"]
         return attempt, f"No usable reward code could be taken from your reply: {design.error}"
     code = cand.write_attempt(n, design.code)
+    if repeated:
+        attempt.findings = [f"{REPEAT} the repair returned the code of attempt {n - 1} unchanged; no more repairs"]
+        return attempt, ""
     if duplicate_of is not None:
         attempt.findings = [f"{DEDUPE} same code as candidate {duplicate_of}"]
         return attempt, ""

@@ -310,6 +310,7 @@ def write_summary(
         candidates=len(records),
         **counts,
         repair_requests=sum(r.repair_rounds for r in records),
+        templates={r.id: r.template for r in records if r.template},
         selection=selection(folder, records, config, evidence),
         signal=search_signal(folder),
         **folder.llm_totals(),

@@ -326,9 +326,11 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     for r in folder.candidates():
         analysis = folder.analysis(r) or {}
         note = ", ".join(f.get("code", "?") for f in analysis.get("flags", [])) if r.status == "trained" else r.reason
+        if r.template:  # say plainly which rewards no model designed
+            note = f"TEMPLATE ({r.template})" + (f"; {note}" if note else "")
         per.add_row(
             r.id,
-            r.parent or "-",
+            r.parent or ("template" if r.template else "-"),
             r.status,
             cell(r.fitness, 3),
             cell(r.success_rate, 2),

@@ -1,0 +1,165 @@
+"""The offline default on a task it has not seen: the closest shipped example, adapted and labelled a template;
+a repeated reply falls back to the next example; a repair that returns the same code ends the repairs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from rewardsmith.cli import app
+from rewardsmith.config import RunConfig
+from rewardsmith.errors import RewardsmithError
+from rewardsmith.llm import engine
+from rewardsmith.llm.example_choice import ranked
+from rewardsmith.llm.local import LocalModel, task_names
+from rewardsmith.llm.template import TEMPLATE_MARK, template_label
+from rewardsmith.reward.state import Snapshotter
+from rewardsmith.search.loop import run as run_search
+from rewardsmith.stages.designer import Designer
+from rewardsmith.stages.env_description import describe
+from rewardsmith.stages.extract import extract_reward_code
+from rewardsmith.task import load_task, make_env
+
+LEFT = "Make the ant move to its left (towards +y) as fast as possible, staying right side up."
+ROOT_QVEL = 'root_speed"] = float(next_state.joint("root").qvel)\n    components["x'
+"""What the tiny model wrote for an Ant task in the report: the free joint's 6-vector qvel as one float."""
+
+
+@pytest.fixture(scope="module")
+def ant_left() -> list[dict[str, str]]:
+    """The designer request of an Ant task no example is for (ant-run's spec with the user's own words)."""
+    spec = load_task("ant-run")
+    spec = spec.model_copy(update={"name": "ant-left", "description": f"{LEFT}\nIt should not flip over.\n"})
+    return Designer(None, spec, describe(spec)).prompt()
+
+
+@pytest.fixture
+def scripted_engine(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The llama.cpp engine replaced by one that always writes ROOT_QVEL; returns the prompts it received."""
+    prompts: list[str] = []
+
+    def complete(prompt: str, **_: Any) -> dict[str, Any]:
+        prompts.append(prompt)
+        return {"text": ROOT_QVEL, "prompt_tokens": 10, "completion_tokens": 5, "finish_reason": "stop"}
+
+    monkeypatch.setattr(engine, "complete", complete)
+    monkeypatch.setattr(engine, "tokens", lambda text: len(text) // 4)
+    return prompts
+
+
+def ask(model: LocalModel, messages: list[dict[str, str]], sample: int) -> str:
+    return model.complete(messages, role="designer", sample=sample, temperature=1.0, max_tokens=384).text
+
+
+def test_an_unseen_ant_task_gets_ant_run_adapted_to_its_direction(ant_left, scripted_engine, tmp_path):
+    model = LocalModel(run_dir=tmp_path, use_cache=False)
+    reply = ask(model, ant_left, 0)
+    assert not scripted_engine  # the round's first sample is the example: the model was not asked
+    code = extract_reward_code(reply)
+    assert "not designed by a model" in reply and "`ant-run`" in template_label(code)
+    assert code.startswith(TEMPLATE_MARK) and "pos y" in template_label(code)
+    # it measures the task: its motion term is the torso's +y velocity on real Ant states
+    scope: dict[str, Any] = {}
+    exec(compile(code, "<adapted>", "exec"), scope)  # our own template's code, run here on purpose
+    env = make_env(load_task("ant-run"))
+    snap = Snapshotter(env)
+    obs, _ = env.reset(seed=0)
+    before = snap(obs)
+    for _ in range(5):
+        obs, *_ = env.step(env.action_space.sample())
+    after = snap(obs)
+    _, parts = scope["compute_reward"](before, np.zeros(8), after)
+    y0, y1 = before.body("torso").pos[1], after.body("torso").pos[1]
+    assert parts["velocity_pos_y"] == pytest.approx((y1 - y0) / after.dt)
+    env.close()
+
+
+def test_without_a_fitting_example_the_first_sample_is_the_description_template(scripted_engine, tmp_path):
+    spec = load_task("reacher-reach")  # no other example can run on Reacher
+    messages = Designer(None, spec, describe(spec)).prompt()
+    reply = ask(LocalModel(run_dir=tmp_path, use_cache=False), messages, 0)
+    assert not scripted_engine and "Template, not designed by a model" in reply
+    code = extract_reward_code(reply)
+    assert template_label(code).startswith("fixed template filled from the description")
+    assert 'body("fingertip")' in code and 'body("target")' in code
+
+
+def test_the_other_samples_fill_the_template_and_say_so(ant_left, scripted_engine, tmp_path):
+    model = LocalModel(run_dir=tmp_path, use_cache=False)
+    reply = ask(model, ant_left, 1)
+    assert len(scripted_engine) == 1 and "Template, not designed by a model" in reply
+    code = extract_reward_code(reply)
+    assert 'joint("root").qvel' not in code  # the line that cannot run is left out
+    assert template_label(code).startswith("fixed template")
+
+
+def test_a_reply_that_repeats_tried_code_falls_back_to_the_next_example(ant_left, scripted_engine, tmp_path):
+    model = LocalModel(run_dir=tmp_path, use_cache=False)
+    first = ask(model, ant_left, 1)
+    repair = [*ant_left, {"role": "assistant", "content": first}, {"role": "user", "content": "Fix: NameError."}]
+    again = ask(model, repair, 1)  # the scripted engine writes the same lines: the same code
+    assert "repeated code already tried" in again and "`ant-run`" in template_label(extract_reward_code(again))
+    # a template the critic rejected is followed by the next closest example, never by itself
+    example = ask(model, ant_left, 0)
+    retry = ask(model, [*ant_left, {"role": "assistant", "content": example}, {"role": "user", "content": "Fix."}], 0)
+    second = ranked(task_names(ant_left), "Ant-v5", LEFT.lower())[1].task
+    assert f"`{second}`" in template_label(extract_reward_code(retry))
+
+
+@pytest.mark.parametrize(
+    ("task", "expected"),
+    [
+        ("halfcheetah-run", "halfcheetah-run-backward"),  # same env, the other direction: adapted
+        ("metaworld-push", "metaworld-pick-place"),  # moves the puck to the goal too
+        ("reacher-reach", None),  # no example can run on Reacher but its own: the filled template
+        ("ant-spin", None),  # ant-run shares no task word with spinning
+    ],
+)
+def test_the_task_own_example_is_never_chosen(task: str, expected: str | None) -> None:
+    spec = load_task(task)
+    names = task_names(Designer(None, spec, describe(spec)).prompt())
+    choices = [ex.task for ex in ranked(names, spec.env, names["task_line"])]
+    assert task not in choices and (choices[0] if choices else None) == expected
+
+
+def test_a_repair_that_returns_the_same_code_ends_the_repairs(tiny_spec, tmp_path, monkeypatch):
+    """The critic rejects the first reply; the repair returns it unchanged (a comment aside). Without the check the
+    loop would ask twice more and run out of script."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    bad = "import os\nimport numpy as np\n\n\ndef compute_reward(state, action, next_state):\n    return 0.0, {}\n"
+    script = tmp_path / "script.jsonl"
+    lines = [f"```python\n{bad}```\n", f"Fixed.\n```python\n# fixed\n{bad}```\n"]
+    script.write_text("".join(json.dumps({"role": "designer", "content": c}) + "\n" for c in lines))
+    spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=2048, eval_episodes=3)
+    config = RunConfig(task=str(spec_path), model=f"scripted:{script}", iterations=1, samples=1, repair_rounds=3,
+                       iteration_retries=0, workers=1, final_seeds=0, out=tmp_path / "run")
+    with pytest.raises(RewardsmithError, match="could be trained"):
+        run_search(config)
+    attempts = json.loads((tmp_path / "run/iter_1/cand_1/attempts.json").read_text())
+    assert len(attempts) == 2 and attempts[1]["findings"][0].startswith("[repeat]")
+
+
+@pytest.mark.slow
+def test_a_template_candidate_is_labelled_in_the_output_and_summary(tiny_spec, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    code = (Path(__file__).parents[1] / "envs/examples/inverted_double_pendulum_balance.py").read_text()
+    reply = f"```python\n{TEMPLATE_MARK} shipped example `x`, used as it is; not designed by a model\n{code}```\n"
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps({"role": "designer", "content": reply}) + "\n")
+    spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=1024, eval_episodes=3)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", str(spec_path), "--model", f"scripted:{script}", "--iterations", "1",
+                                      "--samples", "1", "--workers", "1", "--final-seeds", "0", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "1.1 is a template, not designed by a model: shipped example `x`" in text
+    assert "TEMPLATE (shipped example `x`" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["templates"] == {"1.1": "shipped example `x`, used as it is; not designed by a model"}
