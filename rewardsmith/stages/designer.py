@@ -11,6 +11,7 @@ asks for a fix. A reply cut off inside its code block is asked again with twice 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ Messages = list[dict[str, str]]
 MIN_MAX_TOKENS = 4096
 """The least completion cap of a designer request: room for a component-by-component analysis and the code."""
 CUT_OFF_RETRIES = 1
+NEVER_ENDS_EARLY = re.compile(r"^- Early termination: (?:[^:\n]*: )?never ends early", re.MULTILINE)
+"""The description's line for an env that never ends an episode early: the system prompt then leaves out its
+guidance on early termination."""
 
 
 @dataclass
@@ -108,7 +112,7 @@ def task_text(spec: TaskSpec) -> str:
         lines.append(f"Success: {spec.success.strip()}")
     unit = fitness_unit(spec)
     if unit:
-        lines.append(f"Fitness (the trusted score that judges the trained policy; its code is hidden): {unit}.")
+        lines.append(f"Fitness (the trusted score of the trained policy; code hidden): {unit}.")
     return "\n".join(lines)
 
 
@@ -158,7 +162,11 @@ class Designer:
             failures=[] if best else failures or [],
             example=None if best else worked_example(self.spec),  # from iteration 2 its own reward is the example
         )
-        system = render("system.j2", progress=progress_context() if self.progress else None)
+        system = render(
+            "system.j2",
+            progress=progress_context() if self.progress else None,
+            terminates=not NEVER_ENDS_EARLY.search(self.env_description),
+        )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": first}]
         if best is None:
             return messages

@@ -171,7 +171,11 @@ def obs_lines(labels: list[Candidate | None]) -> list[str]:
             names = [c.label for c in labels[start:end] if c is not None]
             idx = f"[{cur.index}]" if end - start == 1 else f"[{cur.index}:{cur.index + end - start}]"
             idx = idx if cur.indexed else ""
-            shown = ", ".join(names) if len(names) <= 12 else _group_names(names)
+            owner = names[0].rpartition(".")[0]
+            if owner and names == [f"{owner}.{c}" for c in "xyz"]:  # one point's coordinates
+                shown = f"{owner}.{{x, y, z}}"
+            else:
+                shown = ", ".join(names) if len(names) <= 12 else _group_names(names)
             lines.append(f"- {span} = {cur.family}{idx}" + (f" ({shown})" if any(names) else ""))
         start = end
     return lines
@@ -180,7 +184,9 @@ def obs_lines(labels: list[Candidate | None]) -> list[str]:
 def _group_names(names: list[str]) -> str:
     """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body)."""
     owners: dict[str, list[str]] = {}
-    if not all("." in name for name in names):  # plain joint names: nothing to group
+    if not any("." in name for name in names):  # plain joint names, consecutive: the joint table has them all
+        return f"{names[0]} to {names[-1]}, in joint order"
+    if not all("." in name for name in names):
         return ", ".join(names)
     for name in names:
         owner, _, part = name.rpartition(".")
