@@ -8,6 +8,7 @@ candidate's folder (`emphasis.json`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,13 @@ def emphasis_for(index: int) -> Emphasis | None:
     return EMPHASES[k - 1] if k else None
 
 
-def with_emphasis(messages: list[dict[str, str]], emphasis: Emphasis | None) -> list[dict[str, str]]:
+def with_emphasis(messages: list[dict[str, Any]], emphasis: Emphasis | None) -> list[dict[str, Any]]:
     """The messages with the emphasis appended to the last user turn (unchanged for None)."""
     if emphasis is None:
         return messages
     last = messages[-1]
     extra = f"\n\n# Design emphasis ({emphasis.name})\n{emphasis.text}"
+    if isinstance(last["content"], list):  # text and image parts: the emphasis closes the text
+        content = [*last["content"], {"type": "text", "text": extra.strip()}]
+        return [*messages[:-1], {**last, "content": content}]
     return [*messages[:-1], {**last, "content": last["content"].rstrip() + extra}]
