@@ -71,7 +71,7 @@ def test_frames_come_from_the_video_worker_at_each_episodes_seed(trained: Path) 
     frames = record_frames(load_task(TASK), trained, episodes, executor=LocalExecutor(workers=1))
     assert "problem" not in frames, frames
     for which in ("best", "worst"):
-        assert 2 <= len(frames[which]) <= FRAMES_PER_EPISODE + 1
+        assert len(frames[which]) == FRAMES_PER_EPISODE
         assert all((trained / name).read_bytes().startswith(b"\x89PNG") for name in frames[which])
     parts = image_parts(trained, frames)
     assert [p["type"] for p in parts].count("image_url") == len(frames["best"]) + len(frames["worst"])

@@ -175,16 +175,18 @@ def obs_lines(labels: list[Candidate | None]) -> list[str]:
             if owner and names == [f"{owner}.{c}" for c in "xyz"]:  # one point's coordinates
                 shown = f"{owner}.{{x, y, z}}"
             else:
-                shown = ", ".join(names) if len(names) <= 12 else _group_names(names)
+                joints = "qpos" in cur.family or "qvel" in cur.family
+                shown = ", ".join(names) if len(names) <= 12 else _group_names(names, joints)
             lines.append(f"- {span} = {cur.family}{idx}" + (f" ({shown})" if any(names) else ""))
         start = end
     return lines
 
 
-def _group_names(names: list[str]) -> str:
-    """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body)."""
+def _group_names(names: list[str], joints: bool = False) -> str:
+    """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body); `joints`: the
+    names of consecutive qpos or qvel entries, written as a span of the joint table."""
     owners: dict[str, list[str]] = {}
-    if not any("." in name for name in names):  # plain joint names, consecutive: the joint table has them all
+    if joints and not any("." in name for name in names):  # one joint per entry, in order: the table has them
         return f"{names[0]} to {names[-1]}, in joint order"
     if not all("." in name for name in names):
         return ", ".join(names)

@@ -91,7 +91,7 @@ def record_frames(spec: TaskSpec, cand_dir: Path, episodes: dict[str, Any], *, e
         if rendered is None:
             return {"problem": f"rendering is unavailable here (see {VISUAL_DIR}/{which}/worker.log)"}
         frames = rendered[0]
-        picks = np.linspace(0, len(frames) - 1, num=min(FRAMES_PER_EPISODE + 1, len(frames))).round().astype(int)
+        picks = np.linspace(0, len(frames) - 1, num=min(FRAMES_PER_EPISODE, len(frames))).round().astype(int)
         names = []
         for k, i in enumerate(dict.fromkeys(picks.tolist())):
             name = f"{VISUAL_DIR}/{which}_{k}.png"
