@@ -43,7 +43,11 @@ def runnable(spec, code: str, work: Path, executor) -> bool:
 def arm(designer: Designer, messages, samples: int, emphasis: bool) -> list:
     """The K designs of one arm (`emphasis`: sample k's own request)."""
     each = {k: with_emphasis(messages, emphasis_for(k)) for k in range(1, samples + 1)} if emphasis else None
-    return designer.sample(messages, list(range(1, samples + 1)), each=each)
+
+    def done(k: int, design) -> None:  # partial figures survive a killed run
+        print(f"  sample {k}: {'code' if design.code else 'no code'}, {design.latency_s:.0f} s", flush=True)
+
+    return designer.sample(messages, list(range(1, samples + 1)), on_done=done, each=each)
 
 
 def main() -> None:
