@@ -2,7 +2,8 @@
 split at its markdown headings), and the same for iteration 2 when `--iteration-2-from RUN` names a run folder.
 
 Run: `.venv/bin/python bench/prompts.py [--tasks a,b] [--iteration-2-from RUN] [--model gpt-4o]`. Prints one block
-per task (section, tokens) and a closing table: task, system, user, total.
+per task (section, tokens) and a closing table: task, system, user, total, and the largest request of a round
+(the total with the longest sample's design emphasis).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 from rewardsmith.cli.prompt import count_tokens, designer_messages, section_tokens  # noqa: E402
+from rewardsmith.stages.design_emphasis import EMPHASES, emphasis_for, with_emphasis  # noqa: E402
 from rewardsmith.task import list_tasks  # noqa: E402
 
 
@@ -35,10 +37,11 @@ def main() -> None:
             print(f"## {name} ({which})")
             for title, n in section_tokens(args.model, messages):
                 print(f"{n:>6}  {title}")
-        rows.append((name, which, tokens))
-    print(f"{'task':36} {'iteration':12} {'system':>7} {'user':>7} {'total':>7}")
-    for name, which, tokens in rows:
-        print(f"{name:36} {which:12} {tokens[0]:>7} {sum(tokens[1:]):>7} {sum(tokens):>7}")
+        samples = [with_emphasis(messages, emphasis_for(k)) for k in range(1, len(EMPHASES) + 2)]
+        rows.append((name, which, tokens, max(sum(count_tokens(args.model, m)[0]) for m in samples)))
+    print(f"{'task':36} {'iteration':12} {'system':>7} {'user':>7} {'total':>7} {'largest':>8}")
+    for name, which, tokens, largest in rows:
+        print(f"{name:36} {which:12} {tokens[0]:>7} {sum(tokens[1:]):>7} {sum(tokens):>7} {largest:>8}")
 
 
 if __name__ == "__main__":

@@ -117,6 +117,12 @@ class RunConfig(BaseModel):
         False,
         description="Record a policy video of every iteration's best candidate (the overall best always gets one).",
     )
+    visual_feedback: bool = Field(
+        False,
+        description="Send a few frames of each trained candidate's best and worst evaluation episodes to the "
+        "analyzer and the best candidate's to the designer's next request, as images, where the model accepts "
+        "images (litellm's supports_vision, or REWARDSMITH_LLM_VISION=1).",
+    )
     feedback: str | None = Field(
         None,
         description="Human feedback after each iteration but the last: 'ask' shows the candidates and reads free "

@@ -18,7 +18,15 @@ def count_tokens(model: str, messages: list[dict[str, str]]) -> tuple[list[int],
     """Tokens of each message (content plus OpenAI's 4-token message overhead) with tiktoken's encoding for
     `model` (cl100k_base for names it does not know), read offline from the copy litellm ships; and its name."""
     encoding = _encoding(model)
-    return [len(encoding.encode(m["content"], disallowed_special=())) + 4 for m in messages], encoding.name
+    return [len(encoding.encode(text_of(m["content"]), disallowed_special=())) + 4 for m in messages], encoding.name
+
+
+def text_of(content) -> str:
+    """A message content's text: a string as it is; of text and image parts, the text parts, and a line per image
+    (images are priced by the provider, not counted here)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(p.get("text", "") if p.get("type") == "text" else "[image]" for p in content)
 
 
 def _encoding(model: str):
@@ -43,7 +51,7 @@ def section_tokens(model: str, messages: list[dict[str, str]]) -> list[tuple[str
     for message in messages:
         title, fenced = message["role"], False
         chunk: list[str] = []
-        for line in [*message["content"].splitlines(), "# end"]:
+        for line in [*text_of(message["content"]).splitlines(), "# end"]:
             fenced ^= line.lstrip().startswith("```")
             if not fenced and line.startswith("#") and line.lstrip("#").startswith(" "):
                 text = "\n".join(chunk)
@@ -126,7 +134,7 @@ def prompt(
         return
     for message, n in zip(messages, tokens, strict=True):
         console.rule(f"{message['role']} ({n:,} tokens)")
-        console.print(message["content"], markup=False, highlight=False, soft_wrap=True)
+        console.print(text_of(message["content"]), markup=False, highlight=False, soft_wrap=True)
     console.rule("tokens per section")
     for title, n in section_tokens(model, messages):
         console.print(f"{n:>6,}  {title}", markup=False, highlight=False)

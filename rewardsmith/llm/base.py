@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
@@ -166,6 +167,7 @@ class Model(ABC):
             "time": datetime.now(UTC).isoformat(timespec="seconds"),
             "kind": self.kind,
             **request,
+            "messages": [{**m, "content": logged_content(m.get("content"))} for m in request["messages"]],
             "cache_key": key,
         }
         if response is not None:
@@ -183,3 +185,19 @@ class Model(ABC):
         if details:
             record["details"] = details
         self._log.write(request["role"], record)
+
+
+def logged_content(content: Any) -> Any:
+    """A message content as the call log keeps it: an image part's data replaced by its size and SHA-256 (the
+    frames themselves are in the candidate's `visual/` folder), text as it is."""
+    if not isinstance(content, list):
+        return content
+    out = []
+    for part in content:
+        url = part.get("image_url", {}).get("url", "") if isinstance(part, dict) else ""
+        if url.startswith("data:"):
+            data = url.split(",", 1)[-1].encode()
+            digest = hashlib.sha256(data).hexdigest()[:16]
+            part = {"type": "image_url", "image_url": {"url": f"(image, {len(data):,} base64 bytes, sha256 {digest})"}}
+        out.append(part)
+    return out

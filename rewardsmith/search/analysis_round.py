@@ -10,6 +10,7 @@ from rewardsmith.run_folder.names import Event
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.session import Search
 from rewardsmith.stages.analyzer import analyze
+from rewardsmith.stages.visual_feedback import vision_refusal
 
 
 def analysis_round(s: Search, cands: list[CandidateFolder]) -> list[CandidateRecord]:
@@ -40,6 +41,7 @@ def analyse_if_missing(s: Search, cand: CandidateFolder, record: CandidateRecord
             executor=s.executor,
             env_description=s.description,
             llm_summary=s.config.llm_summary,
+            visual=s.config.visual_feedback and vision_refusal(s.model) is None,
         )
         flags = [f.get("code") for f in analysis.get("flags", [])]
         s.folder.event(Event.ANALYSIS_DONE, candidate=record.id, flags=flags)

@@ -40,6 +40,7 @@ from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.human_feedback import check_option
 from rewardsmith.stages.human_feedback import collect as collect_feedback
 from rewardsmith.stages.video import find_video, record_video
+from rewardsmith.stages.visual_feedback import vision_refusal
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
@@ -94,6 +95,8 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
     try:
         with interruptible(lambda signum: _interrupted(folder, config, spec, started, signum)):
             model = get_model(config.model, api_base=config.api_base, run_dir=folder.path, use_cache=config.use_cache)
+            if config.visual_feedback and (why := vision_refusal(model)):
+                print(f"note: --visual-feedback sends no frames in this run: {why}", file=sys.stderr)
             description = describe(spec)
             designer = Designer(
                 model,

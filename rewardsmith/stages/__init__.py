@@ -3,6 +3,7 @@
 - `prompts/`: the Jinja2 templates (package data) and their one renderer.
 - `env_description`: the environment description the LLM sees (Text2Reward style).
 - `env_joints`, `env_hand`: its joint and actuator sections (shared axes keyed), a mocap arm's hand (stepped).
+- `env_chains`: a hand's joint table grouped by finger (shared facts once, fingers alike named once).
 - `obs_labels`: the observation layout of a MuJoCo env, found by matching obs elements against state quantities.
 - `obs_layouts`: documented observation/action layouts of non-MuJoCo and mocap envs, the source fallback, manipulation notes.
 - `designer`, `extract`: prompting the LLM for reward files and pulling the code out of its replies.
@@ -17,4 +18,5 @@
 - `run_replay`: the analyzer's sandboxed replay of a reward over the run's evaluation episodes (its own, other candidates').
 - `human_feedback`: `--feedback ask|FILE`: the user's sentence or ranking after an iteration, recorded and replayed.
 - `video`: policy videos, rendered in a worker and encoded here.
+- `visual_feedback`: `--visual-feedback`: frames of the best and worst evaluation episodes as image parts.
 """

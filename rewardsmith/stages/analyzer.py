@@ -47,6 +47,7 @@ from rewardsmith.stages.reflection import (
     trace_lines,
 )
 from rewardsmith.stages.run_replay import recorded_episodes, replay_evaluation
+from rewardsmith.stages.visual_feedback import image_parts, record_frames, with_images
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -65,11 +66,14 @@ def analyze(
     executor: Executor,
     env_description: str | None,
     llm_summary: bool = False,
+    visual: bool = False,
 ) -> dict[str, Any]:
     """Analyse one trained candidate folder; write and return `analysis.json` (never raises on bad files).
 
     The reward's replay runs through `executor`; `model` sizes the step traces and, with `llm_summary`, writes
-    the summary from the run's `env_description` (`model=None` or `env_description=None`: no summary)."""
+    the summary from the run's `env_description` (`model=None` or `env_description=None`: no summary).
+    `visual`: also render frames of the best and worst evaluation episodes (`stages.visual_feedback`), which the
+    summary's request then carries as images."""
     cand_dir = Path(cand_dir)
     cand = candidate_at(cand_dir)
     metrics, problems = read_jsonl(cand_dir / METRICS_FILE)
@@ -123,8 +127,13 @@ def analyze(
     analysis["flags"] = flags(analysis)
     analysis["problems"] = problems
     analysis["feedback"] = feedback_text(analysis)
+    if visual and analysis["episodes"]:
+        analysis["frames"] = record_frames(spec, cand_dir, analysis["episodes"], executor=executor)
+        if "problem" in analysis["frames"]:
+            problems.append(f"visual feedback: no frames: {analysis['frames']['problem']}")
     if llm_summary and model is not None and env_description is not None:
-        _add_llm_summary(analysis, spec, model, code, env_description)
+        images = image_parts(cand_dir, analysis.get("frames"))
+        _add_llm_summary(analysis, spec, model, code, env_description, images)
     if cand is not None:
         cand.save_analysis(analysis)  # signed: only this analysis is ever shown or prompted
     else:
@@ -230,7 +239,7 @@ def best_vs_worst(episodes: list[dict]) -> dict[str, Any]:
     worst = min(episodes, key=lambda e: e["fitness"])
 
     def head(e: dict) -> dict[str, Any]:
-        return {k: e.get(k) for k in ("episode", "fitness", "success", "return", "length", "termination")}
+        return {k: e.get(k) for k in ("episode", "seed", "fitness", "success", "return", "length", "termination")}
 
     stats_b, stats_w = best.get("state_stats"), worst.get("state_stats")
     rows: dict[str, dict[str, Any]] = {}
@@ -308,13 +317,16 @@ def flags(analysis: dict[str, Any]) -> list[dict[str, str]]:
     return found
 
 
-def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model: Model, code: str, env_description: str) -> None:
+def _add_llm_summary(
+    analysis: dict[str, Any], spec: TaskSpec, model: Model, code: str, env_description: str, images: list
+) -> None:
     """Ask the model for likely failure causes and fixes, showing it the reward code, the environment
-    description and the task; append to feedback, record tokens and cost."""
+    description and the task (and `images`, frames of the episodes, if any); append to feedback, record tokens
+    and cost."""
     response = None
     try:
         response = model.complete(
-            analyzer_messages(spec, code, analysis["feedback"], env_description),
+            analyzer_messages(spec, code, analysis["feedback"], env_description, images),
             role="analyzer",
             temperature=0.2,
             max_tokens=800,
@@ -332,8 +344,11 @@ def _add_llm_summary(analysis: dict[str, Any], spec: TaskSpec, model: Model, cod
     analysis["feedback"] += "\nanalysis of likely causes:\n" + text
 
 
-def analyzer_messages(spec: TaskSpec, code: str, feedback: str, env_description: str) -> list[dict[str, str]]:
-    """The analyzer LLM's request: the task (with success and fitness unit), the environment, the code, the numbers."""
+def analyzer_messages(
+    spec: TaskSpec, code: str, feedback: str, env_description: str, images: list | None = None
+) -> list[dict[str, Any]]:
+    """The analyzer LLM's request: the task (with success and fitness unit), the environment, the code, the
+    numbers, and `images` (frames of the best and worst episodes, as content parts) when given."""
     from rewardsmith.stages.designer import task_text
     from rewardsmith.stages.prompts import render
 
@@ -344,4 +359,4 @@ def analyzer_messages(spec: TaskSpec, code: str, feedback: str, env_description:
         code=code.strip(),
         feedback=feedback,
     )
-    return [{"role": "user", "content": prompt}]
+    return [{"role": "user", "content": with_images(prompt, images or [])}]

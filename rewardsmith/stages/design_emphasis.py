@@ -8,6 +8,7 @@ candidate's folder (`emphasis.json`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -19,21 +20,16 @@ class Emphasis:
 
 
 EMPHASES = (
-    Emphasis(
-        "minimal",
-        "Write a minimal reward: at most 3 components, the task's own progress measure first. No term the task"
-        " does not need.",
-    ),
+    Emphasis("minimal", "Write a minimal reward: at most 3 components, the task's own progress measure first."),
     Emphasis(
         "staged",
-        "Write a staged reward: split the task into its sub-goals in order (for example reach, grasp, move, hold),"
-        " reward progress within the current stage only, and give each later stage more than all earlier ones.",
+        "Write a staged reward: sub-goals in order (e.g. reach, grasp, move, hold); reward progress in the current"
+        " stage only, each later stage more than all earlier ones.",
     ),
     Emphasis(
         "potential",
-        "Write a potential-based progress reward: define a potential phi(state) that grows as the task nears"
-        " completion and reward its change, phi(next_state) - phi(state) (scaled), plus at most two other terms;"
-        " such a term cannot be farmed by standing still or looping.",
+        "Write a potential-based reward: phi(state) grows as the task nears completion and is rewarded as"
+        " phi(next_state) - phi(state) (scaled), plus at most two other terms.",
     ),
 )
 
@@ -44,10 +40,13 @@ def emphasis_for(index: int) -> Emphasis | None:
     return EMPHASES[k - 1] if k else None
 
 
-def with_emphasis(messages: list[dict[str, str]], emphasis: Emphasis | None) -> list[dict[str, str]]:
+def with_emphasis(messages: list[dict[str, Any]], emphasis: Emphasis | None) -> list[dict[str, Any]]:
     """The messages with the emphasis appended to the last user turn (unchanged for None)."""
     if emphasis is None:
         return messages
     last = messages[-1]
-    extra = f"\n\n# Design emphasis for this sample ({emphasis.name})\n{emphasis.text}"
+    extra = f"\n\n# Design emphasis ({emphasis.name})\n{emphasis.text}"
+    if isinstance(last["content"], list):  # text and image parts: the emphasis closes the text
+        content = [*last["content"], {"type": "text", "text": extra.strip()}]
+        return [*messages[:-1], {**last, "content": content}]
     return [*messages[:-1], {**last, "content": last["content"].rstrip() + extra}]

@@ -11,9 +11,11 @@ asks for a fix. A reply cut off inside its code block is asked again with twice 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from rewardsmith.errors import ExtractionError, RewardsmithError
 from rewardsmith.llm import Model
@@ -21,13 +23,18 @@ from rewardsmith.reward.progress import BONUS_COMPONENT, PROGRESS_CONTRACT
 from rewardsmith.stages.extract import dedupe, extract_reward_code, is_cut_off
 from rewardsmith.stages.human_feedback import Feedback
 from rewardsmith.stages.prompts import render
+from rewardsmith.stages.visual_feedback import with_images
 from rewardsmith.stages.worked_example import worked_example
 from rewardsmith.task import TaskSpec, make_scorer
 
-Messages = list[dict[str, str]]
+Messages = list[dict[str, Any]]
+"""Chat messages; a content is a string, or a list of text and image parts (`stages.visual_feedback`)."""
 MIN_MAX_TOKENS = 4096
 """The least completion cap of a designer request: room for a component-by-component analysis and the code."""
 CUT_OFF_RETRIES = 1
+NEVER_ENDS_EARLY = re.compile(r"^- Early termination: (?:[^:\n]*: )?never ends early", re.MULTILINE)
+"""The description's line for an env that never ends an episode early: the system prompt then leaves out its
+guidance on early termination."""
 
 
 @dataclass
@@ -41,6 +48,8 @@ class Best:
     feedback: str
     reply: str | None = None
     """The model's whole reply that produced this code (reasoning and code), kept as an assistant turn."""
+    images: list[dict[str, Any]] = field(default_factory=list)
+    """Frames of its best and worst evaluation episodes as image content parts (`--visual-feedback`), or []."""
 
 
 @dataclass
@@ -108,7 +117,7 @@ def task_text(spec: TaskSpec) -> str:
         lines.append(f"Success: {spec.success.strip()}")
     unit = fitness_unit(spec)
     if unit:
-        lines.append(f"Fitness (the trusted score that judges the trained policy; its code is hidden): {unit}.")
+        lines.append(f"Fitness (the trusted score of the trained policy; code hidden): {unit}.")
     return "\n".join(lines)
 
 
@@ -158,7 +167,11 @@ class Designer:
             failures=[] if best else failures or [],
             example=None if best else worked_example(self.spec),  # from iteration 2 its own reward is the example
         )
-        system = render("system.j2", progress=progress_context() if self.progress else None)
+        system = render(
+            "system.j2",
+            progress=progress_context() if self.progress else None,
+            terminates=not NEVER_ENDS_EARLY.search(self.env_description),
+        )
         messages = [{"role": "system", "content": system}, {"role": "user", "content": first}]
         if best is None:
             return messages
@@ -172,7 +185,8 @@ class Designer:
             human=human or [],
             reflection=render("reflection.j2"),
         )
-        return [*messages, {"role": "assistant", "content": reply.strip()}, {"role": "user", "content": feedback}]
+        turn = {"role": "user", "content": with_images(feedback, best.images)}
+        return [*messages, {"role": "assistant", "content": reply.strip()}, turn]
 
     def crossover(self, first: Best, second: Best) -> Messages:
         """REvolve-style crossover: the system prompt, then one user turn with the task and environment (the first

@@ -25,6 +25,7 @@ from rewardsmith.stages.obs_labels import (
 from rewardsmith.stages.obs_layouts import (
     DOCUMENTED_SPANS,
     TERMINATIONS,
+    braces_note,
     by_prefix,
     known_action_lines,
     known_layout_lines,
@@ -115,8 +116,9 @@ def _qpos_text(names: list[str], qpos: np.ndarray) -> str:
     return ", ".join(f"{n} {fmt(v)}" for n, v in zip(names, qpos, strict=False))
 
 
-def _reset_sections(base, schema: StateSchema) -> list[str]:
-    """The reset pose (before noise), its noise, and the ground contact geoms with their heights."""
+def _reset_sections(base, schema: StateSchema, contacts: bool = True) -> list[str]:
+    """The reset pose (before noise), its noise, and the ground contact geoms with their heights; `contacts`: with
+    the contact API (a manipulation description has it in its own section)."""
     import mujoco
 
     model = base.model
@@ -125,17 +127,17 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
     mujoco.mj_forward(model, data)
     names = slot_labels(schema, FREE_QPOS, "qpos")
     scale = getattr(base, "_reset_noise_scale", None)
-    shown = list(range(1, model.nbody))
-    if len(shown) > MAX_BODIES:  # a hand: its tips and its bases; the links between lie on the line joining them
+    shown, digits = list(range(1, model.nbody)), 4
+    if len(shown) > MAX_BODIES:  # a hand: its tips and its bases (to the mm); the links lie on the lines joining them
         parents = set(model.body_parentid[1:].tolist())
-        shown = [b for b in shown if b not in parents or model.body_parentid[b] == 0]
+        shown, digits = [b for b in shown if b not in parents or model.body_parentid[b] == 0], 3
     noise = _RESET_NOISE.get(type(base).__name__, "noise unknown to this tool")
     lines = [
         "## Reset pose (before noise; qvel 0)",
         "- qpos: " + _qpos_text(names, base.init_qpos),
-        f"- body positions (x, y, z){' of the leaf bodies and the world children' if len(shown) < model.nbody - 1 else ''}: "
+        f"- body positions (x, y, z){' of the leaf bodies and the world children' if digits == 3 else ''}: "
         + ", ".join(
-            f"{schema.body_names[b]} ({', '.join(fmt(round(c, 4) + 0.0) for c in data.xpos[b])})" for b in shown
+            f"{schema.body_names[b]} ({', '.join(fmt(round(c, digits) + 0.0) for c in data.xpos[b])})" for b in shown
         ),
         f"- reset noise: {noise.format(s=fmt(scale) if scale is not None else '?')}",
     ]
@@ -153,13 +155,18 @@ def _reset_sections(base, schema: StateSchema) -> list[str]:
         f" (lowest point z {fmt(round(_geom_bottom(model, data, g), 4) + 0.0)})"
         for g in feet
     )
+    api = (
+        "- Contacts: `state.touching(a, b=None)` (bool) and `state.contact_force(a, b=None)` (normal force, N, summed)"
+        " take geom or body names (b=None: against anything, e.g. the floor geom above); `state.contacts()` lists every"
+        " active contact as (geom1, geom2, body1, body2, force, pos). "
+        if contacts
+        else "- "
+    )
     lines += [
         f"## Ground contact (the floor is the plane z = {fmt(ground)})",
         f"- touching or nearest the floor at reset: {touching}.",
-        "- Contacts: `state.touching(a, b=None)` (bool) and `state.contact_force(a, b=None)` (normal force, N, summed)"
-        " take geom or body names (b=None: against anything, e.g. the floor geom above); `state.contacts()` lists every"
-        " active contact as (geom1, geom2, body1, body2, force, pos). A body's height (`state.body(name).pos[2]`)"
-        " against its height at reset above also tells ground contact.",
+        api
+        + "A body's height (`state.body(name).pos[2]`) against its height at reset above also tells ground contact.",
     ]
     return lines
 
@@ -169,14 +176,30 @@ def _model_sections(base, schema: StateSchema, qpos: np.ndarray | None, arm: set
     are left out."""
     model = base.model
     bodies = schema.body_names
-    lines = [
-        "## Bodies (name <- parent)",
-        ", ".join(f"{bodies[i]} <- {bodies[model.body_parentid[i]]}" for i in range(1, model.nbody) if i not in arm),
-    ]
+    shown = [i for i in range(1, model.nbody) if i not in arm]
+    if len(shown) <= MAX_BODIES:
+        lines = [
+            "## Bodies (name <- parent)",
+            ", ".join(f"{bodies[i]} <- {bodies[model.body_parentid[i]]}" for i in shown),
+        ]
+    else:  # a hand: each finger is one chain, written once from its tip down
+        chains: list[list[int]] = []
+        for i in shown:
+            parent = int(model.body_parentid[i])
+            if chains and chains[-1][-1] == parent:
+                chains[-1].append(i)
+            else:
+                chains.append([parent, i])
+        lines = [
+            "## Bodies (child <- parent chains)",
+            ", ".join(" <- ".join(bodies[b] for b in reversed(chain)) for chain in chains),
+        ]
     skip = {name for j, name in enumerate(schema.joints) if int(model.jnt_bodyid[j]) in arm}
     lines += joint_lines(base, schema, qpos, skip)
     if schema.site_names:
-        lines += ["## Sites (`Prefix_{a, b}` = Prefix_a, Prefix_b)", by_prefix(schema.site_names)]
+        sites = by_prefix(schema.site_names)
+        short = "P_{a, b}` = P_a, P_b" if "}{" in sites else "Prefix_{a, b}` = Prefix_a, Prefix_b"
+        lines += [f"## Sites (`{short}{braces_note(sites)})", sites]
     return lines + actuator_lines(base, schema)
 
 
@@ -184,9 +207,11 @@ def _state_api(schema: StateSchema | None, hidden: frozenset[str] | set[str] = f
     """How a reward reads the state; `hidden`: joints the description leaves out (a mocap arm's)."""
     lines = [
         "## Reading the state: compute_reward(state, action, next_state) -> (total, {name: value})",
-        "`state` is before the action, `next_state` after it (one control step of dt later).",
-        "`action` is the array sent to the actuators, in the order above.",
-        "- `state.obs`: the observation above (numpy array); `state.dt`: control step (s); `state.time`: sim time (s).",
+        "`state`/`next_state`: before/after the action, one control step dt apart; `action`: the array sent to the"
+        " actuators, in the order above.",
+        "- `state.obs` (the observation above)"
+        + (", `state.qpos`, `state.qvel` (generalized positions/velocities, indices above)" if schema else "")
+        + ": numpy arrays; `state.dt`: control step (s); `state.time`: sim time (s).",
     ]
     if schema is None:
         return lines
@@ -194,7 +219,18 @@ def _state_api(schema: StateSchema | None, hidden: frozenset[str] | set[str] = f
     shown = [j for j in schema.joints.values() if j.name not in hidden] or list(schema.joints.values())
     joint = next((j for j in shown if j.kind in ("hinge", "slide")), shown[0])
     lines += [
-        "- `state.qpos`, `state.qvel`: generalized positions/velocities (indices above).",
+        f'- `state.body("{body}")`: `.pos` world xyz (m), `.quat` (w,x,y,z), `.xmat` 3x3 rotation (column 2 = body up axis),'
+        " `.linvel`, `.angvel`: world velocity (m/s, rad/s).",
+        f'- `state.joint("{joint.name}")`: `.qpos`, `.qvel` (floats; arrays for free/ball joints).',
+        "- World frame: z is up; gravity points to -z.",
+    ]
+    if schema.site_names:
+        lines.append(f'- `state.site("{schema.site_names[0]}")`: `.pos` world xyz, `.xmat` 3x3 world rotation.')
+    return lines
+    body = schema.body_names[1] if len(schema.body_names) > 1 else schema.body_names[0]
+    shown = [j for j in schema.joints.values() if j.name not in hidden] or list(schema.joints.values())
+    joint = next((j for j in shown if j.kind in ("hinge", "slide")), shown[0])
+    lines += [
         f'- `state.body("{body}")`: `.pos` world xyz (m), `.quat` (w,x,y,z), `.xmat` 3x3 rotation (column 2 = body up axis),'
         " `.linvel` world linear velocity (m/s), `.angvel` world angular velocity (rad/s).",
         f'- `state.joint("{joint.name}")`: `.qpos`, `.qvel` (floats; arrays for free/ball joints).',
@@ -290,12 +326,14 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         parts = hand_parts(base.model, schema) if actions else None
         arm = parts[1] if parts else set()
         hidden = {name for j, name in enumerate(schema.joints) if int(base.model.jnt_bodyid[j]) in arm}
-        body = _model_sections(base, schema, pose, arm) + (_reset_sections(base, schema) if not known else [])
+        manipulation = bool(known or spec.imports)
+        body = _model_sections(base, schema, pose, arm)
+        body += _reset_sections(base, schema, contacts=not manipulation) if not known else []
         if actions:  # the policy moves a mocap hand: the model's actuators are not the action
             cut = next((i for i, line in enumerate(body) if line.startswith("## Actuators")), len(body))
             body = [*body[:cut], "## Action (from the env's documentation)", *actions]
         hand = hand_lines(env, schema, layout_key(base) or "", seed) if parts else []
-        extra = manipulation_lines(schema, fingers=not hand) if known or spec.imports else []
+        extra = manipulation_lines(schema, fingers=not hand) if manipulation else []
         return "\n".join(head + body + hand + obs_part + _state_api(schema, hidden) + extra + _goal_api(obs)) + "\n"
     finally:
         env.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from rewardsmith.reward.state import JOINT_TYPE_NAMES, StateSchema
+from rewardsmith.stages.env_chains import HEADING, QVEL, Joint, braced, chain_lines, short_vector, span
 from rewardsmith.stages.obs_labels import fmt, value_range
 
 SOFT_LIMITS = {
@@ -21,12 +22,24 @@ COMPACT_JOINTS = 20
 """Above this many joints (a hand) each joint's line is written in the compact form its heading explains."""
 
 
-def axis_name(v: np.ndarray) -> str:
-    """A world direction as `+x`/`-z` when it is (nearly) one axis, else as a rounded vector."""
+def axis_name(v: np.ndarray, short: bool = False) -> str:
+    """A world direction as `+x`/`-z` when it is (nearly) one axis, else as a rounded vector (`short`: trailing
+    zeros cut)."""
     k = int(np.argmax(np.abs(v)))
     if abs(v[k]) > 0.999 * np.linalg.norm(v):
         return f"{'+' if v[k] > 0 else '-'}{'xyz'[k]}"
-    return "(" + ", ".join(f"{c + 0.0:.2f}" for c in np.round(v, 2)) + ")"
+    return short_vector(v) if short else "(" + ", ".join(f"{c + 0.0:.2f}" for c in np.round(v, 2)) + ")"
+
+
+def _turns(u: np.ndarray, short: bool = False) -> list[tuple[str, str]]:
+    """How the world's +z, +x, +y directions turn under a small positive rotation about the unit axis `u`: the
+    first two that turn (a direction within ~6 degrees of the axis barely does), as (direction, toward)."""
+    moves: list[tuple[str, str]] = []
+    for k in (2, 0, 1):
+        turn = np.cross(u, np.eye(3)[k])
+        if np.linalg.norm(turn) > 0.1 and len(moves) < 2:
+            moves.append(("+" + "xyz"[k], axis_name(turn, short)))
+    return moves
 
 
 def sign_words(kind: str, world_axis: np.ndarray, root: bool = False) -> str:
@@ -34,13 +47,8 @@ def sign_words(kind: str, world_axis: np.ndarray, root: bool = False) -> str:
     u = world_axis / (np.linalg.norm(world_axis) or 1.0)
     if kind == "slide":
         return f"positive moves the body along {axis_name(u)}"
-    moves: list[str] = []
-    for k in (2, 0, 1):  # how the world's +z, +x, +y directions turn under a small positive rotation
-        e = np.eye(3)[k]
-        turn = np.cross(u, e)
-        if np.linalg.norm(turn) > 0.1 and len(moves) < 2:  # a direction within ~6 degrees of the axis barely turns
-            moves.append(f"{'+' + 'xyz'[k]} turns toward {axis_name(turn)}")
-    words = f"positive rotates by the right-hand rule about {axis_name(u)}: " + ", ".join(moves)
+    moves = ", ".join(f"{a} turns toward {b}" for a, b in _turns(u))
+    words = f"positive rotates by the right-hand rule about {axis_name(u)}: {moves}"
     if root and axis_name(u) in ("+y", "-y"):
         forward = axis_name(u) == "+y"
         words += (
@@ -59,22 +67,52 @@ def _is_root(model, j: int) -> bool:
     return kinds == [2, 2, 3]
 
 
-def _axis_text(model, data, j: int) -> str:
-    """`(0 1 0) -> world +y; positive ...` for a hinge or slide joint in the pose of `data`; "" for others."""
+def _axis_text(model, data, j: int, short: bool = False) -> str:
+    """`(0 1 0) -> world +y; positive ...` for a hinge or slide joint in the pose of `data`; "" for others.
+    `short`: `(0 1 0) -> world +y; +z to +x, +x to -z`, the words the compact table's heading explains."""
     kind = JOINT_TYPE_NAMES[int(model.jnt_type[j])]
     if kind not in ("hinge", "slide"):
         return ""
     local = model.jnt_axis[j]
     world = data.xmat[model.jnt_bodyid[j]].reshape(3, 3) @ local
+    if short:
+        u = world / (np.linalg.norm(world) or 1.0)
+        turns = "" if kind == "slide" else "; {} to {}".format(*_turns(u, short=True)[0])  # one settles the sign
+        return f"({' '.join(f'{c:.3g}' for c in local)}) -> {axis_name(u, short=True)}{turns}"
     body = "(" + " ".join(f"{c:g}" for c in local) + ")"
     return f"{body} -> world {axis_name(world)}; {sign_words(kind, world, _is_root(model, j))}"
+
+
+def _index(joint) -> str:
+    qp, qv = joint.qpos, joint.qvel
+    qps = f"qpos[{qp.start}]" if qp.stop - qp.start == 1 else f"qpos[{qp.start}:{qp.stop}]"
+    qvs = f"qvel[{qv.start}]" if qv.stop - qv.start == 1 else f"qvel[{qv.start}:{qv.stop}]"
+    return qps if qps[4:] == qvs[4:] else f"{qps}, {qvs}"
+
+
+def _ctrl_ranges(model) -> dict[int, str]:
+    """The control range of each joint an actuator drives directly, by joint id, as the compact table writes it."""
+    return {
+        int(model.actuator_trnid[a, 0]): span(*model.actuator_ctrlrange[a])
+        for a in range(model.nu)
+        if model.actuator_trntype[a] == 0 and model.actuator_ctrllimited[a]
+    }
+
+
+def _ctrl_mark(ctrl: str | None, limit: str, joint_range: np.ndarray) -> str:
+    """What the compact table adds after a joint's range for its control range: nothing when they are the same
+    (or it has no actuator), `~` when the control range is the range to 2 significant digits, else `ctrl [..]`."""
+    if ctrl is None or ctrl == limit:
+        return ""
+    return "~" if ctrl == span(*(float(f"{x:.2g}") for x in joint_range)) else f" ctrl {ctrl}"
 
 
 def joint_lines(
     base, schema: StateSchema, qpos: np.ndarray | None, skip: frozenset[str] | set[str] = frozenset()
 ) -> list[str]:
     """The `## Joints` section: one line per joint (not those in `skip`) with its axis at the pose `qpos`; an axis
-    shared by several joints is written once, in an axis key that their lines name by letter."""
+    shared by several joints is written once, in an axis key that their lines name by letter. A hand's many
+    joints (more than `COMPACT_JOINTS`) are grouped by finger (`rewardsmith.stages.env_chains`)."""
     import mujoco
 
     model = base.model
@@ -82,53 +120,76 @@ def joint_lines(
     data.qpos[:] = base.data.qpos if qpos is None else qpos
     mujoco.mj_forward(model, data)
     shown = [(j, joint) for j, joint in enumerate(schema.joints.values()) if joint.name not in skip]
-    axes = {j: _axis_text(model, data, j) for j, _ in shown}
+    compact = len(shown) > COMPACT_JOINTS
+    axes = {j: _axis_text(model, data, j, short=compact) for j, _ in shown}
     counts: dict[str, int] = {}
     for text in axes.values():
         counts[text] = counts.get(text, 0) + 1
     key = {text: chr(ord("A") + i) for i, text in enumerate(t for t in counts if t and counts[t] > 1)}
-    compact = len(shown) > COMPACT_JOINTS
-    lines = [
-        "## Joints (name: type, qpos index (the qvel index is the same unless given), range; axis in its body's frame"
-        " -> in the world frame at the reset pose; what a positive value does)"
+    lines = (
+        [
+            "## Joints (name: type, qpos index (the qvel index is the same unless given), range; axis in its body's"
+            " frame -> in the world frame at the reset pose; what a positive value does)"
+        ]
         if not compact
-        else "## Joints (name: type, qpos index (= qvel index unless two are given), range (rad for hinges, m for"
-        " slides), axis: a letter of the axis key below, or the axis in its body's frame -> in the world frame at"
-        " the reset pose; what a positive value does)"
-    ]
+        else [
+            HEADING if any("qvel" in _index(joint) for _, joint in shown) else HEADING.replace(QVEL, " and qvel[i:j]")
+        ]
+    )
+    ctrl = _ctrl_ranges(model) if compact else {}
+    table: list[Joint] = []
     for j, joint in shown:
-        qp, qv = joint.qpos, joint.qvel
-        qps = f"qpos[{qp.start}]" if qp.stop - qp.start == 1 else f"qpos[{qp.start}:{qp.stop}]"
-        qvs = f"qvel[{qv.start}]" if qv.stop - qv.start == 1 else f"qvel[{qv.start}:{qv.stop}]"
-        index = qps if qps[4:] == qvs[4:] else f"{qps}, {qvs}"
-        limit = value_range(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
-        unit = " rad" if joint.kind in ("hinge", "ball") and model.jnt_limited[j] and not compact else ""
+        index = _index(joint)
+        limit = (span if compact else value_range)(*model.jnt_range[j]) if model.jnt_limited[j] else "unlimited"
+        soft = f" ({SOFT_LIMITS[joint.name]})" if joint.name in SOFT_LIMITS and model.jnt_limited[j] else ""
         text = axes[j]
+        quat = "orientation as a unit quaternion (w, x, y, z) in qpos"
+        if compact:
+            axis = key.get(text, text) or (f"; {quat}" if joint.kind in ("free", "ball") else "")
+            own = _ctrl_mark(ctrl.get(j), limit, model.jnt_range[j])
+            kind = "" if joint.kind == "hinge" else f"{joint.kind} "
+            limit = "" if joint.kind == "free" else limit
+            table.append(
+                Joint(
+                    joint.name,
+                    joint.qpos.start,
+                    index.replace("qpos", ""),
+                    " ".join(p for p in (f"{kind}{limit}{soft}{own}".strip(), axis) if p).replace(" ;", ";"),
+                    joint.kind in ("hinge", "slide") and "qvel" not in index,
+                )
+            )
+            continue
+        unit = " rad" if joint.kind in ("hinge", "ball") and model.jnt_limited[j] else ""
         axis = (
             f"; axis {key[text]}"
             if text in key
             else f"; axis {text}"
             if text
-            else "; orientation as a unit quaternion (w, x, y, z) in qpos"
+            else f"; {quat}"
             if joint.kind in ("free", "ball")
             else ""
         )
-        soft = f" ({SOFT_LIMITS[joint.name]})" if joint.name in SOFT_LIMITS and model.jnt_limited[j] else ""
-        if compact:  # a hand's many joints: the same facts, fewer words
-            index, axis = index.replace("qpos", "").replace("qvel", "qvel"), axis.replace("; axis ", " ", 1)
-            lines.append(f"- {joint.name}: {joint.kind} {index} {limit}{soft}{axis}")
-        else:
-            lines.append(f"- {joint.name}: {joint.kind}, {index}, {limit}{unit}{soft}{axis}")
+        lines.append(f"- {joint.name}: {joint.kind}, {index}, {limit}{unit}{soft}{axis}")
+    lines += chain_lines(table)
     if key:
-        lines.append("Axis key (shared by the joints that name it):")
-        lines += [f"- axis {letter}: {text}" for text, letter in key.items()]
+        lines.append("Axis key:" if compact else "Axis key (shared by the joints that name it):")
+        lines += [f"- {'' if compact else 'axis '}{letter}: {text}" for text, letter in key.items()]
     if any(model.jnt_type[j] == 3 and not model.jnt_limited[j] for j, _ in shown):
         lines.append(
-            "Hinge angles are not wrapped: an unlimited hinge keeps counting past +-pi (one full turn in the positive"
-            " direction adds 2*pi = 6.283 rad). Child joint axes turn with their parent bodies; body orientations"
-            " (`.quat`, `.xmat`) are wrapped by nature."
+            "Hinge angles are not wrapped (unlimited ones count past +-pi; a full positive turn adds 6.283 rad);"
+            " `.quat`, `.xmat` are. Child joint axes turn with their parent bodies."
         )
     return lines
+
+
+def _table_order(model, schema: StateSchema, targets: list[str]) -> str:
+    """`action[0:n] -> ...` for a hand whose actuators drive its joints in table order (ranges: the table's)."""
+    names = list(schema.joints)
+    ids = [int(model.actuator_trnid[a, 0]) for a in range(model.nu)]
+    skipped = [names[j] for j in range(ids[0], ids[-1]) if j not in ids]
+    order = f"the joints from {targets[0]} to {targets[-1]} in table order" if ids == sorted(ids) else braced(targets)
+    order += f", skipping {braced(skipped)}" if skipped and ids == sorted(ids) else ""
+    return f"- action[0:{model.nu}] -> actuator {schema.actuator_names[0]} of {targets[0]}, and so on for {order}"
 
 
 def actuator_lines(base, schema: StateSchema) -> list[str]:
@@ -136,16 +197,17 @@ def actuator_lines(base, schema: StateSchema) -> list[str]:
     model = base.model
     gears = {float(model.actuator_gear[a, 0]) for a in range(model.nu)}
     same_gear = len(gears) == 1
-    head = "## Actuators (action index -> actuator -> joint, control range" + (
-        f"; gear {fmt(gears.pop())} each)" if same_gear else ", gear)"
-    )
+    gear = f"gear {fmt(gears.pop())} each" if same_gear else "gear"
+    head = f"## Actuators (action index -> actuator -> joint, control range; {gear})"
+    hand = same_gear and len(schema.joints) > COMPACT_JOINTS
+    if hand:  # the control ranges are in the joint table
+        head = f"## Actuators ({gear})"
     lines = [head]
     servo = model.nu > 0 and all(int(model.actuator_biastype[a]) == 1 for a in range(model.nu))
     if servo and (hasattr(base, "act_mean") or getattr(base, "relative_control", None) is False):
         lines.append(
             "Position servos: each action value in [-1, 1] is a position target mapped linearly onto its control"
-            " range (-1 -> low end, 0 -> midpoint, +1 -> high end; rad for hinges, m for slides); the actuator"
-            " drives its joint toward that target. Not a torque."
+            " range (-1 low end, +1 high end), which the joint is driven toward; not a torque."
         )
     joint_names = list(schema.joints)
     targets = [
@@ -154,6 +216,8 @@ def actuator_lines(base, schema: StateSchema) -> list[str]:
     ]
     ranges = [value_range(*model.actuator_ctrlrange[a]) for a in range(model.nu)]
     if same_gear and model.nu > 8 and all(n.replace("A_", "", 1) == t for n, t in zip(schema.actuator_names, targets)):
+        if hand and all(model.actuator_ctrllimited[: model.nu]):
+            return [*lines, _table_order(model, schema, targets)]
         shown = ", ".join(f"{t} {r}" for t, r in zip(targets, ranges, strict=True))
         return [*lines, f"- action[0:{model.nu}] -> actuator A_<joint> of each joint, in this order: {shown}"]
     for a in range(model.nu):

@@ -18,6 +18,7 @@ from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.stages.designer import Best, HistoryRow, Neighbour, is_duplicate
 from rewardsmith.stages.extract import extract_reward_code
 from rewardsmith.stages.human_feedback import recorded
+from rewardsmith.stages.visual_feedback import image_parts
 
 TOP, BOTTOM = 2, 1
 DIFF_LINES = 40
@@ -49,6 +50,7 @@ def best_for_prompt(folder: RunFolder, record: CandidateRecord | None) -> Best |
         return None
     analysis = folder.analysis(record) or {}
     code = candidate_code(folder, record)
+    visual = getattr(folder.config(), "visual_feedback", False)
     return Best(
         record.id,
         code,
@@ -56,6 +58,7 @@ def best_for_prompt(folder: RunFolder, record: CandidateRecord | None) -> Best |
         record.success_rate,
         analysis.get("feedback") or "(no analysis was recorded)",
         best_reply(folder, code),
+        image_parts(folder.cand_of(record).path, analysis.get("frames")) if visual else [],
     )
 
 

@@ -171,16 +171,24 @@ def obs_lines(labels: list[Candidate | None]) -> list[str]:
             names = [c.label for c in labels[start:end] if c is not None]
             idx = f"[{cur.index}]" if end - start == 1 else f"[{cur.index}:{cur.index + end - start}]"
             idx = idx if cur.indexed else ""
-            shown = ", ".join(names) if len(names) <= 12 else _group_names(names)
+            owner = names[0].rpartition(".")[0]
+            if owner and names == [f"{owner}.{c}" for c in "xyz"]:  # one point's coordinates
+                shown = f"{owner}.{{x, y, z}}"
+            else:
+                joints = "qpos" in cur.family or "qvel" in cur.family
+                shown = ", ".join(names) if len(names) <= 12 else _group_names(names, joints)
             lines.append(f"- {span} = {cur.family}{idx}" + (f" ({shown})" if any(names) else ""))
         start = end
     return lines
 
 
-def _group_names(names: list[str]) -> str:
-    """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body)."""
+def _group_names(names: list[str], joints: bool = False) -> str:
+    """Long label lists as `owner: a, b, ...` groups (e.g. 6 contact-force entries per body); `joints`: the
+    names of consecutive qpos or qvel entries, written as a span of the joint table."""
     owners: dict[str, list[str]] = {}
-    if not all("." in name for name in names):  # plain joint names: nothing to group
+    if joints and not any("." in name for name in names):  # one joint per entry, in order: the table has them
+        return f"{names[0]} to {names[-1]}, in joint order"
+    if not all("." in name for name in names):
         return ", ".join(names)
     for name in names:
         owner, _, part = name.rpartition(".")

@@ -106,7 +106,7 @@ DOCUMENTED_SPANS: dict[str, list[tuple[int, int, str]]] = {
         (38, 39, "door-open flag: +1 when door_hinge > 1.0 rad, else -1"),
     ],
     "AdroitHandHammerEnv": [
-        (27, 33, "clip(qvel[-6:], -1, 1): the hammer's velocity (OBJTx, OBJTy, OBJTz, OBJRx, OBJRy, OBJRz)"),
+        (27, 33, "clip(qvel[-6:], -1, 1): the hammer's velocity (OBJT{x, y, z}, OBJR{x, y, z})"),
         (36, 39, "body pos of Object (the hammer), xyz (m)"),
         (39, 42, "the hammer's orientation as Euler angles about x, y, z (rad); obs[39] is its x-rotation"),
         (45, 46, "nail-impact sensor S_nail (touch force, clipped to [-1, 1])"),
@@ -198,8 +198,35 @@ def source_without_reward(base) -> list[str]:
     return ["(no source available: read `state.obs` by index)"]
 
 
+def _product(tails: list[str]) -> tuple[str, list[str]] | None:
+    """The largest `{a, b, c}{x, y}` product among `tails` (at least 3 x 2 of them, split after 2 or 3 characters,
+    like a hand's `{ff, mf, rf}{proximal, middle}`), and the tails it leaves out; None when there is none."""
+    best: tuple[int, str, list[str]] | None = None
+    for cut in (2, 3):
+        groups: dict[str, list[str]] = {}
+        for tail in tails:
+            if len(tail) > cut:
+                groups.setdefault(tail[:cut], []).append(tail[cut:])
+        for ends in groups.values():
+            heads = [h for h, e in groups.items() if set(ends) <= set(e)]
+            if len(ends) >= 2 and len(heads) >= 3 and (best is None or len(heads) * len(ends) > best[0]):
+                covered = {h + e for h in heads for e in ends}
+                text = f"{{{', '.join(heads)}}}{{{', '.join(ends)}}}"
+                best = (len(covered), text, [t for t in tails if t not in covered])
+    return None if best is None else (best[1], best[2])
+
+
+def braces_note(text: str, sites: str = "") -> str:
+    """`; P_{a, b}{c, d} = ...` when `text` holds a product of names (`by_prefix`), else ""; `sites`: the sites'
+    line, whose heading explains it already when it holds one."""
+    if "}{" not in text:
+        return ""
+    return "; braces as for sites" if "}{" in sites else "; `P_{a, b}{c, d}` = P_ac, P_ad, P_bc, P_bd"
+
+
 def by_prefix(names: list[str], least: int = 5) -> str:
-    """Names as a comma list, those sharing a `Prefix_` (at least `least` of them) written once as `Prefix_{a, b}`."""
+    """Names as a comma list, those sharing a `Prefix_` (at least `least` of them) written once as `Prefix_{a, b}`,
+    or as `Prefix_{a, b}{c, d}` (= Prefix_ac, Prefix_ad, Prefix_bc, Prefix_bd) where that covers at least 6."""
     groups: dict[str, list[str]] = {}
     for name in names:
         head, sep, tail = name.partition("_")
@@ -207,7 +234,15 @@ def by_prefix(names: list[str], least: int = 5) -> str:
     parts = []
     for head, tails in groups.items():
         if len(tails) >= least and all(tails):
-            parts.append(f"{head}{{{', '.join(tails)}}}")
+            product = _product(tails)
+            if product is not None:
+                text, rest = product
+                parts.append(head + text)
+                tails = rest
+            if len(tails) > 1:
+                parts.append(f"{head}{{{', '.join(tails)}}}")
+            else:
+                parts += [head + t for t in tails]
         else:
             parts += [head + t for t in tails]
     return ", ".join(parts)
@@ -220,9 +255,8 @@ def manipulation_lines(schema, fingers: bool = True) -> list[str]:
     lines = [
         "## Contacts and frames (manipulation)",
         "- `state.contacts()`: every active contact as (geom1, geom2, body1, body2, force, pos): geom and body names,"
-        " the normal force in N, the world position; `state.touching(a, b=None)` and `state.contact_force(a, b=None)`"
+        " normal force (N), world position; `state.touching(a, b=None)` (bool) and `state.contact_force(a, b=None)`"
         " (N, summed) take geom or body names (b=None: against anything).",
-        "- `state.site(name).xmat`, `state.body(name).xmat`: 3x3 world rotation of a frame (columns = its x, y, z axes).",
     ]
     model = getattr(schema, "_model", None)
     named_geoms = [
@@ -233,8 +267,9 @@ def manipulation_lines(schema, fingers: bool = True) -> list[str]:
     ]
     if named_geoms:
         lines.append(
-            f"- Named geoms ({len(named_geoms)}, collision only): {by_prefix(named_geoms[:60])}"
-            + (" ..." if len(named_geoms) > 60 else "")
+            f"- Named geoms ({len(named_geoms)}, collision only"
+            f"{braces_note(by_prefix(named_geoms[:60]), by_prefix(list(schema.site_names)))}):"
+            f" {by_prefix(named_geoms[:60])}" + (" ..." if len(named_geoms) > 60 else "")
         )
     if grip and fingers:
         lines.append(f"- Gripper/finger joints: {', '.join(grip[:30])}")

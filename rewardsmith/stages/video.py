@@ -101,13 +101,50 @@ def record_video(
     if not model.is_file():
         log.warning("%s: no model.zip, so no video", cand_dir)
         return None
-    if spec.source is None:
-        raise RewardsmithError(f"task '{spec.name}' has no spec file, which a video worker needs")
     if max_steps is None:
         max_steps = episode_limit(spec)
     if every is None:  # a whole episode in about as many frames as the old 300-step clip (rendering dominates)
         every = max(2, -(-max_steps // WHOLE_EPISODE_FRAMES))
-    work = cand_dir / VIDEO_DIR
+    rendered = render_frames(
+        spec,
+        cand_dir,
+        cand_dir / VIDEO_DIR,
+        executor=executor,
+        seed=seed,
+        max_steps=max_steps,
+        every=every,
+        width=width,
+        height=height,
+    )
+    if rendered is None:
+        return None
+    try:
+        path = encode_video(rendered[0], cand_dir, fps=rendered[1])
+        if (cand := candidate_at(cand_dir)) is not None:
+            cand.sign(path)
+    except RewardsmithError as e:
+        log.warning("%s", e)
+        return None
+    return path
+
+
+def render_frames(
+    spec: TaskSpec,
+    cand_dir: Path,
+    work: Path,
+    *,
+    executor: Executor,
+    seed: int,
+    max_steps: int,
+    every: int,
+    width: int = 320,
+    height: int = 240,
+) -> tuple[np.ndarray, float] | None:
+    """One deterministic episode of the candidate's policy (`cand_dir/model.zip`) from `reset(seed)`, rendered by
+    a sandboxed video worker into `work` (every `every`-th step, up to `max_steps`): the checked frames and their
+    rate, or None when rendering failed (logged; the worker's log stays in `work`)."""
+    if spec.source is None:
+        raise RewardsmithError(f"task '{spec.name}' has no spec file, which a video worker needs")
     result = None
     for gl in gl_backends():
         job = WorkerJob(
@@ -119,7 +156,7 @@ def record_video(
             seed=seed,
             timesteps=max_steps,
             options={
-                "model_path": str(model),
+                "model_path": str(Path(cand_dir).resolve() / MODEL_FILE),
                 "gl": gl,
                 "max_steps": max_steps,
                 "every": every,
@@ -129,7 +166,7 @@ def record_video(
                 "stall_timeout_s": 120,
             },
         )
-        job.sandbox.extra_read_paths = [cand_dir]
+        job.sandbox.extra_read_paths = [Path(cand_dir).resolve()]
         result = executor.submit(job).result()
         if result.ok or not result.error.startswith(RENDER_ERROR):
             break
@@ -137,15 +174,12 @@ def record_video(
         log.warning("%s: video rendering failed: %s", cand_dir, result.error if result else "no GL backend")
         return None
     try:
-        frames = load_frames(work / FRAMES_FILE)
-        path = encode_video(frames, cand_dir, fps=float(result.summary.get("fps") or 10))
-        if (cand := candidate_at(cand_dir)) is not None:
-            cand.sign(path)
+        return load_frames(work / FRAMES_FILE), float(result.summary.get("fps") or 10)
     except RewardsmithError as e:
         log.warning("%s", e)
         return None
-    (work / FRAMES_FILE).unlink(missing_ok=True)
-    return path
+    finally:
+        (work / FRAMES_FILE).unlink(missing_ok=True)
 
 
 def load_frames(path: Path) -> np.ndarray:
