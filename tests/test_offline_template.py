@@ -163,3 +163,25 @@ def test_a_template_candidate_is_labelled_in_the_output_and_summary(tiny_spec, t
     assert "TEMPLATE (shipped example `x`" in text
     summary = json.loads((out / "summary.json").read_text())
     assert summary["templates"] == {"1.1": "shipped example `x`, used as it is; not designed by a model"}
+
+
+@pytest.mark.parametrize("task", ["adroit-door", "adroit-hammer", "shadowhand-block-rotate-z"])
+def test_the_names_are_read_from_a_hands_grouped_tables(task: str) -> None:
+    """The hand prompts group joints by finger (`FFJ{3, 2, 1, 0} [6:10]`, `likewise MFJ{..}`) and write sites as
+    products (`Tch_{ff, mf}{proximal, tip}`); the offline model must still find every name the env has."""
+    import mujoco
+
+    spec = load_task(task)
+    names = task_names(Designer(None, spec, describe(spec)).prompt())
+    model = make_env(spec).unwrapped.model
+
+    def every(kind: mujoco.mjtObj, count: int) -> set[str]:
+        return {mujoco.mj_id2name(model, kind, i) for i in range(count)}
+
+    assert {j[0] for j in names["joints"]} == every(mujoco.mjtObj.mjOBJ_JOINT, model.njnt)
+    assert set(names["sites"]) == every(mujoco.mjtObj.mjOBJ_SITE, model.nsite)
+    assert set(names["bodies"]) <= every(mujoco.mjtObj.mjOBJ_BODY, model.nbody)
+    kinds = {name: kind for name, kind, _ in names["joints"]}
+    for i in range(model.njnt):
+        expected = {0: "free", 1: "ball", 2: "slide", 3: "hinge"}[int(model.jnt_type[i])]
+        assert kinds[mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, i)] == expected

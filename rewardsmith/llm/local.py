@@ -82,22 +82,44 @@ def _section(text: str, title: str) -> list[str]:
     return lines
 
 
+def split_outside_braces(line: str) -> list[str]:
+    """`a, P_{b, c}, d` -> ['a', 'P_{b, c}', 'd']: the description's comma lists, braces kept whole."""
+    return [item.strip() for item in re.split(r",(?![^{]*\})", line) if item.strip()]
+
+
+def expand_braces(item: str) -> list[str]:
+    """`P_{a, b}{c, d}` -> P_ac, P_ad, P_bc, P_bd: the product notation of a hand's grouped names."""
+    names = [""]
+    for part in re.split(r"(\{[^}]*\})", item.strip()):
+        options = [o.strip() for o in part[1:-1].split(",")] if part.startswith("{") else [part]
+        names = [n + o for n in names for o in options]
+    return [n for n in names if n]
+
+
 def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
     """Bodies, joints (with kinds and backflip signs), sites, the sizes of `state.obs`/`goal`/`achieved_goal`
     and the task's words, read from the prompt."""
     text = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
-    bodies = [
-        b.split("<-")[0].strip()
-        for line in _section(text, "Bodies")
-        for b in line.split(",")
-        if "<-" in b and not b.strip().startswith("_body_")
-    ]
+    bodies = list(
+        dict.fromkeys(
+            name.strip()
+            for line in _section(text, "Bodies")
+            for chain in split_outside_braces(line)
+            for name in chain.split("<-")
+            if name.strip() not in ("", "world") and not name.strip().startswith("_body_")
+        )
+    )
     joints: list[tuple[str, str, str]] = []  # (name, kind, line)
     for line in _section(text, "Joints"):
-        match = re.match(r"- ([\w.-]+): (hinge|slide|free|ball)\b", line)
-        if match:
+        if match := re.match(r"- ([\w.:-]+): (hinge|slide|free|ball)\b", line):
             joints.append((match.group(1), match.group(2), line))
-    sites = [s.strip() for line in _section(text, "Sites") for s in line.split(",") if s.strip()]
+        elif match := re.match(r"- ([^\[]+?) \[\d+(?::\d+)?\](?:, qvel\[[^\]]*\])?:? (.*)$", line):  # a grouped row
+            rest = match.group(2)
+            kind = "free" if " free" in f" {rest}" else "slide" if rest.startswith("slide") else "hinge"
+            likewise = re.findall(r"([\w.:-]+\{[^}]*\}) \[", rest.partition("; likewise ")[2])
+            for group in (match.group(1), *likewise):
+                joints += [(name, kind, line) for name in expand_braces(group)]
+    sites = [s for line in _section(text, "Sites") for item in split_outside_braces(line) for s in expand_braces(item)]
     task_lines = _section(text, "Task")
     task = " ".join(task_lines).lower()
     arrays = {m.group(2): int(m.group(1)) for m in re.finditer(r"(\d+) dims, `state\.(obs|goal|achieved_goal)`", text)}
