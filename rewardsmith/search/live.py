@@ -164,7 +164,9 @@ def describe_state(state: str, fields: dict[str, Any]) -> str:
     if fields.get("reason"):
         return f"{state}: {inert(fields['reason'], markup=False)}"
     if fields.get("fitness") is not None:
-        return f"{state}: fitness {fields['fitness']:.4g}"
+        return f"{state}: fitness {fields['fitness']:.4g}" + (
+            f" at {fields['steps']:,} steps" if fields.get("steps") else ""
+        )
     return state
 
 
@@ -174,7 +176,8 @@ def describe_status(fields: dict[str, Any]) -> str:
     if fields.get("iteration") is not None:
         parts.append(f"iteration {fields['iteration']}")
     if fields.get("best_fitness") is not None:
-        parts.append(f"best {fields.get('best_candidate', '?')}: fitness {fields['best_fitness']:.4g}")
+        steps = f" at {fields['best_steps']:,} steps" if fields.get("best_steps") else ""
+        parts.append(f"best {fields.get('best_candidate', '?')}: search fitness {fields['best_fitness']:.4g}{steps}")
     parts.append(f"{int(fields.get('tokens', 0)):,} tokens, ${float(fields.get('cost_usd', 0.0)):.4f}")
     return " | ".join(parts)
 

@@ -95,7 +95,9 @@ def rung_trainer(
             tmp = cand / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
             shutil.copyfile(cand / WEIGHTS_FILE, tmp)
             os.replace(tmp, checkpoint)
-        progress.update(record.id, f"rung {timesteps:,}", fitness=record.fitness, reason=record.reason[:100])
+        trained = record.status == "trained"
+        state = f"rung {timesteps:,}" if trained else f"{record.status} at rung {timesteps:,}"
+        progress.update(record.id, state, fitness=record.fitness, reason="" if trained else record.reason[:100])
         return record
 
     return train
