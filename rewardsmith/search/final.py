@@ -96,11 +96,19 @@ def announce_final(
     steps = sum(total - (best.timesteps if how == "resume" else 0) for how in plan.values() if how != "reuse")
     speed = best.timesteps / best.wall_s if best.wall_s > 0 and best.timesteps else None
     rounds = math.ceil(sum(how != "reuse" for how in plan.values()) / max(1, workers))
-    estimate = round(rounds * (total / speed)) if speed and steps else None
+    per_seed = max(
+        (total - (best.timesteps if how == "resume" else 0) for how in plan.values() if how != "reuse"), default=0
+    )
+    estimate = round(rounds * per_seed / speed) if speed and steps else None  # a resumed seed trains only the rest
     how = ", ".join(f"seed {seed}: {kind}" for seed, kind in plan.items())
     progress.log(
         f"final retraining of {best.id}: {len(plan)} seed(s) x {total:,} steps ({how}) = {steps:,} new env steps"
-        + (f", about {estimate / 60:.1f} min at {speed:,.0f} steps/s per worker" if estimate is not None else "")
+        + (
+            f", about {estimate / 60:.1f} min at {speed:,.0f} steps/s per worker (rough: {best.id}'s own trainings "
+            "and evaluations in this run)"
+            if estimate is not None
+            else ""
+        )
         + " (--final-seeds 0 skips it)"
     )
     return {"steps": steps, "estimate_s": estimate, "plan": {str(k): v for k, v in plan.items()}}
