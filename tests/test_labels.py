@@ -149,3 +149,24 @@ def test_the_next_prompt_builds_on_the_best_the_run_itself_would_pick(tmp_path):
     s = planted_run(tmp_path, [rec("1.1", 1.0, se=0.5), rec("1.2", 0.9, se=0.01)], strategy="eureka")
     messages, which = designer_messages(str(s.spec.source), s.folder.path)
     assert which == "iteration 2" and "candidate 1.1, the best so far" in messages[-1]["content"]
+
+
+def test_a_rungs_line_says_why_a_candidate_went_on_beyond_the_fraction():
+    from rewardsmith.search.rungs import going_on
+
+    designed = [CandidateRecord(id=f"1.{j}", iteration=1, index=j, status="designed") for j in range(1, 9)]
+    rates = {f"1.{i}": rate for i, rate in enumerate((1.0, 4.0, 3.0, 2.0, 0.5, 1.5, 2.5, 0.2), 1)}
+    few = successive_halving(designed, trainer(rates), [100, 200, 400], keep=0.25, screen=screen_only({"1.8"}))
+    assert few[0].promoted == ["1.8", "1.2"]
+    assert [going_on(few[0], cid) for cid in few[0].promoted] == [
+        "1.8",
+        "1.2 (rejected by the screen, kept so that two compare)",
+    ]
+    nobody = successive_halving(designed, trainer(rates), [100, 200, 400], keep=0.25, screen=screen_only(set()))
+    assert [going_on(nobody[0], cid) for cid in nobody[0].promoted] == ["1.2", "1.3"]  # the screen changed nothing
+
+    def noisy(record, timesteps, resume):
+        return trainer(rates)(record, timesteps, resume).model_copy(update={"fitness_se": 500.0})
+
+    close = successive_halving(designed, noisy, [100, 200], keep=0.25)
+    assert going_on(close[0], close[0].noise_kept[0]).endswith("(within noise of the cut line)")
