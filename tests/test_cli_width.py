@@ -155,9 +155,11 @@ def test_plain_progress_shows_an_eta(monkeypatch):
     buffer = StringIO()
     plain = live.PlainProgress(Console(file=buffer, width=80))
     plain.update("1.1", "training", done=0, total=1000)
+    now[0] += 5
+    plain.update("1.1", "training", done=50, total=1000)  # stepping from here: 5 s of fixed cost before
     now[0] += 30
-    plain.update("1.1", "training", done=250, total=1000)
-    assert "1.1 training 25% (ETA 1m30s)" in buffer.getvalue()
+    plain.update("1.1", "training", done=250, total=1000)  # 200 steps in 30 s of its own: 750 left
+    assert "1.1 training 25% (ETA ~1m52s, rough)" in buffer.getvalue()  # no finished job of this run measured yet
 
 
 def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
@@ -180,7 +182,7 @@ def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
     assert "1.1 designing 31s (ETA after the first reply)" in buffer.getvalue()
     ticker.arrived("1.1", 40.0, cached=False)
     ticker.arrived("1.2", 0.01, cached=True)  # replayed from the cache: no measure of the model
-    assert clock.eta(10.0) == 30.0 and clock.eta(45.0) is None  # past the typical time: no guess
+    assert clock.eta(10.0) == live.Eta(30.0, rough=True) and clock.eta(45.0) is None  # past the typical time
     now[0] += 2
     ticker.tick()
     assert "1.3" not in buffer.getvalue().split("ETA after the first reply")[-1]  # 33 s: no new line yet
@@ -190,10 +192,11 @@ def test_reply_eta_comes_from_this_runs_measured_replies(monkeypatch):
     second = live.ReplyTicker(plain, clock, ["2.1"])
     now[0] += 30
     second.tick()
-    assert "2.1 designing 30s (ETA ~10s)" in buffer.getvalue()
+    assert "2.1 designing 30s (ETA ~10s, rough)" in buffer.getvalue()  # one measured reply: rough
 
 
 def test_evaluation_progress_reads_as_its_own_phase():
+    from rewardsmith.search.eta import Eta
     from rewardsmith.search.live import describe_state
 
-    assert describe_state("evaluating", {"done": 150, "total": 300, "eta": 12}) == "evaluating 50% (ETA 12s)"
+    assert describe_state("evaluating", {"done": 150, "total": 300, "eta": Eta(12, False)}) == "evaluating 50% (ETA 12s)"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from conftest import children_of
 
-from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS, kill_leftovers, run_worker, worker_command
+from rewardsmith.sandbox.command import worker_command
+from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS, kill_leftovers, run_worker
 
 
 def run(tmp_path: Path, code: str, **kwargs):
@@ -113,7 +114,8 @@ PARENT = """
 import sys
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from rewardsmith.sandbox.launch import python_command, run_worker
+from rewardsmith.sandbox.command import python_command
+from rewardsmith.sandbox.launch import run_worker
 folder = Path({folder!r})
 run_worker("test", folder / "job.json", cwd=folder, log_path=folder / "log.txt", timeout_s=120,
            command=python_command("timeit", "-n", "1", "import time; time.sleep(100)"))
@@ -151,7 +153,7 @@ def test_worker_whose_parent_died_before_the_prctl_exits(tmp_path: Path) -> None
     """The race: the bootstrap compares getppid() with the parent that started it, after the prctl."""
     import subprocess
 
-    from rewardsmith.sandbox.launch import EXIT_ORPHANED, python_command
+    from rewardsmith.sandbox.command import EXIT_ORPHANED, python_command
 
     argv = python_command("timeit", "-n", "1", "pass")
     assert argv[5] == str(__import__("os").getpid())

@@ -53,10 +53,4 @@ def evaluate(
     console.print(table)
     console.print("per episode: " + ", ".join(cell(f) for f in evaluation.fitness), highlight=False)
     if wanted is not None:
-        console.print(
-            f"video: {saved}"
-            if saved
-            else "video: not recorded (no model.zip beside the weights, or rendering failed)",
-            highlight=False,
-            soft_wrap=True,
-        )
+        console.print(f"video: {saved}" if isinstance(saved, Path) else str(saved), highlight=False, soft_wrap=True)

@@ -68,7 +68,8 @@ def designer_messages(task: str, run_dir: Path | None, *, progress: bool = False
     with the progress strategy on (a run folder's own setting counts too)."""
     from rewardsmith.errors import RunFolderError
     from rewardsmith.run_folder.folder import RunFolder
-    from rewardsmith.search.selection import best_record
+    from rewardsmith.search.evidence import load_evidence
+    from rewardsmith.search.selection import best_record, rule_for
     from rewardsmith.stages.designer import Designer
     from rewardsmith.stages.env_description import describe
     from rewardsmith.stages.history import prompt_inputs
@@ -85,7 +86,8 @@ def designer_messages(task: str, run_dir: Path | None, *, progress: bool = False
         raise RunFolderError(f"{run_dir} is a run of task '{spec.name}', not '{task}'")
     records = folder.candidates()
     iteration = max((r.iteration for r in records), default=0) + 1
-    best = best_record(records, before=iteration)
+    rule = rule_for(folder.config())
+    best = best_record(records, before=iteration, rule=rule, evidence=load_evidence(folder, spec))  # as the run ranks
     if best is None:
         raise RunFolderError(f"{run_dir}: no trained candidate yet, so there is no feedback to show")
     designer = Designer(None, spec, describe(spec), progress=progress or folder.config().progress_bonus > 0)

@@ -1,8 +1,9 @@
 """Start a worker clean and supervise it (parent side).
 
-A worker is a fresh interpreter (`python -I`, never a fork of the parent) with an allow-listed
-environment, its own session, no stdin and a capped log. It dies with its parent (PR_SET_PDEATHSIG,
-set before the worker's code runs; a worker whose parent died before that exits at once). Timeouts,
+A worker is a fresh interpreter (`python -I`, never a fork of the parent; its command line and import path are
+`rewardsmith.sandbox.command`'s) with an allow-listed environment, its own session, no stdin and a capped log.
+It dies with its parent (PR_SET_PDEATHSIG, set before the worker's code runs; a worker whose parent died before
+that exits at once). Timeouts,
 heartbeat stalls, a folder over its byte quota and a stop request (`interrupt.STOP`) kill the whole
 session; afterwards every process the worker left behind is killed too, and its pids cgroup (if it made one) removed.
 """
@@ -14,7 +15,6 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-import rewardsmith
 from rewardsmith.errors import SandboxError
 from rewardsmith.sandbox import forkserver
+from rewardsmith.sandbox.command import WORKER_MODULE, python_command, worker_command
 from rewardsmith.sandbox.forkserver import WarmProcess
 from rewardsmith.sandbox.interrupt import STOP, raise_if_stopping
 from rewardsmith.sandbox.lockdown import release_pids_cgroup, sandbox_uid
@@ -38,22 +38,6 @@ POLL_S = 0.5
 seen at once (a pidfd), so a short job costs its own time, not a whole poll."""
 TAIL_BYTES = 4000
 _PR_SET_DUMPABLE = 4
-WORKER_MODULE = "rewardsmith.workers.main"
-"""The module every sandboxed worker runs (`python -I ... rewardsmith.workers.main MODE JOB.json`)."""
-
-EXIT_ORPHANED = 70
-"""Exit code of a worker whose parent died before the worker could ask to die with it."""
-# Asks the kernel for SIGKILL when the parent dies (PR_SET_PDEATHSIG = 1), then checks the race where the
-# parent died first (the worker was re-parented already), then runs a module with the checkout that holds
-# this rewardsmith first on sys.path, so the worker runs the same code as the parent whether or not the
-# package is installed (-I ignores PYTHONPATH).
-_BOOTSTRAP = (
-    "import ctypes, os, runpy, sys; root, parent, mod = sys.argv[1:4]; "
-    "ctypes.CDLL(None).prctl(1, 9, 0, 0, 0); "
-    f"os.getppid() == int(parent) or os._exit({EXIT_ORPHANED}); "
-    "sys.argv = [mod, *sys.argv[4:]]; "
-    "sys.path.insert(0, root); runpy.run_module(mod, run_name='__main__', alter_sys=True)"
-)
 FOLDER_ENTRY_CAP = 100_000
 """More files and folders than this in a worker's folder count as a quota breach."""
 
@@ -76,12 +60,6 @@ class WorkerResult:
         return self.reason == ""
 
 
-def python_command(module: str, *args: str) -> list[str]:
-    """An isolated-interpreter command line running `module` with `args`."""
-    root = str(Path(rewardsmith.__file__).resolve().parent.parent)
-    return [sys.executable, "-I", "-c", _BOOTSTRAP, root, str(os.getpid()), module, *args]
-
-
 def pid_alive(pid: int) -> bool:
     """Whether a process with this id exists (and is not a zombie)."""
     try:
@@ -95,11 +73,6 @@ def pid_alive(pid: int) -> bool:
         return stat[stat.rindex(")") + 2] != "Z"
     except (OSError, ValueError, IndexError):
         return True
-
-
-def worker_command(mode: str, job_path: Path) -> list[str]:
-    """The command line of a worker: `python -I ... rewardsmith.workers.main <mode> <job.json>`."""
-    return python_command(WORKER_MODULE, mode, str(job_path))
 
 
 def worker_env(cwd: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:

@@ -66,7 +66,8 @@ class LayerStatus:
 
 def probe_layers() -> dict[str, LayerStatus]:
     """Run the probe child and return the status of every layer in LAYERS."""
-    from rewardsmith.sandbox.launch import python_command, run_worker
+    from rewardsmith.sandbox.command import python_command
+    from rewardsmith.sandbox.launch import run_worker
 
     folder = Path(tempfile.mkdtemp(prefix="rewardsmith-probe-"))
     try:

@@ -22,6 +22,7 @@
 - `saved_policy`: a saved policy measured again by the trusted evaluation worker (`rewardsmith evaluate`).
 - `baselines`: the human (env reward) and sparse (success-only) baselines, cached.
 - `batch`: one search per task of a list on a shared worker pool.
-- `live`, `batch_live`: the live views of a run and of a batch (the progress display; the progress-count
+- `live`, `batch_live`: the live views of a run and of a batch (the progress display; `eta`: time left from
+  the run's measured throughput; the progress-count
   bonus is `rewardsmith.reward.progress`).
 """

@@ -21,7 +21,7 @@ def analysis_round(s: Search, cands: list[CandidateFolder]) -> list[CandidateRec
     def one(cand: CandidateFolder, record: CandidateRecord) -> CandidateRecord:
         analyse_if_missing(s, cand, record)
         if record.status == "trained":
-            s.progress.update(record.id, "analysed", fitness=record.fitness)
+            s.progress.update(record.id, "analysed", fitness=record.fitness, steps=record.timesteps)
         else:
             s.progress.update(record.id, record.status, reason=record.reason[:100])
         return record

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.formatting import cell, inert, mean_pm
+from rewardsmith.search.eta import Throughput
 from rewardsmith.search.live import PlainProgress, Progress, describe_state, describe_status
 
 
@@ -40,10 +41,17 @@ class TaskView:
         self.candidates: dict[str, str] = {}
         self.fields: dict[str, Any] = {}
         self.outcome = ""
+        self.throughput = Throughput()
         self._changed = changed
 
     def update(self, candidate_id: str, state: str, **fields: Any) -> None:
-        self.candidates[candidate_id] = describe_state(state, fields)
+        shown = fields
+        if fields.get("total"):  # this task's own measured throughput (`rewardsmith.search.eta`)
+            eta = self.throughput.report(candidate_id, state, fields.get("done", 0), fields["total"])
+            shown = {**fields, "eta": eta}
+        else:
+            self.throughput.moved(candidate_id)
+        self.candidates[candidate_id] = describe_state(state, shown)
         self._changed(self, "update", candidate_id, state, fields)
 
     def status(self, **fields: Any) -> None:
@@ -85,7 +93,7 @@ class BatchPlain:
 
     def _on_change(self, view: TaskView, kind: str, candidate_id: str | None, state: Any, fields: dict) -> None:
         if kind == "update":
-            self.plain.update(f"{view.name} {candidate_id}", state, **fields)
+            self.plain.update(f"{view.name} {candidate_id}", state, group=view.name, **fields)
         elif kind == "log":
             self.plain.log(f"{view.name}: {state}")
         else:

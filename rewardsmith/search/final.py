@@ -135,11 +135,17 @@ def announce_final(
     steps = sum(total - starting_point(folder, best, spread, seed, plan[seed])[1] for seed in trains)
     speed = best.timesteps / best.wall_s if best.wall_s > 0 and best.timesteps else None
     rounds = math.ceil(len(trains) / max(1, workers))
-    estimate = round(rounds * (total / speed)) if speed and steps else None
+    per_seed = max((total - starting_point(folder, best, spread, seed, plan[seed])[1] for seed in trains), default=0)
+    estimate = round(rounds * per_seed / speed) if speed and steps else None  # a resumed seed trains only the rest
     how = ", ".join(f"seed {seed}: {kind}" for seed, kind in plan.items())
     progress.log(
         f"final retraining of {best.id}: {len(plan)} seed(s) x {total:,} steps ({how}) = {steps:,} new env steps"
-        + (f", about {estimate / 60:.1f} min at {speed:,.0f} steps/s per worker" if estimate is not None else "")
+        + (
+            f", about {estimate / 60:.1f} min at {speed:,.0f} steps/s per worker (rough: {best.id}'s own trainings "
+            "and evaluations in this run)"
+            if estimate is not None
+            else ""
+        )
         + " (--final-seeds 0 skips it)"
     )
     return {"steps": steps, "estimate_s": estimate, "plan": {str(k): v for k, v in plan.items()}}

@@ -156,6 +156,17 @@ def screened_order(order: list[CandidateRecord], verdicts: dict[str, ScreenRepor
     return passed + [r for r in order if r not in passed]
 
 
+def stop_reason(rung: Rung, order: list[CandidateRecord], record: CandidateRecord, otherwise: str) -> str:
+    """Why `record` stops at this cut: the screen's verdict when the screen rejected it and passed someone (then it
+    reordered the cut, `screened_order`), else `otherwise`; a screen that passed nobody changed nothing, and says so."""
+    verdict = rung.screen.get(record.id)
+    if verdict is None or verdict.passed:
+        return otherwise
+    if any((v := rung.screen.get(r.id)) is None or v.passed for r in order):
+        return f"screened out: {verdict.message}"
+    return f"{otherwise} (the screen rejected every candidate, so it reordered nothing)"
+
+
 MAX_KEPT_ON_NOISE = 2
 """At most this many candidates beyond the `keep` fraction go on because they are indistinguishable from the cut
 line (the last one kept by the fraction); each costs one more training of the next rung."""
@@ -197,10 +208,10 @@ def cut(
     rung.noise_kept = [r.id for r in extra]
     going += extra
     for r in (r for r in order if r not in going):
-        verdict = rung.screen.get(r.id)
-        rung.stopped[r.id] = "halved" if verdict is None or verdict.passed else f"screened out: {verdict.message}"
+        rung.stopped[r.id] = stop_reason(rung, order, r, "halved")
     if len(going) == 2 > by_fraction(len(ok), keep) and not last and distinguishable(going[0], going[1], evidence):
-        rung.stopped[going[1].id] = "behind a distinguishable leader"  # the floor of two is for close calls
+        # the floor of two is for close calls; a runner-up the screen rejected stops for that reason first
+        rung.stopped[going[1].id] = stop_reason(rung, order, going[1], "behind a distinguishable leader")
         going = going[:1]
     if previous is None:
         return going

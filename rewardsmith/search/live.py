@@ -25,6 +25,7 @@ from rich.text import Text
 from rewardsmith.files import read_json
 from rewardsmith.formatting import cell, inert, plural, result_line, se_suffix, short_unit
 from rewardsmith.run_folder.folder import RunFolder
+from rewardsmith.search.eta import ENOUGH_JOBS, Eta, Throughput, clock
 
 
 class Progress(Protocol):
@@ -43,34 +44,6 @@ class Progress(Protocol):
 
 PLAIN_EVERY_S = 30
 """In plain (non-terminal) output, a reply still in flight is shown again this often."""
-
-
-def clock(seconds: float) -> str:
-    """`45s`, `3m05s`, `1h02m`."""
-    seconds = max(0, int(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-
-
-class Eta:
-    """Time left per progress key from the rate since its first report (restarted when `done` goes back)."""
-
-    def __init__(self) -> None:
-        self._start: dict[str, tuple[float, float]] = {}
-
-    def __call__(self, key: str, done: float, total: float) -> float | None:
-        now = time.monotonic()
-        start = self._start.get(key)
-        if start is None or done < start[1]:
-            self._start[key] = (now, done)
-            return None
-        elapsed, progressed = now - start[0], done - start[1]
-        if progressed <= 0 or elapsed < 1:
-            return None
-        return (total - done) * elapsed / progressed
 
 
 class ReplyClock:
@@ -95,12 +68,13 @@ class ReplyClock:
         with self._lock:
             return bool(self._seconds)
 
-    def eta(self, elapsed: float) -> float | None:
-        """Seconds left for a reply asked for `elapsed` seconds ago; None when no reply was measured yet or the
-        typical time has run out."""
+    def eta(self, elapsed: float) -> Eta | None:
+        """Time left for a reply asked for `elapsed` seconds ago (rough until `ENOUGH_JOBS` replies were measured);
+        None when no reply was measured yet or the typical time has run out."""
         with self._lock:
             typical = statistics.median(self._seconds) if self._seconds else None
-        return None if typical is None or typical <= elapsed else typical - elapsed
+            rough = len(self._seconds) < ENOUGH_JOBS
+        return None if typical is None or typical <= elapsed else Eta(typical - elapsed, rough)
 
 
 class ReplyTicker:
@@ -148,23 +122,23 @@ class ReplyTicker:
 
 
 def describe_state(state: str, fields: dict[str, Any]) -> str:
-    """A candidate's state in words: `training 40% (ETA 1m20s)`, `designing 45s (ETA ~30s)`, `rejected: <reason>`,
-    `trained: fitness 0.31`."""
+    """A candidate's state in words: `training 40% (ETA 1m20s)`, `designing 45s (ETA ~30s, rough)`,
+    `rejected: <reason>`, `analysed: fitness 0.31 at 1,024 steps`. `eta` is an `Eta` (`rewardsmith.search.eta`)."""
+    eta = fields.get("eta")
     if fields.get("total"):  # training or evaluating: a share of the steps
-        eta = fields.get("eta")
-        return f"{state} {min(100.0, 100 * fields.get('done', 0) / fields['total']):.0f}%" + (
-            f" (ETA {clock(eta)})" if eta is not None else ""
-        )
+        share = f"{state} {min(100.0, 100 * fields.get('done', 0) / fields['total']):.0f}%"
+        return share + (f" ({eta.describe()})" if eta is not None else "")
     if fields.get("elapsed") is not None:  # an LLM reply in flight: ETA from this run's earlier replies
-        eta = fields.get("eta")
         if eta is not None:
-            return f"{state} {clock(fields['elapsed'])} (ETA ~{clock(eta)})"
+            return f"{state} {clock(fields['elapsed'])} ({eta.describe()})"
         late = "taking longer than this run's typical reply" if fields.get("overdue") else "ETA after the first reply"
         return f"{state} {clock(fields['elapsed'])} ({late})"
     if fields.get("reason"):
         return f"{state}: {inert(fields['reason'], markup=False)}"
     if fields.get("fitness") is not None:
-        return f"{state}: fitness {fields['fitness']:.4g}"
+        return f"{state}: fitness {fields['fitness']:.4g}" + (
+            f" at {fields['steps']:,} steps" if fields.get("steps") else ""
+        )
     return state
 
 
@@ -174,18 +148,20 @@ def describe_status(fields: dict[str, Any]) -> str:
     if fields.get("iteration") is not None:
         parts.append(f"iteration {fields['iteration']}")
     if fields.get("best_fitness") is not None:
-        parts.append(f"best {fields.get('best_candidate', '?')}: fitness {fields['best_fitness']:.4g}")
+        steps = f" at {fields['best_steps']:,} steps" if fields.get("best_steps") else ""
+        parts.append(f"best {fields.get('best_candidate', '?')}: search fitness {fields['best_fitness']:.4g}{steps}")
     parts.append(f"{int(fields.get('tokens', 0)):,} tokens, ${float(fields.get('cost_usd', 0.0)):.4f}")
     return " | ".join(parts)
 
 
 class PlainProgress:
-    """Log lines on each state change (training progress in 25% steps), for pipes and CI logs."""
+    """Log lines on each state change (training progress in 25% steps), for pipes and CI logs. `group` (a batch's
+    task name) keeps each task's measured throughput apart."""
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(highlight=False)
         self._lock = threading.Lock()
-        self._eta = Eta()
+        self._throughput = Throughput()
         self._last: dict[str, str] = {}
         self._next: dict[str, float] = {}
         self._status: dict[str, Any] = {}
@@ -194,17 +170,18 @@ class PlainProgress:
         message = inert(message, markup=False)
         self.console.print(f"[{time.strftime('%H:%M:%S')}] {message}", markup=False, highlight=False, soft_wrap=True)
 
-    def update(self, candidate_id: str, state: str, **fields: Any) -> None:
+    def update(self, candidate_id: str, state: str, group: str = "", **fields: Any) -> None:
         if fields.get("total"):
+            eta = self._throughput.report(candidate_id, f"{group} {state}", fields.get("done", 0), fields["total"])
             quarter = fields.get("done", 0) // (fields["total"] / 4) * (fields["total"] / 4)
             line = describe_state(state, {**fields, "done": quarter})
             with self._lock:
                 if self._last.get(candidate_id) == line:
                     return
                 self._last[candidate_id] = line
-                eta = self._eta(f"{candidate_id} {state}", fields.get("done", 0), fields["total"])
                 self._print(f"{candidate_id} " + describe_state(state, {**fields, "done": quarter, "eta": eta}))
             return
+        self._throughput.moved(candidate_id)
         line = describe_state(state, fields)
         with self._lock:
             if fields.get("elapsed") is not None:  # a reply in flight: a line every PLAIN_EVERY_S seconds
@@ -241,7 +218,7 @@ class LiveProgress:
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console()
         self._lock = threading.Lock()
-        self._eta = Eta()
+        self._throughput = Throughput()
         self._rows: dict[str, str] = {}
         self._status: dict[str, Any] = {}
         self._live = Live(
@@ -256,9 +233,14 @@ class LiveProgress:
         return Group(Text(describe_status(self._status), style="bold"), table)
 
     def update(self, candidate_id: str, state: str, **fields: Any) -> None:
+        if fields.get("total"):
+            fields = {
+                **fields,
+                "eta": self._throughput.report(candidate_id, state, fields.get("done", 0), fields["total"]),
+            }
+        else:
+            self._throughput.moved(candidate_id)
         with self._lock:
-            if fields.get("total"):
-                fields = {**fields, "eta": self._eta(f"{candidate_id} {state}", fields.get("done", 0), fields["total"])}
             self._rows[candidate_id] = describe_state(state, fields)
 
     def status(self, **fields: Any) -> None:

@@ -39,7 +39,7 @@ from rewardsmith.stages.designer import Designer, Failure
 from rewardsmith.stages.env_description import describe
 from rewardsmith.stages.human_feedback import check_option
 from rewardsmith.stages.human_feedback import collect as collect_feedback
-from rewardsmith.stages.video import find_video, record_video
+from rewardsmith.stages.video import VideoError, find_video, record_video
 from rewardsmith.stages.visual_feedback import vision_refusal
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor
@@ -157,12 +157,12 @@ def record_videos(s: Search) -> None:
         cand = s.folder.cand_dir(record.iteration, record.index)
         if find_video(cand) is None:  # verified: a video the parent did not record is made again
             s.progress.update(record.id, "video")
-            video = record_video(s.spec, cand, executor=s.executor, seed=s.config.seed)
-            s.progress.update(
-                record.id,
-                "video recorded" if video else "no video",
-                reason="" if video else "rendering failed (see video/worker.log)",
-            )
+            try:
+                record_video(s.spec, cand, executor=s.executor, seed=s.config.seed)
+            except VideoError as e:  # one line: why, and what to do
+                s.progress.update(record.id, "no video", reason=str(e).removeprefix("no video: "))
+            else:
+                s.progress.update(record.id, "video recorded")
 
 
 # -- one iteration ---------------------------------------------------------------------------------------

@@ -96,7 +96,9 @@ def rung_trainer(
             tmp = cand / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
             shutil.copyfile(cand / WEIGHTS_FILE, tmp)
             os.replace(tmp, checkpoint)
-        progress.update(record.id, f"rung {timesteps:,}", fitness=record.fitness, reason=record.reason[:100])
+        trained = record.status == "trained"
+        state = f"rung {timesteps:,}" if trained else f"{record.status} at rung {timesteps:,}"
+        progress.update(record.id, state, fitness=record.fitness, reason="" if trained else record.reason[:100])
         return record
 
     return train
@@ -214,6 +216,17 @@ def rung_fractions(config: ResolvedConfig, spec: TaskSpec) -> tuple[list[float],
     return default_fractions(spec)
 
 
+def going_on(rung: Rung, cid: str) -> str:
+    """A promoted candidate as the rung's log line names it: with why, when it went on beyond the `keep` fraction
+    (within noise of the cut line) or although the screen rejected it (kept so that two compare at the next rung)."""
+    if cid in rung.noise_kept:
+        return f"{cid} (within noise of the cut line)"
+    verdict = rung.screen.get(cid)
+    if verdict is not None and not verdict.passed and any(v.passed for v in rung.screen.values()):
+        return f"{cid} (rejected by the screen, kept so that two compare)"
+    return cid
+
+
 def halve_iteration(
     folder: RunFolder,
     config: ResolvedConfig,
@@ -258,7 +271,7 @@ def halve_iteration(
         )
         progress.log(
             f"iteration {iteration} rung {rung.index} ({rung.timesteps:,} steps): "
-            + (f"{', '.join(rung.promoted)} go on" if rung.promoted else "done")
+            + (f"{', '.join(going_on(rung, cid) for cid in rung.promoted)} go on" if rung.promoted else "done")
             + (f"; stopped {', '.join(f'{k} ({v})' for k, v in rung.stopped.items())}" if rung.stopped else "")
             + (f"; {rung.revived} trained on to compare with the lone survivor" if rung.revived else "")
         )

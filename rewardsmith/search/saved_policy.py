@@ -94,12 +94,13 @@ def _run_policy(run: Path) -> tuple[Path, str]:
 
 def evaluate_target(
     target: PolicyTarget, *, episodes: int, video: Path | None = None
-) -> tuple[Evaluation, Path | None]:
+) -> tuple[Evaluation, Path | str | None]:
     """Measure the policy on `episodes` fresh seeds in a temporary copy; with `video`, also render one whole
-    episode and move the file there. Returns the evaluation and the video path (None if rendering failed)."""
+    episode and move the file there. Returns the evaluation and the video: its path, or one line saying why there
+    is none (None without `video`)."""
     from rewardsmith.errors import RewardsmithError
     from rewardsmith.search.training import evaluate_policy
-    from rewardsmith.stages.video import record_video
+    from rewardsmith.stages.video import VideoError, record_video
     from rewardsmith.workers.executor import LocalExecutor
 
     if target.spec.source is None:
@@ -111,14 +112,18 @@ def evaluate_target(
         result, evaluation = evaluate_policy(target.spec.source, work, episodes=episodes, executor=executor)
         if evaluation is None:
             raise RewardsmithError(f"evaluation failed: {result.error}")
-        saved = None
-        if video is not None and (target.folder / MODEL_FILE).is_file():
-            shutil.copyfile(target.folder / MODEL_FILE, work / MODEL_FILE)
+        if video is None:
+            return evaluation, None
+        if not (target.folder / MODEL_FILE).is_file():
+            return evaluation, f"no video: {target.folder} holds no {MODEL_FILE} beside the weights"
+        shutil.copyfile(target.folder / MODEL_FILE, work / MODEL_FILE)
+        try:
             recorded = record_video(target.spec, work, executor=executor, seed=evaluation.seeds[0])
-            if recorded is not None:
-                video.parent.mkdir(parents=True, exist_ok=True)
-                saved = video.with_suffix(recorded.suffix)
-                shutil.move(str(recorded), saved)
+        except VideoError as e:
+            return evaluation, e.reason  # its log is in the temporary folder, gone after this
+        video.parent.mkdir(parents=True, exist_ok=True)
+        saved = video.with_suffix(recorded.suffix)
+        shutil.move(str(recorded), saved)
         return evaluation, saved
     finally:
         executor.shutdown()

@@ -132,6 +132,32 @@ def tie_break(order: list[CandidateRecord], evidence: Evidence | None) -> Candid
     )
 
 
+def why_ahead(
+    leader: CandidateRecord, other: CandidateRecord, rule: Rule = "lcb", evidence: Evidence | None = None
+) -> str:
+    """Why `leader` ranks above `other` under `rule` (`ranked`), in words: the first key of `rank_key` that tells
+    them apart, or the critic's tie-break. For a "new best" line whose leader is not the highest single number."""
+    lead, rival = rank_key(leader, rule, evidence), rank_key(other, rule, evidence)
+    if rival > lead:  # `other` leads on the numbers: only the critic's tie-break puts `leader` first
+        warning = evidence.warnings.get(other.id, "a structural warning") if evidence else "a structural warning"
+        return f"{other.id} is within noise of it and {warning}, so the critic's warning breaks the tie"
+    if lead[0] != rival[0]:
+        return (
+            f"{other.id} stopped at {other.timesteps:,} steps and {leader.id} trained to {leader.timesteps:,}: "
+            "a candidate that reached a higher rung ranks first"
+        )
+    if lead[1] != rival[1] and rule == "mean":
+        return f"its mean {lead[1]:.4g} is above {other.id}'s {rival[1]:.4g} (rule: highest mean)"
+    if lead[1] != rival[1]:
+        return (
+            f"its lower confidence bound (mean - {Z:g} s.e., seed spread included) {lead[1]:.4g} is above "
+            f"{other.id}'s {rival[1]:.4g}: {other.id}'s number is less certain"
+        )
+    if lead[2] != rival[2]:
+        return f"its mean (over both seeds, where trained twice) is higher: {lead[2]:.4g} vs {rival[2]:.4g}"
+    return "their numbers tie and it has the higher success rate or came first"
+
+
 def best_record(
     records: list[CandidateRecord], before: int | None = None, rule: Rule = "lcb", evidence: Evidence | None = None
 ) -> CandidateRecord | None:

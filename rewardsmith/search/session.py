@@ -7,11 +7,13 @@ import threading
 from dataclasses import dataclass, field
 
 from rewardsmith.config import ResolvedConfig
+from rewardsmith.formatting import cell, se_suffix
 from rewardsmith.llm import Model
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.search.evidence import load_evidence
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.evidence import Evidence, load_evidence
 from rewardsmith.search.live import Progress, ReplyClock
-from rewardsmith.search.selection import best_record, rule_for
+from rewardsmith.search.selection import Rule, best_record, rule_for, trained, why_ahead
 from rewardsmith.stages.designer import Designer
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
@@ -39,12 +41,28 @@ class Search:
 def update_best(s: Search) -> None:
     """Copy the best candidate so far (by the run's selection rule) to best/ when it changed, and show it."""
     with s.best_lock:
-        top = best_record(s.folder.candidates(), rule=rule_for(s.config), evidence=load_evidence(s.folder, s.spec))
+        rule, evidence = rule_for(s.config), load_evidence(s.folder, s.spec)
+        records = s.folder.candidates()
+        top = best_record(records, rule=rule, evidence=evidence)
         if top is not None and top.id != s.folder.best_id():
             s.folder.save_best(top)
-            s.progress.log(f"new best: {top.id} with fitness {top.fitness:.4g}")
+            s.progress.log(best_line(top, records, rule, evidence))
         if top is not None:
-            s.progress.status(best_candidate=top.id, best_fitness=top.fitness)
+            s.progress.status(best_candidate=top.id, best_fitness=top.fitness, best_steps=top.timesteps)
+
+
+def best_line(top: CandidateRecord, records: list[CandidateRecord], rule: Rule, evidence: Evidence) -> str:
+    """`new best: 1.2, search fitness 0.8 ± 0.05 s.e. at 4,096 steps`, and when another trained candidate has a
+    higher single number, why the run's rule ranks `top` above it (`why_ahead`), so the line never contradicts
+    the candidates' own lines."""
+    line = (
+        f"new best: {top.id}, search fitness {cell(top.fitness)}{se_suffix(top.fitness_se)} at {top.timesteps:,} steps"
+    )
+    higher = [r for r in trained(records) if r.id != top.id and (r.fitness or 0.0) > (top.fitness or 0.0)]
+    if not higher:
+        return line
+    rival = max(higher, key=lambda r: r.fitness or 0.0)
+    return f"{line}; it ranks above {rival.id} (fitness {cell(rival.fitness)}) because {why_ahead(top, rival, rule, evidence)}"
 
 
 def usage(s: Search) -> dict[str, float]:

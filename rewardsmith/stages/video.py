@@ -8,7 +8,10 @@ every k-th frame to `video/frames.npy` (uint8, no pickle). The sandbox forbids e
 validates that array and encodes `video.mp4` (H.264 through imageio-ffmpeg), or an animated GIF with
 Pillow when ffmpeg is missing.
 
-    path = record_video(spec, run_dir / "iter_1" / "cand_2")   # -> .../cand_2/video.mp4, or None
+    path = record_video(spec, run_dir / "iter_1" / "cand_2")   # -> .../cand_2/video.mp4
+
+When it cannot render, it raises `VideoError` with one line that says why and what to do (`why_not`): no GL library
+for MuJoCo on this machine, a GL backend that needs a display, a missing pygame, a policy the worker could not load.
 """
 
 from __future__ import annotations
@@ -35,6 +38,15 @@ WHOLE_EPISODE_FRAMES = 150
 """Frames kept from a whole episode by default: every k-th step, so the file and the render time stay small."""
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 RENDER_ERROR = "render:"
+
+
+class VideoError(RewardsmithError):
+    """A video could not be recorded: `reason` is one line saying why and what to do; the message adds the video
+    worker's log when there is one."""
+
+    def __init__(self, reason: str, log_path: Path | None = None) -> None:
+        super().__init__(f"{reason} (log: {log_path})" if log_path else reason)
+        self.reason = reason
 
 
 # -- parent side -------------------------------------------------------------------------------------------
@@ -85,22 +97,21 @@ def record_video(
     every: int | None = None,
     width: int = 320,
     height: int = 240,
-) -> Path | None:
+) -> Path:
     """Render the policy of a trained candidate folder (its `model.zip`) to `video.mp4` beside it.
 
     By default the video shows one whole episode (up to the env's time limit), keeping every k-th frame so that
     about WHOLE_EPISODE_FRAMES frames are rendered and encoded (small file, short render); `max_steps`/`every`
     override that.
 
-    Runs the rollout in a sandboxed worker (a job of `executor`) and encodes in
-    this process. Returns the video path, or None when the folder has no policy or rendering failed
-    (the reason is logged and kept in `<cand_dir>/video/worker.log`).
+    Runs the rollout in a sandboxed worker (a job of `executor`) and encodes in this process. Returns the video
+    path; raises `VideoError` (one line: why, and the worker's log `<cand_dir>/video/worker.log`) when the folder
+    has no policy or rendering failed.
     """
     cand_dir = Path(cand_dir).resolve()
     model = cand_dir / MODEL_FILE
     if not model.is_file():
-        log.warning("%s: no model.zip, so no video", cand_dir)
-        return None
+        raise VideoError(f"no video: {cand_dir} holds no policy ({MODEL_FILE})")
     if max_steps is None:
         max_steps = episode_limit(spec)
     if every is None:  # a whole episode in about as many frames as the old 300-step clip (rendering dominates)
@@ -116,15 +127,12 @@ def record_video(
         width=width,
         height=height,
     )
-    if rendered is None:
-        return None
     try:
         path = encode_video(rendered[0], cand_dir, fps=rendered[1])
         if (cand := candidate_at(cand_dir)) is not None:
             cand.sign(path)
     except RewardsmithError as e:
-        log.warning("%s", e)
-        return None
+        raise VideoError(f"no video: {' '.join(str(e).split())}") from None
     return path
 
 
@@ -139,13 +147,14 @@ def render_frames(
     every: int,
     width: int = 320,
     height: int = 240,
-) -> tuple[np.ndarray, float] | None:
+) -> tuple[np.ndarray, float]:
     """One deterministic episode of the candidate's policy (`cand_dir/model.zip`) from `reset(seed)`, rendered by
     a sandboxed video worker into `work` (every `every`-th step, up to `max_steps`): the checked frames and their
-    rate, or None when rendering failed (logged; the worker's log stays in `work`)."""
+    rate; raises `VideoError` (one line: why; the worker's log stays in `work`) when rendering failed."""
     if spec.source is None:
         raise RewardsmithError(f"task '{spec.name}' has no spec file, which a video worker needs")
     result = None
+    errors: list[str] = []
     for gl in gl_backends():
         job = WorkerJob(
             mode="video",
@@ -170,16 +179,47 @@ def render_frames(
         result = executor.submit(job).result()
         if result.ok or not result.error.startswith(RENDER_ERROR):
             break
+        errors.append(result.error)
     if result is None or not result.ok:
-        log.warning("%s: video rendering failed: %s", cand_dir, result.error if result else "no GL backend")
-        return None
+        reason = why_not(result.error if result else "", errors)
+        log.warning("%s: %s", cand_dir, reason)
+        raise VideoError(reason, work / "worker.log")
     try:
         return load_frames(work / FRAMES_FILE), float(result.summary.get("fps") or 10)
     except RewardsmithError as e:
-        log.warning("%s", e)
-        return None
+        raise VideoError(f"no video: {' '.join(str(e).split())}") from None
     finally:
         (work / FRAMES_FILE).unlink(missing_ok=True)
+
+
+GL_HINT = (
+    "MuJoCo renders on a CPU with OSMesa: install libosmesa6 (Debian/Ubuntu) or set MUJOCO_GL=egl on a machine with "
+    "a GPU"
+)
+
+
+def why_not(error: str, render_errors: list[str]) -> str:
+    """One line saying why no video was recorded, from the video worker's error (`error`, the last try) and each GL
+    backend's render error, and what to do about it."""
+    seen = " ".join(render_errors + [error])
+    if "No module named 'pygame'" in seen:
+        why = "this env renders with pygame, which is not installed: pip install pygame"
+    elif "DISPLAY" in seen or "MUJOCO_GL=glfw" in seen:
+        why = f"MUJOCO_GL=glfw needs a display; unset MUJOCO_GL, or set it to osmesa (CPU) or egl (GPU). {GL_HINT}"
+    elif render_errors and not (ctypes.util.find_library("OSMesa") or ctypes.util.find_library("EGL")):
+        why = f"no OpenGL library for offscreen rendering on this machine (neither OSMesa nor EGL). {GL_HINT}"
+    elif render_errors and len(render_errors) == len(gl_backends()):
+        tried = ", ".join(e.split(":", 2)[1].strip() for e in render_errors)
+        why = f"every GL backend failed to render ({tried}): {first_line(render_errors[-1])}. {GL_HINT}"
+    else:
+        why = f"the video worker failed: {first_line(error)}"
+    return f"no video: {why}"
+
+
+def first_line(error: str) -> str:
+    """The first line of an error, without the worker's `render:` prefix, cut to 200 characters."""
+    text = error.removeprefix(RENDER_ERROR).strip()
+    return (text.splitlines() or [""])[0][:200]
 
 
 def load_frames(path: Path) -> np.ndarray:

@@ -66,7 +66,7 @@ def record_frames(spec: TaskSpec, cand_dir: Path, episodes: dict[str, Any], *, e
     """Render `FRAMES_PER_EPISODE` evenly spaced frames of the best and worst evaluation episodes (`episodes`:
     the analysis's best/worst heads, with their seeds and lengths) into `cand_dir/visual/`, signed in a run;
     returns {"best": [file names], "worst": [...]}, or {"problem": why not}."""
-    from rewardsmith.stages.video import render_frames
+    from rewardsmith.stages.video import VideoError, render_frames
 
     cand_dir = Path(cand_dir)
     cand = candidate_at(cand_dir)
@@ -77,19 +77,20 @@ def record_frames(spec: TaskSpec, cand_dir: Path, episodes: dict[str, Any], *, e
             return {"problem": "the evaluation episodes carry no seeds to replay"}
         steps = int(head["length"])
         every = max(1, -(-steps // FRAMES_PER_EPISODE))
-        rendered = render_frames(
-            spec,
-            cand_dir,
-            cand_dir / VISUAL_DIR / which,
-            executor=executor,
-            seed=int(head["seed"]),
-            max_steps=steps,
-            every=every,
-            width=WIDTH,
-            height=HEIGHT,
-        )
-        if rendered is None:
-            return {"problem": f"rendering is unavailable here (see {VISUAL_DIR}/{which}/worker.log)"}
+        try:
+            rendered = render_frames(
+                spec,
+                cand_dir,
+                cand_dir / VISUAL_DIR / which,
+                executor=executor,
+                seed=int(head["seed"]),
+                max_steps=steps,
+                every=every,
+                width=WIDTH,
+                height=HEIGHT,
+            )
+        except VideoError as e:
+            return {"problem": f"{e} (see {VISUAL_DIR}/{which}/worker.log)"}
         frames = rendered[0]
         picks = np.linspace(0, len(frames) - 1, num=min(FRAMES_PER_EPISODE, len(frames))).round().astype(int)
         names = []

@@ -29,7 +29,7 @@ def _write(path: Path, text: str) -> None:
 def record_missing_videos(run_dir: Path) -> list[str]:
     """Record a video for each iteration's best candidate that has a policy but no video, one sandboxed render
     worker per CPU core at once; returns problems."""
-    from rewardsmith.stages.video import record_video
+    from rewardsmith.stages.video import VideoError, record_video
     from rewardsmith.views.report.html import iteration_bests
     from rewardsmith.workers.executor import LocalExecutor
 
@@ -38,17 +38,21 @@ def record_missing_videos(run_dir: Path) -> list[str]:
         return []
     spec, seed = view.spec, int(view.config.get("seed") or 0)
     todo = [c for c in iteration_bests(view) if c.video is None and (c.path / MODEL_FILE).is_file()]
+
+    def one(path: Path) -> str:
+        try:
+            record_video(spec, path, executor=executor, seed=seed)
+        except VideoError as e:
+            return str(e)
+        return ""
+
     executor = LocalExecutor(max(1, min(len(todo), os.cpu_count() or 1)))
     try:
         with ThreadPoolExecutor(executor.workers) as pool:
-            videos = list(pool.map(lambda c: record_video(spec, c.path, executor=executor, seed=seed), todo))
+            problems = list(pool.map(one, [c.path for c in todo]))
     finally:
         executor.shutdown()
-    return [
-        f"{c.id}: no video (rendering failed; see {c.path / 'video' / 'worker.log'})"
-        for c, video in zip(todo, videos, strict=True)
-        if video is None
-    ]
+    return [f"{c.id}: {problem}" for c, problem in zip(todo, problems, strict=True) if problem]
 
 
 def write_report(run_dir: Path, *, videos: bool = True) -> tuple[Path, list[str]]:
