@@ -63,6 +63,16 @@ def make_tiny_spec(folder: Path, name: str, **train) -> Path:
 
 
 @pytest.fixture
+def api_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dummy key, fast backoff, and no proxy between litellm and 127.0.0.1."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("REWARDSMITH_LLM_BACKOFF_S", "0.01")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
 def tiny_spec(tmp_path):
     """Factory: `tiny_spec("halfcheetah-run", timesteps=2048)` -> path of a CI-sized spec copy."""
     return lambda name, **train: make_tiny_spec(tmp_path, name, **train)

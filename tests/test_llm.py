@@ -41,16 +41,6 @@ def script(tmp_path: Path) -> Path:
     )
 
 
-@pytest.fixture
-def api_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A dummy key, fast backoff, and no proxy between litellm and 127.0.0.1."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("REWARDSMITH_LLM_BACKOFF_S", "0.01")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
 # --- scripted model -------------------------------------------------------------------------------
 
 

@@ -29,15 +29,6 @@ CODE = "def compute_reward(state, action, next_state):\n    return 1.0, {'alive'
 
 
 @pytest.fixture
-def api_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("REWARDSMITH_LLM_BACKOFF_S", "0.01")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
 def trained(tmp_path: Path) -> Path:
     """A candidate folder with a (barely) trained policy, as the training worker leaves it."""
     from stable_baselines3 import PPO
