@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 from rewardsmith.cli.calibrate import calibration_table
+from rewardsmith.search.calibration import first_rung
 from rewardsmith.task import ENVS_DIR, Calibration, list_tasks, load_task
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "calibration_table.py"
@@ -31,7 +32,7 @@ def test_the_docs_table_matches_the_specs() -> None:
 def test_a_row_says_calibrated_uncalibrated_stale_or_needs_a_longer_budget() -> None:
     spec = load_task("hopper-hop").model_copy(update={"calibration": None})
     (row,) = calibration_table([spec]).splitlines()[2:]
-    assert "| 200,000 | 12,500 | - |" in row and "no (uncalibrated; ~" in row and "CPU-h to calibrate)" in row
+    assert f"| 200,000 | {first_rung(spec):,} | - |" in row and "no (uncalibrated; ~" in row and "CPU-h to calibrate)" in row
     measured = Calibration(budget=200_000, first_rung=12_500, seeds=3, good=[0.5, 0.05], weak=[0.1, 0.02],
                            weak_references=["alive", "effort"], random=[0.0, 0.001], margin_se=7.4,
                            first_rung_margin_se=0.3, calibrated=True, wall_s=1800.0)
