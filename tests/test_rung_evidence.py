@@ -55,3 +55,10 @@ def test_the_spec_overrides_the_family_and_rungs_override_both() -> None:
     assert fractions == [0.5, 1.0] and why is not None and why.how == "--rungs"
     eureka = RunConfig(task="t", timesteps=16_384, strategy="eureka").resolve(own)
     assert rung_fractions(eureka, own) == ([1.0], None)
+
+
+def test_a_first_rung_held_at_the_shortest_rung_says_so() -> None:
+    """At a 4,096-step budget a 1/8 first rung is held at its 1,024-step minimum: the line must not claim 1/8."""
+    line = FirstRung(0.125, "spec", "MuJoCo").describe(1024, 4096)
+    assert "first rung 0.125 of the budget (held at 1,024 steps, 0.25 of it" in line
+    assert "held" not in FirstRung(0.125, "spec", "MuJoCo").describe(25_000, 200_000)

@@ -66,9 +66,15 @@ class FirstRung:
     chosen_on: Rho | None = None
     checked_on: Rho | None = None
 
-    def describe(self) -> str:
-        """One line for the run's output."""
+    def describe(self, first_budget: int | None = None, timesteps: int | None = None) -> str:
+        """One line for the run's output; given the rung's steps and the budget, it says when the rung was held
+        longer than the fraction (at the shortest rung the task trains: one rollout, and at least 1,024 steps
+        unless --rungs says otherwise)."""
         head = f"first rung {self.fraction:.4g} of the budget"
+        if first_budget and timesteps and first_budget > self.fraction * timesteps + 1:
+            head += (
+                f" (held at {first_budget:,} steps, {first_budget / timesteps:.3g} of it: the shortest rung it trains)"
+            )
         if self.how == "spec":
             return f"{head} (the spec's [search] first_rung)"
         if self.how == "--rungs":

@@ -243,7 +243,7 @@ def halve_iteration(
     rows: list[dict] = []
     path = folder.path / iter_dir_name(iteration) / HALVING_FILE
     if why is not None:
-        progress.log(f"iteration {iteration}: {why.describe()}")
+        progress.log(f"iteration {iteration}: {why.describe(budgets[0] if budgets else None, config.timesteps)}")
 
     def record_rung(rung: Rung) -> None:
         rows.append(rung.as_dict())
