@@ -277,7 +277,8 @@ def test_local_model_completes_a_designer_prompt(tmp_path: Path) -> None:
     ]
     response = model.complete(messages, role="designer", sample=1, max_tokens=48)  # ~13 s on 2 idle cores
     assert response.text.startswith("(Template, not designed by a model: the built-in offline model filled")  # says so
-    assert "```python\nimport numpy as np" in response.text and "def compute_reward(" in response.text
+    assert "```python\n# rewardsmith template: " in response.text and "\nimport numpy as np" in response.text
+    assert "def compute_reward(" in response.text
     assert response.completion_tokens <= 48 and response.prompt_tokens > 0 and response.cost_usd == 0.0
     logged = json.loads((tmp_path / "llm" / "0001_designer.json").read_text())
     assert logged["kind"] == "local"
