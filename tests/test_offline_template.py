@@ -185,3 +185,22 @@ def test_the_names_are_read_from_a_hands_grouped_tables(task: str) -> None:
     for i in range(model.njnt):
         expected = {0: "free", 1: "ball", 2: "slide", 3: "hinge"}[int(model.jnt_type[i])]
         assert kinds[mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, i)] == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        ('components["effort"] = np.sum(np.square(action))', False),
+        ('components["effort"] = 0.1 * float(np.abs(action).sum())', False),
+        ('components["effort"] = float(np.linalg.norm(action))', False),
+        ('components["effort"] = -0.001 * float(np.sum(np.square(action)))', True),
+        ('components["effort"] = -np.sum(np.square(action))', True),
+        ('components["calm"] = float(np.exp(-np.sum(np.square(action))))', True),
+    ],
+)
+def test_a_line_that_pays_for_effort_is_not_kept(line: str, kept: bool) -> None:
+    """The tiny model wrote `components["effort"] = np.sum(np.square(action))`: a reward for effort, not a cost."""
+    from rewardsmith.llm.template import component_line
+
+    names = {"bodies": ["torso"], "joints": [], "sites": [], "arrays": {}}
+    assert (component_line(line, names) is not None) is kept

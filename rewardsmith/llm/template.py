@@ -53,7 +53,29 @@ def component_line(line: str, names: dict[str, Any]) -> str | None:
         and target.slice.value.isidentifier()
     ):
         return None
-    return line.strip() if _shape(stmt.value, names) == SCALAR else None
+    if _shape(stmt.value, names) != SCALAR or rewards_effort(stmt.value):
+        return None
+    return line.strip()
+
+
+def rewards_effort(node: ast.expr) -> bool:
+    """Whether an expression is a magnitude of the action alone with a positive sign (`np.sum(np.square(action))`,
+    `0.1 * float(np.abs(action).sum())`): a term that pays the policy for effort, which the tiny model writes
+    under names like "effort" and which no task wants."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and node.args:
+        return rewards_effort(node.args[0])
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        for scale, rest in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(scale, ast.Constant) and isinstance(scale.value, (int, float)) and scale.value > 0:
+                return rewards_effort(rest)
+        return False
+    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if "action" not in read or read & {"state", "next_state"}:
+        return False
+    call = node.func if isinstance(node, ast.Call) else None
+    if isinstance(call, ast.Attribute) and call.attr in {"sum", "mean", "max"} and _numpy_name(call) is None:
+        return True  # np.abs(action).sum()
+    return call is not None and _numpy_name(call) in {"sum", "mean", "max", "linalg.norm", "dot", "square", "abs"}
 
 
 def reads_state(line: str) -> bool:
