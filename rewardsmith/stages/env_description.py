@@ -227,18 +227,6 @@ def _state_api(schema: StateSchema | None, hidden: frozenset[str] | set[str] = f
     if schema.site_names:
         lines.append(f'- `state.site("{schema.site_names[0]}")`: `.pos` world xyz, `.xmat` 3x3 world rotation.')
     return lines
-    body = schema.body_names[1] if len(schema.body_names) > 1 else schema.body_names[0]
-    shown = [j for j in schema.joints.values() if j.name not in hidden] or list(schema.joints.values())
-    joint = next((j for j in shown if j.kind in ("hinge", "slide")), shown[0])
-    lines += [
-        f'- `state.body("{body}")`: `.pos` world xyz (m), `.quat` (w,x,y,z), `.xmat` 3x3 rotation (column 2 = body up axis),'
-        " `.linvel` world linear velocity (m/s), `.angvel` world angular velocity (rad/s).",
-        f'- `state.joint("{joint.name}")`: `.qpos`, `.qvel` (floats; arrays for free/ball joints).',
-        "- World frame: z is up; gravity points to -z.",
-    ]
-    if schema.site_names:
-        lines.append(f'- `state.site("{schema.site_names[0]}").pos`: world xyz of a site.')
-    return lines
 
 
 def _observation_head(obs) -> list[str]:
