@@ -131,12 +131,15 @@ def announce_final(
     """Say what the final retraining will cost before it starts (env steps, and a time estimate from the winner's
     own measured training speed); returns the announcement, also recorded as an event."""
     total = config.final_timesteps
-    trains = [seed for seed, how in plan.items() if not how.startswith("reuse")]
-    steps = sum(total - starting_point(folder, best, spread, seed, plan[seed])[1] for seed in trains)
+    remaining = [  # the steps each trained seed still takes: a resumed seed trains only the rest
+        total - starting_point(folder, best, spread, seed, how)[1]
+        for seed, how in plan.items()
+        if not how.startswith("reuse")
+    ]
+    steps = sum(remaining)
     speed = best.timesteps / best.wall_s if best.wall_s > 0 and best.timesteps else None
-    rounds = math.ceil(len(trains) / max(1, workers))
-    per_seed = max((total - starting_point(folder, best, spread, seed, plan[seed])[1] for seed in trains), default=0)
-    estimate = round(rounds * per_seed / speed) if speed and steps else None  # a resumed seed trains only the rest
+    rounds = math.ceil(len(remaining) / max(1, workers))
+    estimate = round(rounds * max(remaining, default=0) / speed) if speed and steps else None
     how = ", ".join(f"seed {seed}: {kind}" for seed, kind in plan.items())
     progress.log(
         f"final retraining of {best.id}: {len(plan)} seed(s) x {total:,} steps ({how}) = {steps:,} new env steps"
