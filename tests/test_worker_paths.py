@@ -105,3 +105,31 @@ def test_a_user_site_the_parent_used_reaches_the_worker_with_its_pth(tmp_path):
     (tmp_path / "no-user").mkdir()
     out = start_worker(tmp_path / "no-user", python, "rs_probe_user", env, "-s")
     assert "worker failed" in out and "No module named rs_probe_user" in out, out
+
+
+@pytest.mark.slow
+def test_a_pipx_style_console_script_trains_from_anywhere(tmp_path):
+    """pipx's layout: the package lives in its own venv and the user runs a symlink to that venv's console script
+    from another bin folder, with nothing else set (no activated venv, no PYTHONPATH, a folder of their own). The
+    sandboxed training and evaluation workers still find every package, and the result comes back."""
+    script = Path(sys.executable).parent / "rewardsmith"
+    if not script.is_file():
+        pytest.skip("no console script next to this interpreter (not an installed venv)")
+    bin_dir = tmp_path / "pipx-bin"
+    bin_dir.mkdir()
+    (bin_dir / "rewardsmith").symlink_to(script)
+    work = tmp_path / "somewhere"
+    work.mkdir()
+    reward = ROOT / "envs" / "examples" / "inverted_double_pendulum_balance.py"
+    env = {"HOME": str(tmp_path), "PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", "COLUMNS": "120"}
+    env.update({k: v for k, v in os.environ.items() if k in ("REWARDSMITH_ALLOW_UID0", "MUJOCO_GL")})
+    done = subprocess.run(
+        ["rewardsmith", "train", "inverted-double-pendulum-balance", str(reward), "--timesteps", "512"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "fitness" in done.stdout and "Traceback" not in done.stdout + done.stderr
