@@ -103,11 +103,12 @@ def test_a_reply_that_repeats_tried_code_falls_back_to_the_next_example(ant_left
     first = ask(model, ant_left, 1)
     repair = [*ant_left, {"role": "assistant", "content": first}, {"role": "user", "content": "Fix: NameError."}]
     again = ask(model, repair, 1)  # the scripted engine writes the same lines: the same code
-    assert "repeated code already tried" in again and "`ant-run`" in template_label(extract_reward_code(again))
+    # not ant-run adapted: that is what the round's first sample (0) was handed, so it would be a duplicate too
+    second = ranked(task_names(ant_left), "Ant-v5", LEFT.lower())[1].task
+    assert "repeated code already tried" in again and f"`{second}`" in template_label(extract_reward_code(again))
     # a template the critic rejected is followed by the next closest example, never by itself
     example = ask(model, ant_left, 0)
     retry = ask(model, [*ant_left, {"role": "assistant", "content": example}, {"role": "user", "content": "Fix."}], 0)
-    second = ranked(task_names(ant_left), "Ant-v5", LEFT.lower())[1].task
     assert f"`{second}`" in template_label(extract_reward_code(retry))
 
 
@@ -137,8 +138,17 @@ def test_a_repair_that_returns_the_same_code_ends_the_repairs(tiny_spec, tmp_pat
     lines = [f"```python\n{bad}```\n", f"Fixed.\n```python\n# fixed\n{bad}```\n"]
     script.write_text("".join(json.dumps({"role": "designer", "content": c}) + "\n" for c in lines))
     spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=2048, eval_episodes=3)
-    config = RunConfig(task=str(spec_path), model=f"scripted:{script}", iterations=1, samples=1, repair_rounds=3,
-                       iteration_retries=0, workers=1, final_seeds=0, out=tmp_path / "run")
+    config = RunConfig(
+        task=str(spec_path),
+        model=f"scripted:{script}",
+        iterations=1,
+        samples=1,
+        repair_rounds=3,
+        iteration_retries=0,
+        workers=1,
+        final_seeds=0,
+        out=tmp_path / "run",
+    )
     with pytest.raises(RewardsmithError, match="could be trained"):
         run_search(config)
     attempts = json.loads((tmp_path / "run/iter_1/cand_1/attempts.json").read_text())
@@ -155,8 +165,25 @@ def test_a_template_candidate_is_labelled_in_the_output_and_summary(tiny_spec, t
     script.write_text(json.dumps({"role": "designer", "content": reply}) + "\n")
     spec_path = tiny_spec("inverted-double-pendulum-balance", timesteps=1024, eval_episodes=3)
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", str(spec_path), "--model", f"scripted:{script}", "--iterations", "1",
-                                      "--samples", "1", "--workers", "1", "--final-seeds", "0", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(spec_path),
+            "--model",
+            f"scripted:{script}",
+            "--iterations",
+            "1",
+            "--samples",
+            "1",
+            "--workers",
+            "1",
+            "--final-seeds",
+            "0",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "1.1 is a template, not designed by a model: shipped example `x`" in text
@@ -204,3 +231,39 @@ def test_a_line_that_pays_for_effort_is_not_kept(line: str, kept: bool) -> None:
 
     names = {"bodies": ["torso"], "joints": [], "sites": [], "arrays": {}}
     assert (component_line(line, names) is not None) is kept
+
+
+def test_a_reply_equal_to_the_rounds_template_becomes_a_distinct_variant(monkeypatch, tmp_path):
+    """The tiny model copies the example it is shown, which is the round's own template: on a task with no other
+    example to adapt (IDP, the README's first command), samples 1 and 2 wrote the code sample 0 already had, and the
+    run rejected them as duplicates. Each now gets its own variant of the template, all distinct and runnable."""
+    spec = load_task("inverted-double-pendulum-balance")
+    messages = Designer(None, spec, describe(spec)).prompt()
+    shown = extract_reward_code(
+        LocalModel(run_dir=tmp_path, use_cache=False)
+        .complete(messages, role="designer", sample=0, temperature=1.0, max_tokens=384)
+        .text
+    )
+    copied = shown.split('components["', 1)[1].rsplit("\n    total", 1)[0]  # the component lines, as the model copies
+
+    def complete(prompt: str, **_: Any) -> dict[str, Any]:
+        return {"text": copied, "prompt_tokens": 10, "completion_tokens": 5, "finish_reason": "stop"}
+
+    monkeypatch.setattr(engine, "complete", complete)
+    monkeypatch.setattr(engine, "tokens", lambda text: len(text) // 4)
+    model = LocalModel(run_dir=tmp_path, use_cache=False)
+    codes = [extract_reward_code(ask(model, messages, k)) for k in range(3)]
+    assert [c.splitlines()[1:] for c in codes].count(codes[0].splitlines()[1:]) == 1, codes  # no copy of sample 0
+    assert len({"\n".join(c.splitlines()[1:]) for c in codes}) == 3, codes
+    env = make_env(spec)
+    snap = Snapshotter(env)
+    obs, _ = env.reset(seed=0)
+    before = snap(obs)
+    obs, *_ = env.step(env.action_space.sample())
+    after = snap(obs)
+    for code in codes:
+        scope: dict[str, Any] = {}
+        exec(compile(code, "<template>", "exec"), scope)  # our own templates' code, run here on purpose
+        total, parts = scope["compute_reward"](before, np.zeros(1), after)
+        assert np.isfinite(total) and parts
+    env.close()

@@ -13,7 +13,7 @@ a template and which of its lines were left out.
 
 The first sample of a round is not asked of the model at all: it is the closest shipped example reward adapted
 to this task (`example_choice`). A reply whose code repeats one already in the conversation (a repair that
-changed nothing, an iteration-2 reply equal to the best) is replaced by the next closest example. Every
+changed nothing, an iteration-2 reply equal to the best) is replaced by the next ready-made reply (`ready_made`). Every
 designer reply begins with a `template.TEMPLATE_MARK` line saying which of the two it is.
 """
 
@@ -218,7 +218,7 @@ class LocalModel(Model):
 
     kind = "local"
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v4 choice-v1 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v4 choice-v2 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(
@@ -232,10 +232,13 @@ class LocalModel(Model):
         heading = _HEADINGS[role]
         if heading is None:
             names, tried = task_names(messages), earlier_codes(messages)
-            if sample % 1000 == 0 and (chosen := next_example(names, tried) or description_template(names, tried)):
+            ready = ready_made(names, tried)
+            if sample % 1000 == 0 and ready:
                 return example_completion(
-                    *chosen, reason="a round's first sample is a template, the model is not asked"
+                    *ready[0], reason="a round's first sample is a template, the model is not asked"
                 )
+            # the round's first sample hands back ready[0]: a reply equal to it would be a duplicate too
+            tried = [*tried, ready[0][0]] if ready else tried
         max_tokens = min(max_tokens, MAX_TOKENS[role])
         head = example_for(messages) if heading is None else ""
         tail = f"## Solution\n\n```python\n{CODE_HEAD}" if heading is None else heading
@@ -250,8 +253,10 @@ class LocalModel(Model):
         if heading is not None:
             return Completion(completion.strip(), result["prompt_tokens"], result["completion_tokens"], details=details)
         code, note = close_function(completion, names)
-        if any(same_code(code, earlier) for earlier in tried) and (chosen := next_example(names, tried)):
-            reason = "the model's reply repeated code already tried"
+        if any(same_code(code, earlier) for earlier in tried) and (others := ready_made(names, tried)):
+            # parallel samples of a round do not see each other's replies: each takes its own alternative
+            chosen = others[(sample % 1000 - 1) % len(others)]
+            reason = "the model's reply repeated code already tried or this round's template"
             return example_completion(*chosen, reason=reason, spent=result, details=details)
         return Completion(
             text=f"{OFFLINE_NOTE}{note}```python\n{FILLED_MARK}\n{code}```\n",
@@ -262,26 +267,49 @@ class LocalModel(Model):
         )
 
 
-def next_example(names: dict[str, Any], tried: list[str]) -> tuple[str, str] | None:
-    """(code, which) of the closest adaptable shipped example whose code is not among `tried`, or None."""
+def ready_made(names: dict[str, Any], tried: list[str]) -> list[tuple[str, str]]:
+    """(code, which) of every reply that needs no model and is not among `tried`, best first: the shipped examples
+    adapted to this task (closest first), then the description templates (`description_templates`)."""
+    found: list[tuple[str, str]] = []
     for skip in range(64):
         chosen = template_code(names, names.get("env", ""), names.get("task_line", ""), skip)
         if chosen is None:
-            return None
-        if not any(same_code(chosen[0], earlier) for earlier in tried):
-            return chosen
-    return None
+            break
+        found.append(chosen)
+    found += description_templates(names)
+    fresh: list[tuple[str, str]] = []
+    for code, which in found:
+        if not any(same_code(code, earlier) for earlier in [*tried, *(c for c, _ in fresh)]):
+            fresh.append((code, which))
+    return fresh
 
 
-def description_template(names: dict[str, Any], tried: list[str]) -> tuple[str, str] | None:
-    """(code, which) of the template filled from the description's names and the task's words (`example_lines`),
-    when it measures the task and was not tried yet; else None."""
+def description_templates(names: dict[str, Any]) -> list[tuple[str, str]]:
+    """The template filled from the description's names and the task's words (`example_lines`), when it measures
+    the task, and its variants: without the effort term (the task's terms alone), and with the progress of each
+    position-like task term (its change over the step, a potential-based shaping term)."""
     lines = example_lines(names)
-    which = "fixed template filled from the description's names and the task's words, no model"
-    code = f"{TEMPLATE_MARK} {which}; not designed by a model\n{function_code(lines)}"
-    if not any(reads_state(line) for line in lines) or any(same_code(code, earlier) for earlier in tried):
-        return None
-    return code, which
+    if not any(reads_state(line) for line in lines):
+        return []
+    task_lines = [line for line in lines if reads_state(line)]
+    progress = [progress_line(line) for line in task_lines if not re.search(r"speed|spin|vel", line)]
+    variants = [
+        (lines, "fixed template filled from the description's names and the task's words, no model"),
+        (task_lines, "the same template with the task's terms alone (no effort term), no model"),
+        (lines + progress, "the same template with each position-like task term's progress over the step, no model"),
+    ]
+    return [
+        (f"{TEMPLATE_MARK} {which}; not designed by a model\n{function_code(body)}", which)
+        for body, which in variants
+        if body
+    ]
+
+
+def progress_line(line: str) -> str:
+    """`components["x"] = EXPR(next_state)` as `components["x_progress"] = 10.0 * (EXPR(next_state) - EXPR(state))`."""
+    name, _, expr = line.partition(" = ")
+    before = re.sub(r"\bnext_state\.", "state.", expr)
+    return f'{name[:-2]}_progress"] = 10.0 * (({expr}) - ({before}))'
 
 
 def example_completion(
