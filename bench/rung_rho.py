@@ -45,6 +45,8 @@ def chain(task: str, reward: Path, seed: int, budgets: list[int], out: Path, exe
     """Train one reward through `budgets` on `seed`, resuming each step from the previous one's weights."""
     spec = load_task(task)
     fitness: list[float | None] = []
+    se: list[float | None] = []
+    episodes: list[int | None] = []
     done, weights = 0, None
     for steps in budgets:
         folder = out / f"t{steps}"
@@ -60,11 +62,22 @@ def chain(task: str, reward: Path, seed: int, budgets: list[int], out: Path, exe
             timesteps_done=done,
         )
         if evaluation is None or evaluation.fitness_mean is None:
-            fitness += [None] * (len(budgets) - len(fitness))
+            for column in (fitness, se, episodes):
+                column += [None] * (len(budgets) - len(column))
             break
         fitness.append(float(evaluation.fitness_mean))
+        se.append(float(evaluation.fitness_se) if evaluation.fitness_se is not None else None)
+        episodes.append(len(evaluation.fitness))
         done, weights = steps, folder / "policy.safetensors"
-    return {"file": reward.name, "label": label(reward), "seed": seed, "budgets": budgets, "fitness": fitness}
+    return {
+        "file": reward.name,
+        "label": label(reward),
+        "seed": seed,
+        "budgets": budgets,
+        "fitness": fitness,
+        "se": se,
+        "episodes": episodes,
+    }
 
 
 def mean_rho(rows: list[dict], k: int, subset: tuple[str, ...], files: list[str]) -> list[float]:
@@ -114,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", required=True)
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=0, help="train seeds first-seed .. first-seed + seeds - 1")
     parser.add_argument("--timesteps", type=int, default=16384, help="the full budget the rungs are fractions of")
     parser.add_argument("--fractions", default=FRACTIONS, help="increasing, ending at 1")
     parser.add_argument("--workers", type=int, default=2)
@@ -135,7 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     samples, repairs = pool(args.task)
     prefixes = tuple(x for x in args.only.split(",") if x)
     files = [p for p in samples + repairs if label(p) in RUNNABLE and (not prefixes or p.name.startswith(prefixes))]
-    jobs = [(p, s) for s in range(0 if args.table_only else args.seeds) for p in files if (p.name, s) not in done]
+    jobs = [
+        (p, s)
+        for s in range(args.first_seed, args.first_seed + (0 if args.table_only else args.seeds))
+        for p in files
+        if (p.name, s) not in done
+    ]
     executor = LocalExecutor(args.workers)
     try:
 
