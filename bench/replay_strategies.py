@@ -162,6 +162,8 @@ class Outcome:
     label: str
     steps: int
     budgets: list[int]
+    trace: list[str]
+    """What each rung did, in words (`--trace`)."""
 
 
 def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, keep: float = DEFAULT_KEEP) -> Outcome:
@@ -184,7 +186,22 @@ def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, keep:
     if verdict.winner is None:
         raise SystemExit(f"{table.task}: nothing trained in search seed {search_seed}")
     file = trainer.file[verdict.winner]
-    return Outcome(file, table.label(file), sum(r.steps + r.repeat_steps for r in rungs), budgets)
+    steps = sum(r.steps + r.repeat_steps for r in rungs)
+    return Outcome(file, table.label(file), steps, budgets, trace(trainer, rungs) + [f"    pick: {verdict.describe()}"])
+
+
+def trace(trainer: TableTrainer, rungs: list) -> list[str]:
+    """Each rung's candidates (reward, label, training seed, fitness ± se) and what happened to them."""
+    lines = []
+    for rung in rungs:
+        lines.append(f"    rung {rung.index} ({rung.timesteps:,}): repeated {rung.repeated or '-'}")
+        for r in sorted(rung.trained, key=lambda r: -(r.fitness if r.fitness is not None else -math.inf)):
+            file = trainer.file[r.id]
+            lines.append(
+                f"      {r.id:5} {file[:34]:34} s{trainer.seed[r.id]} {r.fitness:+.4g} ± {r.fitness_se or 0:.2g}"
+                f" -> {rung.next_of(r.id)}"
+            )
+    return lines
 
 
 def rate(hits: int, n: int) -> str:
@@ -241,7 +258,7 @@ def labels_earned(table: Table) -> list[str]:
 
 
 def pool_report(
-    table: Table, search_seeds: int, firsts: list[float | None], keep: float
+    table: Table, search_seeds: int, firsts: list[float | None], keep: float, traces: int = 0
 ) -> tuple[list[str], list[dict]]:
     """The printed lines and goal rows of one pool: Eureka, then the default with each first rung in `firsts`
     (None: the task family's recorded first rung)."""
@@ -276,6 +293,8 @@ def pool_report(
             f"steps {steps:,.0f} = {steps / eureka_steps:.2f} of Eureka's; returned {returned}"
         )
         goals.append({"task": table.task, "strategy": name, "hit": hits / len(outcomes), "ratio": steps / eureka_steps})
+        for s, o in enumerate(outcomes[:traces] if name != "eureka" else []):
+            lines += [f"   search seed {s}: returned {o.file} ({o.label})", *o.trace]
     return lines, goals
 
 
@@ -312,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", default="", help="first-rung fractions to compare (default: the family's)")
     parser.add_argument("--keep", type=float, default=DEFAULT_KEEP)
     parser.add_argument("--tables", type=Path, default=TABLES)
+    parser.add_argument("--trace", type=int, default=0, help="print the rungs of the first N default searches")
     args = parser.parse_args(argv)
     seeds = {int(x) for x in args.training_seeds.split(",") if x} or None
     tasks = [x for x in args.tasks.split(",") if x] or sorted(p.stem for p in args.tables.glob("*.jsonl"))
@@ -322,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     goals: list[dict] = []
     for task in tasks:
         lines, rows = pool_report(
-            Table.load(args.tables / f"{task}.jsonl", seeds), args.search_seeds, firsts, args.keep
+            Table.load(args.tables / f"{task}.jsonl", seeds), args.search_seeds, firsts, args.keep, args.trace
         )
         print("\n".join(lines), end="\n\n", flush=True)
         goals += rows

@@ -130,6 +130,26 @@ def test_candidates_within_noise_of_the_cut_line_go_on_up_to_a_cap():
     assert successive_halving(designed(8), Trainer(rates), [100, 200], keep=0.25)[0].promoted == ["1.2", "1.3"]
 
 
+def test_a_candidate_kept_on_noise_that_then_stops_on_its_flat_curve_is_reported_as_stopped():
+    """halving.json must say what happened: a candidate within noise of the cut line whose curve went flat stops,
+    and its "next" says "flat curve", not "promoted" (the replay of the pendulum pool showed two such)."""
+    from rewardsmith.search.halving import Rung, cut
+
+    def rec(j: int, fitness: float, se: float, steps: int) -> CandidateRecord:
+        return CandidateRecord(
+            id=f"1.{j}", iteration=1, index=j, status="trained", fitness=fitness, fitness_se=se, timesteps=steps
+        )
+
+    now = [rec(1, 10.0, 0.1, 200), rec(2, 9.0, 0.1, 200), rec(3, 8.9, 0.5, 200), rec(4, 1.0, 0.1, 200)]
+    before = {r.id: r.model_copy(update={"fitness": 8.8, "timesteps": 100}) for r in now}
+    rung = Rung(2, 200, trained=now)
+    going = cut(rung, now, 0.25, before, last=False)
+    rung.promoted = [r.id for r in going]
+    assert rung.noise_kept == ["1.3"] and rung.stopped["1.3"] == "flat curve"  # rose 0.1, within its se 0.5
+    assert "1.3" not in rung.promoted
+    assert {c["id"]: c["next"] for c in rung.as_dict()["candidates"]}["1.3"] == "flat curve"
+
+
 def test_a_flat_curve_stops_unless_it_leads():
     records = designed(4)
     # 1.3 stops improving after 100 steps; 1.2 leads and keeps going even if it had flattened

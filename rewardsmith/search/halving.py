@@ -138,10 +138,8 @@ class Rung:
 
     def next_of(self, cid: str) -> str:
         """What happened to a candidate after this rung, in words for halving.json."""
-        if cid in self.noise_kept:
-            return "promoted (within noise of the cut line)"
-        if cid in self.promoted:
-            return "promoted"
+        if cid in self.promoted:  # a candidate kept on noise can still stop on its flat curve
+            return "promoted (within noise of the cut line)" if cid in self.noise_kept else "promoted"
         if cid == self.revived:
             return "trained on from an earlier rung to compare with a lone survivor"
         return self.stopped.get(cid, "final rung")
