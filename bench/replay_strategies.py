@@ -164,9 +164,25 @@ class Outcome:
     budgets: list[int]
     trace: list[str]
     """What each rung did, in words (`--trace`)."""
+    per_rung: tuple[tuple[int, int], ...] = ()
+    """(training steps, second-seed repeat steps) of each rung."""
+    reused: int = 0
+    """Env steps of the winner's second-seed training at the full budget, which a final retraining on that seed
+    reuses (`rewardsmith.search.final.final_plan`)."""
+
+    def run_steps(self, final_seeds: int) -> int:
+        """The whole run's steps with `final_seeds` final seeds at the search budget: the search's own, plus each
+        final seed the search did not already train the winner on."""
+        return (
+            self.steps
+            + max(0, final_seeds - 1) * self.budgets[-1]
+            - min(self.reused, (final_seeds - 1) * self.budgets[-1])
+        )
 
 
-def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, keep: float = DEFAULT_KEEP) -> Outcome:
+def replay(
+    table: Table, search_seed: int, budgets: list[int], rule: Rule, keep: float = DEFAULT_KEEP, stop_flat: bool = True
+) -> Outcome:
     """One search over the pool: the real `successive_halving` over `budgets`, then the real pick under `rule`
     (the default's "lcb" with the between-seed floor and repeats; Eureka's "mean" without them)."""
     evidence = Evidence(SeedSpread(), {}) if rule == "lcb" else None
@@ -176,6 +192,7 @@ def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, keep:
         trainer.train,
         budgets,
         keep=keep,
+        stop_flat=stop_flat,
         evidence=evidence,
         repeat=trainer.repeat if rule == "lcb" else None,
     )
@@ -187,7 +204,10 @@ def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, keep:
         raise SystemExit(f"{table.task}: nothing trained in search seed {search_seed}")
     file = trainer.file[verdict.winner]
     steps = sum(r.steps + r.repeat_steps for r in rungs)
-    return Outcome(file, table.label(file), steps, budgets, trace(trainer, rungs) + [f"    pick: {verdict.describe()}"])
+    lines = trace(trainer, rungs) + [f"    pick: {verdict.describe()}"]
+    repeat = evidence.spread.repeat_of(verdict.winner, budgets[-1]) if evidence and evidence.spread else None
+    per_rung = tuple((r.steps, r.repeat_steps) for r in rungs)
+    return Outcome(file, table.label(file), steps, budgets, lines, per_rung, budgets[-1] if repeat else 0)
 
 
 def trace(trainer: TableTrainer, rungs: list) -> list[str]:
@@ -210,35 +230,42 @@ def rate(hits: int, n: int) -> str:
     return f"{p:.2f} ± {math.sqrt(p * (1 - p) / n):.2f} ({hits}/{n})"
 
 
-def rung_rho(table: Table) -> list[str]:
-    """Per budget below the full one: Spearman's rho of that budget's fitness (per recorded seed) with the converged
-    ranking (the full budget averaged over the other seeds), over all rewards and among the good ones; mean ± se
-    over the seeds (the se is that of the per-seed values, "-" with one seed)."""
+def seed_rhos(table: Table, k: int, files: list[str]) -> list[float]:
+    """Per recorded seed, Spearman's rho between budget `k`'s fitness and the converged ranking (the full budget
+    averaged over the OTHER seeds) over `files` (repeats allowed: a bootstrap resample); seeds with fewer than 4
+    distinct rewards are left out."""
+    per = []
+    for seed in sorted({r["seed"] for r in table.rows}):
+        pairs = [
+            (r["fitness"][k], c)
+            for f in files
+            if seed in table.seeds(f)
+            and (r := table.row(f, seed))["fitness"][k] is not None
+            and (c := table.converged(f, leave_out=seed)) is not None
+        ]
+        if len({f for f in files if seed in table.seeds(f)}) >= 4:
+            rho = spearman(np.array([a for a, _ in pairs]), np.array([b for _, b in pairs]))
+            if rho is not None:
+                per.append(rho)
+    return per
+
+
+def rung_rho(table: Table, resamples: int = 200) -> list[str]:
+    """Per budget below the full one: rho with the converged ranking (`seed_rhos`) over all rewards and among the
+    good ones: the mean over seeds, its standard error by a bootstrap over the pool's rewards (as bench/rung_rho.py),
+    and each seed's value."""
+    rng = np.random.default_rng(0)
     lines = []
     for k, budget in enumerate(table.budgets[:-1]):
         cells = []
         for good_only in (False, True):
-            per = []
-            for seed in sorted({r["seed"] for r in table.rows}):
-                files = [f for f in table.files if not good_only or table.label(f) == "good"]
-                pairs = [
-                    (r["fitness"][k], c)
-                    for f in files
-                    if seed in table.seeds(f)
-                    and (r := table.row(f, seed))["fitness"][k] is not None
-                    and (c := table.converged(f, leave_out=seed)) is not None
-                ]
-                rho = (
-                    spearman(np.array([a for a, _ in pairs]), np.array([b for _, b in pairs]))
-                    if len(pairs) >= 4
-                    else None
-                )
-                if rho is not None:
-                    per.append(rho)
-            se = statistics.stdev(per) / math.sqrt(len(per)) if len(per) > 1 else math.nan
-            cells.append(
-                f"{statistics.fmean(per):+.2f} ± {se:.2f} ({' '.join(f'{v:+.2f}' for v in per)})" if per else "-"
-            )
+            files = [f for f in table.files if not good_only or table.label(f) == "good"]
+            per = seed_rhos(table, k, files)
+            boot = [seed_rhos(table, k, list(rng.choice(files, len(files)))) for _ in range(resamples)]
+            means = [statistics.fmean(b) for b in boot if b]
+            se = statistics.stdev(means) if len(means) > 1 else math.nan
+            each = " ".join(f"{v:+.2f}" for v in per)
+            cells.append(f"{statistics.fmean(per):+.2f} ± {se:.2f} ({each})" if per else "-")
         lines.append(
             f"  rung {budget:>7,} ({budget / table.budgets[-1]:.4g}): rho all {cells[0]}; among good {cells[1]}"
         )
@@ -254,11 +281,26 @@ def labels_earned(table: Table) -> list[str]:
             f"{f.split('_')[0]} {v:.4g}" for f, v in sorted(values, key=lambda x: -(x[1] or -1e9)) if v is not None
         )
         lines.append(f"  {lab:14} {text}")
+    good = [v for f in table.files if table.label(f) == "good" and (v := table.converged(f)) is not None]
+    other = [(f, v) for f in table.files if table.label(f) != "good" and (v := table.converged(f)) is not None]
+    above = [f.split("_")[0] for f, v in other if good and v > min(good)]
+    best = max(good + [v for _, v in other])
+    lines.append(
+        f"  labels vs the full budget (mean over seeds): {len(above)} of {len(other)} weak/hacking rewards above the "
+        f"worst good one ({', '.join(above) or 'none'}); the best reward is "
+        + ("good" if good and max(good) == best else "NOT good")
+    )
     return lines
 
 
 def pool_report(
-    table: Table, search_seeds: int, firsts: list[float | None], keep: float, traces: int = 0
+    table: Table,
+    search_seeds: int,
+    firsts: list[float | None],
+    keep: float,
+    traces: int = 0,
+    stop_flat: bool = True,
+    final_seeds: int = 3,
 ) -> tuple[list[str], list[dict]]:
     """The printed lines and goal rows of one pool: Eureka, then the default with each first rung in `firsts`
     (None: the task family's recorded first rung)."""
@@ -274,6 +316,7 @@ def pool_report(
     ]
     eureka = [replay(table, s, [full], "mean", keep) for s in range(search_seeds)]
     eureka_steps = statistics.fmean(o.steps for o in eureka)
+    eureka_run = statistics.fmean(o.run_steps(final_seeds) for o in eureka)
     strategies: list[tuple[str, list[Outcome]]] = [("eureka", eureka)]
     for first in firsts:
         fraction = first if first is not None else first_rung(spec).fraction
@@ -281,7 +324,7 @@ def pool_report(
         if missing := set(budgets) - set(table.budgets):
             raise SystemExit(f"{table.task}: rungs {budgets} need budgets {sorted(missing)} the table lacks")
         name = f"default first {fraction:.4g}" + (" (family's)" if first is None else "")
-        strategies.append((name, [replay(table, s, budgets, "lcb", keep) for s in range(search_seeds)]))
+        strategies.append((name, [replay(table, s, budgets, "lcb", keep, stop_flat) for s in range(search_seeds)]))
     goals = []
     for name, outcomes in strategies:
         hits = sum(o.label == "good" for o in outcomes)
@@ -290,8 +333,16 @@ def pool_report(
         returned = ", ".join(f"{f.split('_')[0]}×{n}" for f, n in sorted(count(o.file for o in outcomes).items()))
         lines.append(
             f"  {name:30} rungs {outcomes[0].budgets}: hit {rate(hits, len(outcomes))}, best {top}/{len(outcomes)}, "
-            f"steps {steps:,.0f} = {steps / eureka_steps:.2f} of Eureka's; returned {returned}"
+            f"steps {steps:,.0f} = {steps / eureka_steps:.2f} of Eureka's (whole run with {final_seeds} final seeds: "
+            f"{statistics.fmean(o.run_steps(final_seeds) for o in outcomes) / eureka_run:.2f}); returned {returned}"
         )
+        if name != "eureka":
+            spent = [
+                f"{statistics.fmean(o.per_rung[k][0] if k < len(o.per_rung) else 0 for o in outcomes):,.0f}"
+                f" + {statistics.fmean(o.per_rung[k][1] if k < len(o.per_rung) else 0 for o in outcomes):,.0f}"
+                for k in range(len(outcomes[0].budgets))
+            ]
+            lines.append(f"  {'':30} steps per rung (training + second-seed repeats): {' | '.join(spent)}")
         goals.append({"task": table.task, "strategy": name, "hit": hits / len(outcomes), "ratio": steps / eureka_steps})
         for s, o in enumerate(outcomes[:traces] if name != "eureka" else []):
             lines += [f"   search seed {s}: returned {o.file} ({o.label})", *o.trace]
@@ -331,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", default="", help="first-rung fractions to compare (default: the family's)")
     parser.add_argument("--keep", type=float, default=DEFAULT_KEEP)
     parser.add_argument("--tables", type=Path, default=TABLES)
+    parser.add_argument("--final-seeds", type=int, default=3, help="for the whole-run ratio (the specs' default 3)")
+    parser.add_argument("--no-stop-flat", action="store_true", help="the default without its flat-curve stop")
     parser.add_argument("--trace", type=int, default=0, help="print the rungs of the first N default searches")
     args = parser.parse_args(argv)
     seeds = {int(x) for x in args.training_seeds.split(",") if x} or None
@@ -342,7 +395,13 @@ def main(argv: list[str] | None = None) -> int:
     goals: list[dict] = []
     for task in tasks:
         lines, rows = pool_report(
-            Table.load(args.tables / f"{task}.jsonl", seeds), args.search_seeds, firsts, args.keep, args.trace
+            Table.load(args.tables / f"{task}.jsonl", seeds),
+            args.search_seeds,
+            firsts,
+            args.keep,
+            args.trace,
+            not args.no_stop_flat,
+            args.final_seeds,
         )
         print("\n".join(lines), end="\n\n", flush=True)
         goals += rows

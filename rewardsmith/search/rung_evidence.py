@@ -25,6 +25,8 @@ RHO_MIN = 0.5
 """The rank correlation with the full budget a first rung needs (lower bound, mean - 1 se over seeds)."""
 UNMEASURED_FRACTION = 1 / 16
 """The first rung where nothing was measured (the fixed fraction of earlier rounds)."""
+HIT_MIN = 0.9
+"""The replayed hit rate a first rung needs (issue 23's goal), besides matching Eureka's."""
 LATER_RUNGS = (0.25, 1.0)
 """The rungs after the first (those above it)."""
 
@@ -57,14 +59,54 @@ class Rho:
 
 
 @dataclass(frozen=True)
+class Replay:
+    """The default strategy replayed with a first rung on recorded trainings of one pool (`bench/replay_strategies.py`:
+    the real halving and pick, each candidate drawn from its recorded training seeds), against the Eureka-style
+    strategy on the same draws."""
+
+    pool: str
+    training_seeds: tuple[int, ...]
+    search_seeds: int
+    hits: int
+    """Search seeds in which the default returned a good-labelled reward."""
+    eureka_hits: int
+    steps: float
+    """The default's search steps relative to Eureka's."""
+
+    @property
+    def holds(self) -> bool:
+        """The default's hit rate is at least `HIT_MIN` and at least Eureka's on the same draws."""
+        return self.hits >= max(HIT_MIN * self.search_seeds, self.eureka_hits)
+
+    def describe(self) -> str:
+        """ "replayed: 20/20 good (Eureka 20/20) at 0.31 of its steps on pool P, training seeds 0,1"."""
+        return (
+            f"replayed: {self.hits}/{self.search_seeds} good (Eureka {self.eureka_hits}/{self.search_seeds}) at "
+            f"{self.steps:.2f} of its steps on pool {self.pool}, training seed{'s' if len(self.training_seeds) > 1 else ''} "
+            f"{','.join(map(str, self.training_seeds))}"
+        )
+
+
+Measurement = Rho | Replay
+
+
+@dataclass(frozen=True)
 class FirstRung:
-    """The first rung's fraction of the search budget, and why."""
+    """The first rung's fraction of the search budget, and why: what it was chosen on and what held-out data
+    checked it (a different pool, or training seeds of the same pool not used to choose)."""
 
     fraction: float
     how: Literal["measured", "no evidence", "spec", "--rungs"]
     family: str
-    chosen_on: Rho | None = None
-    checked_on: Rho | None = None
+    chosen_on: tuple[Measurement, ...] = ()
+    checked_on: tuple[Measurement, ...] = ()
+    task: str | None = None
+    """Set when the choice is for one task (`MEASURED_TASKS`), not its whole family."""
+
+    @property
+    def holds(self) -> bool | None:
+        """Whether every held-out check holds; None when nothing checked it."""
+        return all(m.holds for m in self.checked_on) if self.checked_on else None
 
     def describe(self, first_budget: int | None = None, timesteps: int | None = None) -> str:
         """One line for the run's output; given the rung's steps and the budget, it says when the rung was held
@@ -79,16 +121,18 @@ class FirstRung:
             return f"{head} (the spec's [search] first_rung)"
         if self.how == "--rungs":
             return f"{head} (--rungs)"
-        if self.how == "no evidence" or self.chosen_on is None:
+        if self.how == "no evidence" or not self.chosen_on:
             return f"{head}: no evidence for the {self.family} family (rung rank correlations not measured there)"
+        checks = "; ".join(m.describe() for m in self.checked_on)
         check = (
-            "; not checked on a second pool"
-            if self.checked_on is None
-            else f"; checked: {self.checked_on.describe()}"
-            if self.checked_on.holds
-            else f"; the check FAILED (this rung does not predict the full budget there): {self.checked_on.describe()}"
+            "; not checked on held-out data"
+            if self.holds is None
+            else f"; held out: {checks}"
+            if self.holds
+            else f"; the held-out check FAILED (this rung does not predict the full budget there): {checks}"
         )
-        return f"{head} for the {self.family} family, chosen on {self.chosen_on.describe()}{check}"
+        scope = self.task if self.task else f"the {self.family} family"
+        return f"{head} for {scope}, chosen on {'; '.join(m.describe() for m in self.chosen_on)}{check}"
 
     def as_dict(self) -> dict[str, Any]:
         """For halving.json."""
@@ -110,20 +154,26 @@ MEASURED: dict[str, FirstRung] = {
         1 / 8,
         "measured",
         LOCOMOTION,
-        chosen_on=Rho("inverted-double-pendulum-balance", 16_384, 1, (0.75, 0.17), (-0.14, 0.44)),
-        checked_on=Rho("reacher-reach", 16_384, 1, (-0.07, 0.26), (-0.19, 0.40)),
+        chosen_on=(Rho("inverted-double-pendulum-balance", 16_384, 1, (0.75, 0.17), (-0.14, 0.44)),),
+        checked_on=(Rho("reacher-reach", 16_384, 1, (-0.07, 0.26), (-0.19, 0.40)),),
     ),
 }
 """Family -> its measured first rung (from bench/rung_rho.py's figures; see the module docstring). Families not
 listed (Box2D and classic control, Meta-World, Gymnasium-Robotics arms and hands) have no evidence."""
 
+MEASURED_TASKS: dict[str, FirstRung] = {}
+"""Task -> its own measured first rung (its pool's choice), which beats its family's."""
+
 
 def first_rung(spec: TaskSpec) -> FirstRung:
-    """The first rung for a task: the spec's own, else its family's measured one, else `UNMEASURED_FRACTION`."""
+    """The first rung for a task: the spec's own, else the task's measured one, else its family's, else
+    `UNMEASURED_FRACTION`."""
     family = task_family(spec)
     if spec.search.first_rung is not None:
         return FirstRung(spec.search.first_rung, "spec", family)
-    return MEASURED.get(family) or FirstRung(UNMEASURED_FRACTION, "no evidence", family)
+    return (
+        MEASURED_TASKS.get(spec.name) or MEASURED.get(family) or FirstRung(UNMEASURED_FRACTION, "no evidence", family)
+    )
 
 
 def default_fractions(spec: TaskSpec) -> tuple[list[float], FirstRung]:
