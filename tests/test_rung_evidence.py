@@ -41,14 +41,21 @@ def test_a_measured_family_uses_its_fraction_and_names_both_pools(monkeypatch) -
     assert why.as_dict()["how"] == "measured"
 
 
-def test_the_mujoco_family_carries_its_measured_evidence() -> None:
-    choice = first_rung(load_task("halfcheetah-run-backward"))
-    assert choice.how == "measured" and choice.fraction == 1 / 8
-    assert choice.chosen_on is not None and choice.chosen_on.pool == "inverted-double-pendulum-balance"
-    assert choice.checked_on is None or choice.checked_on.pool != choice.chosen_on.pool  # never the same pool
-    assert "chosen on rho +0.75 ± 0.17 over all" in choice.describe()
-    assert choice.chosen_on.holds and choice.checked_on is not None and not choice.checked_on.holds
-    assert "the check FAILED" in choice.describe() and "pool reacher-reach" in choice.describe()
+def test_the_mujoco_family_and_the_pendulum_carry_their_measured_evidence() -> None:
+    """The records of bench/replay_strategies.py's choice: each chosen on tuning seeds and checked on held-out ones
+    (never the same data), the family's saying that no fraction held on reacher and the longer rung was kept."""
+    family = first_rung(load_task("halfcheetah-run-backward"))
+    assert family.how == "measured" and family.fraction == 1 / 4 and family.task is None
+    assert "no measured fraction held on reacher-reach" in family.describe()
+    pendulum = first_rung(load_task("inverted-double-pendulum-balance"))
+    assert pendulum.task == "inverted-double-pendulum-balance" and pendulum.fraction == 1 / 8
+    for choice in (family, pendulum):
+        assert choice.chosen_on and choice.checked_on
+        tuned = {(m.pool, m.training_seeds) for m in choice.chosen_on if isinstance(m, Replay)}
+        held = {(m.pool, m.training_seeds) for m in choice.checked_on if isinstance(m, Replay)}
+        for pool, seeds in held:  # held-out seeds of a pool are never its tuning seeds
+            assert all(not set(seeds) & set(s) for p, s in tuned if p == pool)
+    assert first_rung(load_task("reacher-reach")) is family
 
 
 def test_a_task_choice_beats_its_family_and_a_replay_holds_only_at_the_goal(monkeypatch) -> None:
