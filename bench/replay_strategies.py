@@ -323,7 +323,7 @@ def pool_report(
         budgets = rung_budgets(full, [fraction, *(f for f in LATER_RUNGS if f > fraction)], first_rung_minimum(spec))
         if missing := set(budgets) - set(table.budgets):
             raise SystemExit(f"{table.task}: rungs {budgets} need budgets {sorted(missing)} the table lacks")
-        name = f"default first {fraction:.4g}" + (" (family's)" if first is None else "")
+        name = f"default first {fraction:.4g}" + (" (recorded)" if first is None else "")
         strategies.append((name, [replay(table, s, budgets, "lcb", keep, stop_flat) for s in range(search_seeds)]))
     goals = []
     for name, outcomes in strategies:
