@@ -1,22 +1,16 @@
 """Strategies replayed from recorded trainings: many search seeds per pool at no training cost.
 
 THIS IS A REPLAY, NOT A RUN. `bench/rung_rho.py` trained every runnable reward of a labelled pool on a few seeds
-through the rung budgets (each budget resumed from the previous one's weights) and recorded the trusted fitness,
-its standard error and the episode count at each budget (bench/replay_tables/<task>.jsonl). Here the REAL
-`successive_halving` and the REAL pick (`rewardsmith.search.selection.pick`, the default's lower-bound rule with the
-between-seed floor, its second-seed repeats and the lone-survivor revival) run with a table-backed trainer: a
-candidate "trained" to a budget gets the recorded fitness of its reward on one recorded training seed, chosen per
-(search seed, reward) deterministically (`training_seed`), so search seeds differ as real ones do (each candidate
-lands on one of its recorded trainings). A second-seed repeat uses the next recorded seed of that reward. The
-Eureka-style strategy trains every candidate at the full budget (one rung, the same table rows) and picks the
-highest mean, as `--strategy eureka` does. Not replayed: the designer and critic (the pool is the candidate set),
-the first-cut trajectory screen and the critic's tie-break (no critic reports in the table); both run in a real run.
+through the rung budgets (each resumed from the previous one's weights), recording the trusted fitness, its standard
+error and episode count at each (bench/replay_tables/). Here the REAL `successive_halving` and pick (the default's
+lower-bound rule with the between-seed floor, second-seed repeats, lone-survivor revival) run with a table-backed
+trainer: each candidate gets its reward's recorded training on one seed, drawn per (search seed, reward)
+(`training_seed`); a second-seed repeat uses the reward's next recorded seed. The Eureka-style strategy trains every
+candidate at the full budget and picks the highest mean. Not replayed: designer, critic, screen, critic tie-break.
 
-Printed per pool: hit rate (a good-labelled reward returned, with its binomial standard error), how often the
-returned reward is the best by the converged ranking, env steps relative to the Eureka-style strategy (search
-steps; at `--timesteps` equal to the final budget and one final seed both reuse the winner's training, so the
-final retraining adds nothing to either), each rung's Spearman rho with the converged ranking (the full budget's
-fitness averaged over the OTHER recorded seeds, so a seed is never correlated with itself), and the goal table.
+Printed per pool: hit rate (a good-labelled reward returned, binomial se), how often the best reward by the
+converged ranking is returned, search steps relative to Eureka's (and for a whole run with final seeds), each rung's
+Spearman rho with the converged ranking (the full budget averaged over the OTHER seeds), and the goal table.
 
     PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 20
     PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --first 0.0625,0.125,0.25 --training-seeds 0,1
@@ -30,6 +24,7 @@ import math
 import random
 import statistics
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -330,7 +325,7 @@ def pool_report(
         hits = sum(o.label == "good" for o in outcomes)
         top = sum(o.file == best for o in outcomes)
         steps = statistics.fmean(o.steps for o in outcomes)
-        returned = ", ".join(f"{f.split('_')[0]}×{n}" for f, n in sorted(count(o.file for o in outcomes).items()))
+        returned = ", ".join(f"{f.split('_')[0]}×{n}" for f, n in sorted(Counter(o.file for o in outcomes).items()))
         lines.append(
             f"  {name:30} rungs {outcomes[0].budgets}: hit {rate(hits, len(outcomes))}, best {top}/{len(outcomes)}, "
             f"steps {steps:,.0f} = {steps / eureka_steps:.2f} of Eureka's (whole run with {final_seeds} final seeds: "
@@ -347,14 +342,6 @@ def pool_report(
         for s, o in enumerate(outcomes[:traces] if name != "eureka" else []):
             lines += [f"   search seed {s}: returned {o.file} ({o.label})", *o.trace]
     return lines, goals
-
-
-def count(items) -> dict:
-    """{item: how often}."""
-    found: dict = {}
-    for item in items:
-        found[item] = found.get(item, 0) + 1
-    return found
 
 
 def goal_table(goals: list[dict]) -> list[str]:
