@@ -41,13 +41,46 @@ RUNNABLE = ("good", "weak", "reward-hacking")
 FRACTIONS = "0.0625,0.125,0.25,0.5,1"
 
 
-def chain(task: str, reward: Path, seed: int, budgets: list[int], out: Path, executor: LocalExecutor) -> dict:
-    """Train one reward through `budgets` on `seed`, resuming each step from the previous one's weights."""
+def recorded_point(row: dict, steps: int, folder: Path) -> tuple[float, float | None, int]:
+    """(fitness, se, episodes) of an earlier table's row at `steps`: the row's own, else its evaluation's file."""
+    k = row["budgets"].index(steps)
+    if row.get("se") is not None:
+        return row["fitness"][k], row["se"][k], row["episodes"][k]
+    evaluation = json.loads((folder / "eval" / "evaluation.json").read_text(encoding="utf-8"))
+    if abs(evaluation["fitness_mean"] - row["fitness"][k]) > 1e-9:
+        raise SystemExit(f"{folder}: its evaluation is not the row's fitness")
+    return row["fitness"][k], evaluation["fitness_se"], len(evaluation["fitness"])
+
+
+def chain(
+    task: str,
+    reward: Path,
+    seed: int,
+    budgets: list[int],
+    out: Path,
+    executor: LocalExecutor,
+    recorded: tuple[dict, Path] | None = None,
+) -> dict:
+    """Train one reward through `budgets` on `seed`, resuming each step from the previous one's weights. With
+    `recorded` (an earlier table's row of this reward and seed, and its folder), the budgets it holds are taken from
+    it (weights included) and only the missing ones are trained, each resumed from the point before it; a recorded
+    point after a new one was then trained from the point before the new one, not through it (the row says which
+    budgets were copied, `recorded`)."""
     spec = load_task(task)
     fitness: list[float | None] = []
+    se: list[float | None] = []
+    episodes: list[int | None] = []
     done, weights = 0, None
     for steps in budgets:
         folder = out / f"t{steps}"
+        if recorded is not None and steps in recorded[0]["budgets"]:
+            folder = recorded[1] / f"t{steps}"
+            point = recorded_point(recorded[0], steps, folder)
+            fitness.append(point[0])
+            se.append(point[1])
+            episodes.append(point[2])
+            done, weights = steps, folder / "policy.safetensors"
+            continue
         result, evaluation = train_and_evaluate(
             spec.source,
             reward,
@@ -60,11 +93,23 @@ def chain(task: str, reward: Path, seed: int, budgets: list[int], out: Path, exe
             timesteps_done=done,
         )
         if evaluation is None or evaluation.fitness_mean is None:
-            fitness += [None] * (len(budgets) - len(fitness))
+            for column in (fitness, se, episodes):
+                column += [None] * (len(budgets) - len(column))
             break
         fitness.append(float(evaluation.fitness_mean))
+        se.append(float(evaluation.fitness_se) if evaluation.fitness_se is not None else None)
+        episodes.append(len(evaluation.fitness))
         done, weights = steps, folder / "policy.safetensors"
-    return {"file": reward.name, "label": label(reward), "seed": seed, "budgets": budgets, "fitness": fitness}
+    return {
+        "file": reward.name,
+        "label": label(reward),
+        "seed": seed,
+        "budgets": budgets,
+        "fitness": fitness,
+        "se": se,
+        "episodes": episodes,
+        **({"recorded": [b for b in budgets if b in recorded[0]["budgets"]]} if recorded is not None else {}),
+    }
 
 
 def mean_rho(rows: list[dict], k: int, subset: tuple[str, ...], files: list[str]) -> list[float]:
@@ -114,12 +159,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", required=True)
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=0, help="train seeds first-seed .. first-seed + seeds - 1")
     parser.add_argument("--timesteps", type=int, default=16384, help="the full budget the rungs are fractions of")
     parser.add_argument("--fractions", default=FRACTIONS, help="increasing, ending at 1")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("/tmp/rewardsmith-rung-rho"))
     parser.add_argument("--only", default="", help="train only these pool files (comma-separated name prefixes)")
     parser.add_argument("--table-only", action="store_true")
+    parser.add_argument(
+        "--extend",
+        type=Path,
+        default=None,
+        help="an earlier OUT whose rows of --task hold some of the budgets: train only the missing ones (`chain`)",
+    )
     args = parser.parse_args(argv)
     spec = load_task(args.task)
     fractions = [float(x) for x in args.fractions.split(",")]
@@ -135,13 +187,25 @@ def main(argv: list[str] | None = None) -> int:
     samples, repairs = pool(args.task)
     prefixes = tuple(x for x in args.only.split(",") if x)
     files = [p for p in samples + repairs if label(p) in RUNNABLE and (not prefixes or p.name.startswith(prefixes))]
-    jobs = [(p, s) for s in range(0 if args.table_only else args.seeds) for p in files if (p.name, s) not in done]
+    jobs = [
+        (p, s)
+        for s in range(args.first_seed, args.first_seed + (0 if args.table_only else args.seeds))
+        for p in files
+        if (p.name, s) not in done
+    ]
+    earlier: dict[tuple[str, int], dict] = {}
+    if args.extend is not None:
+        lines = (args.extend / args.task / "rows.jsonl").read_text().splitlines()
+        earlier = {(r["file"], r["seed"]): r for r in map(json.loads, lines) if set(r["budgets"]) <= set(budgets)}
+        jobs = [job for job in jobs if (job[0].name, job[1]) in earlier]
     executor = LocalExecutor(args.workers)
     try:
 
         def one(job: tuple[Path, int]) -> dict:
             reward, seed = job
-            row = chain(args.task, reward, seed, budgets, out / f"seed_{seed}" / reward.stem, executor)
+            old = earlier.get((reward.name, seed))
+            where = (old, args.extend / args.task / f"seed_{seed}" / reward.stem) if old and args.extend else None
+            row = chain(args.task, reward, seed, budgets, out / f"seed_{seed}" / reward.stem, executor, where)
             with path.open("a") as f:
                 f.write(json.dumps(row) + "\n")
             print(f"{reward.name} seed {seed}: {row['fitness']}", flush=True)

@@ -153,8 +153,8 @@ class RunConfig(BaseModel):
     )
     stop_flat: bool = Field(
         True,
-        description="Successive halving: drop a survivor whose fitness did not rise since its previous rung "
-        "by more than its standard error.",
+        description="Successive halving: drop a survivor whose fitness fell since its previous rung by more "
+        "than the noise of the difference (a falling curve).",
     )
     crossover: bool = Field(
         False,

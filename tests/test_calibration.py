@@ -66,9 +66,9 @@ def test_the_report_names_the_smallest_budget_that_separates_and_records_it() ->
 
 def test_the_ladder_starts_at_the_first_rung_and_doubles_up_to_the_limit() -> None:
     spec = load_task("hopper-hop")
-    assert first_rung(spec) == 25_000  # the MuJoCo family's measured 1/8 of 200k, above one 512-step rollout
-    assert budget_ladder(spec, 200_000, 4.0) == [25_000, 200_000, 400_000, 800_000]
-    assert budget_ladder(spec, 200_000, 1.0) == [25_000, 200_000]
+    assert first_rung(spec) == 50_000  # the MuJoCo family's measured 1/4 of 200k, above one 512-step rollout
+    assert budget_ladder(spec, 200_000, 4.0) == [50_000, 200_000, 400_000, 800_000]
+    assert budget_ladder(spec, 200_000, 1.0) == [50_000, 200_000]
     assert first_rung(load_task("metaworld-reach"), 100_000) == 6_250  # no evidence there: the old 1/16
 
 

@@ -1,5 +1,5 @@
 """Successive halving (rewardsmith.search.halving): the budget is spent as configured, survivors resume from
-their own checkpoint, flat curves stop; the real rung trainer resumes a sandboxed worker from its weights."""
+their own checkpoint, falling curves stop; the real rung trainer resumes a sandboxed worker from its weights."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from rewardsmith.run_folder.records import CandidateRecord
-from rewardsmith.search.halving import is_flat, rung_budgets, rung_episodes, successive_halving, survivors
+from rewardsmith.search.halving import is_falling, rung_budgets, rung_episodes, successive_halving, survivors
 
 
 def designed(n: int) -> list[CandidateRecord]:
@@ -130,17 +130,49 @@ def test_candidates_within_noise_of_the_cut_line_go_on_up_to_a_cap():
     assert successive_halving(designed(8), Trainer(rates), [100, 200], keep=0.25)[0].promoted == ["1.2", "1.3"]
 
 
-def test_a_flat_curve_stops_unless_it_leads():
-    records = designed(4)
-    # 1.3 stops improving after 100 steps; 1.2 leads and keeps going even if it had flattened
-    trainer = Trainer({"1.1": 1.0, "1.2": 4.0, "1.3": 3.0, "1.4": 3.5}, plateau={"1.3": 100})
-    rungs = successive_halving(records, trainer, [100, 200, 400, 800], keep=0.75, stop_flat=True)
-    assert rungs[1].stopped.get("1.3") == "flat curve"
-    assert "1.3" not in rungs[1].promoted and "1.2" in rungs[1].promoted
-    no_stop = successive_halving(
-        designed(4), Trainer(trainer.rates, trainer.plateau), [100, 200, 400, 800], keep=0.75, stop_flat=False
+def rec(j: int, fitness: float, se: float, steps: int) -> CandidateRecord:
+    return CandidateRecord(
+        id=f"1.{j}", iteration=1, index=j, status="trained", fitness=fitness, fitness_se=se, timesteps=steps
     )
-    assert "1.3" in no_stop[1].promoted
+
+
+def test_a_survivor_whose_curve_rose_only_within_noise_goes_on():
+    """Issue 23: a good reward must not be dropped on noise. 1.3 rose by 0.1, within its standard error of 0.5;
+    the old rule (stop unless it rose by more than its se) stopped it as a "flat curve"; on the reacher pool's
+    replay that rule cut the default's good rewards returned from 18/20 to 12/20."""
+    from rewardsmith.search.halving import Rung, cut
+
+    now = [rec(1, 10.0, 0.1, 200), rec(2, 9.0, 0.1, 200), rec(3, 8.9, 0.5, 200), rec(4, 1.0, 0.1, 200)]
+    before = {r.id: r.model_copy(update={"fitness": 8.8, "timesteps": 100}) for r in now}
+    rung = Rung(2, 200, trained=now)
+    going = cut(rung, now, 0.25, before, last=False)
+    assert rung.noise_kept == ["1.3"] and [r.id for r in going] == ["1.1", "1.2", "1.3"]
+
+
+def test_a_candidate_kept_on_noise_that_then_stops_on_its_falling_curve_is_reported_as_stopped():
+    """halving.json must say what happened: a candidate within noise of the cut line whose curve fell stops, and its
+    "next" says so, not "promoted" (the replay of the pendulum pool showed such)."""
+    from rewardsmith.search.halving import Rung, cut
+
+    now = [rec(1, 10.0, 0.1, 200), rec(2, 9.0, 0.1, 200), rec(3, 8.9, 0.5, 200), rec(4, 1.0, 0.1, 200)]
+    before = {r.id: r.model_copy(update={"fitness": 8.8 if r.id != "1.3" else 12.0, "timesteps": 100}) for r in now}
+    rung = Rung(2, 200, trained=now)
+    rung.promoted = [r.id for r in cut(rung, now, 0.25, before, last=False)]
+    assert rung.noise_kept == ["1.3"] and rung.stopped["1.3"] == "falling curve"  # fell 3.1, noise 0.51
+    assert "1.3" not in rung.promoted
+    assert {c["id"]: c["next"] for c in rung.as_dict()["candidates"]}["1.3"] == "falling curve"
+
+
+def test_a_falling_curve_stops_unless_it_leads():
+    from rewardsmith.search.halving import Rung, cut
+
+    now = [rec(1, 5.0, 0.1, 200), rec(2, 4.0, 0.1, 200), rec(3, 3.9, 0.1, 200), rec(4, 3.8, 0.1, 200)]
+    before = {"1.1": 9.0, "1.2": 3.0, "1.3": 6.0, "1.4": 3.0}  # 1.1 and 1.3 fell
+    previous = {r.id: r.model_copy(update={"fitness": before[r.id], "timesteps": 100}) for r in now}
+    rung = Rung(2, 200, trained=now)
+    going = [r.id for r in cut(rung, now, 0.75, previous)]
+    assert going == ["1.1", "1.2", "1.4"] and rung.stopped["1.3"] == "falling curve"  # the leader 1.1 goes on
+    assert [r.id for r in cut(Rung(2, 200, trained=now), now, 0.75, None)] == ["1.1", "1.2", "1.3", "1.4"]
 
 
 def test_the_first_cut_puts_what_the_screen_rejects_behind_what_it_passes():
@@ -175,11 +207,13 @@ def test_the_first_cut_puts_what_the_screen_rejects_behind_what_it_passes():
     assert few[0].promoted == ["1.8", "1.2"]  # the one that passed, then the best of the rest: two still go on
 
 
-def test_is_flat_uses_the_standard_error():
+def test_is_falling_uses_the_noise_of_the_difference():
     before = CandidateRecord(id="1.1", iteration=1, index=1, status="trained", fitness=1.0, fitness_se=0.1)
-    up_by_noise = before.model_copy(update={"fitness": 1.05})
-    up_clearly = before.model_copy(update={"fitness": 1.5})
-    assert is_flat(before, up_by_noise) and not is_flat(before, up_clearly) and not is_flat(None, up_clearly)
+    flat = before.model_copy(update={"fitness": 1.0})
+    down_by_noise = before.model_copy(update={"fitness": 0.9})  # fell 0.1 < 0.1 * sqrt(2)
+    down_clearly = before.model_copy(update={"fitness": 0.5})
+    assert not is_falling(before, flat) and not is_falling(before, down_by_noise) and is_falling(before, down_clearly)
+    assert not is_falling(None, down_clearly)
 
 
 def test_failed_candidates_stop_and_finished_rungs_are_not_retrained():

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from rewardsmith.config import RunConfig
 from rewardsmith.search import rung_evidence
-from rewardsmith.search.rung_evidence import UNMEASURED_FRACTION, FirstRung, Rho, default_fractions, first_rung
+from rewardsmith.search.rung_evidence import (
+    UNMEASURED_FRACTION,
+    FirstRung,
+    Replay,
+    Rho,
+    default_fractions,
+    first_rung,
+)
 from rewardsmith.search.rungs import rung_fractions
 from rewardsmith.task import load_task, task_family
 
@@ -24,24 +31,47 @@ def test_a_measured_family_uses_its_fraction_and_names_both_pools(monkeypatch) -
     spec = load_task("hopper-hop")
     chosen = Rho("pool-a", 16_384, 2, (0.8, 0.05), (0.3, 0.2))
     checked = Rho("pool-b", 16_384, 2, (0.7, 0.1), (0.1, 0.3))
-    measured = FirstRung(0.25, "measured", task_family(spec), chosen, checked)
+    measured = FirstRung(0.25, "measured", task_family(spec), (chosen,), (checked,))
     monkeypatch.setitem(rung_evidence.MEASURED, task_family(spec), measured)
     fractions, why = default_fractions(spec)
     assert fractions == [0.25, 1.0] and why is measured  # the later 1/4 rung merges into the first
     text = why.describe()
     assert "chosen on rho +0.80 ± 0.05 over all (+0.30 ± 0.20 among good) on pool pool-a" in text
-    assert "checked: rho +0.70 ± 0.10 over all" in text and "pool pool-b" in text
+    assert "held out: rho +0.70 ± 0.10 over all" in text and "pool pool-b" in text
     assert why.as_dict()["how"] == "measured"
 
 
-def test_the_mujoco_family_carries_its_measured_evidence() -> None:
-    choice = first_rung(load_task("halfcheetah-run-backward"))
-    assert choice.how == "measured" and choice.fraction == 1 / 8
-    assert choice.chosen_on is not None and choice.chosen_on.pool == "inverted-double-pendulum-balance"
-    assert choice.checked_on is None or choice.checked_on.pool != choice.chosen_on.pool  # never the same pool
-    assert "chosen on rho +0.75 ± 0.17 over all" in choice.describe()
-    assert choice.chosen_on.holds and choice.checked_on is not None and not choice.checked_on.holds
-    assert "the check FAILED" in choice.describe() and "pool reacher-reach" in choice.describe()
+def test_the_mujoco_family_and_the_pendulum_carry_their_measured_evidence() -> None:
+    """The records of bench/replay_strategies.py's choice: each chosen on tuning seeds and checked on held-out ones
+    (never the same data), the family's saying that no fraction held on reacher and the longer rung was kept."""
+    family = first_rung(load_task("halfcheetah-run-backward"))
+    assert family.how == "measured" and family.fraction == 1 / 4 and family.task is None
+    assert "no measured fraction held on reacher-reach" in family.describe()
+    pendulum = first_rung(load_task("inverted-double-pendulum-balance"))
+    assert pendulum.task == "inverted-double-pendulum-balance" and pendulum.fraction == 1 / 8
+    for choice in (family, pendulum):
+        assert choice.chosen_on and choice.checked_on
+        tuned = {(m.pool, m.training_seeds) for m in choice.chosen_on if isinstance(m, Replay)}
+        held = {(m.pool, m.training_seeds) for m in choice.checked_on if isinstance(m, Replay)}
+        for pool, seeds in held:  # held-out seeds of a pool are never its tuning seeds
+            assert all(not set(seeds) & set(s) for p, s in tuned if p == pool)
+    assert first_rung(load_task("reacher-reach")) is family
+
+
+def test_a_task_choice_beats_its_family_and_a_replay_holds_only_at_the_goal(monkeypatch) -> None:
+    spec = load_task("hopper-hop")
+    family = FirstRung(0.25, "measured", task_family(spec), (Rho("pool-a", 16_384, 2, (0.8, 0.05), (0.3, 0.2)),))
+    tuned = Replay("pool-h", (0, 1), 20, 19, 18, 0.3)
+    held_out = Replay("pool-h", (2, 3), 20, 17, 16, 0.3)  # 0.85 < HIT_MIN although above Eureka's
+    own = FirstRung(1 / 16, "measured", task_family(spec), (tuned,), (held_out,), task="hopper-hop")
+    monkeypatch.setitem(rung_evidence.MEASURED, task_family(spec), family)
+    monkeypatch.setitem(rung_evidence.MEASURED_TASKS, "hopper-hop", own)
+    assert first_rung(spec) is own and first_rung(load_task("hopper-hop")).task == "hopper-hop"
+    assert tuned.holds and not held_out.holds and own.holds is False
+    assert not Replay("p", (0,), 20, 19, 20, 0.3).holds  # below Eureka's on the same draws
+    text = own.describe()
+    assert text.startswith("first rung 0.0625 of the budget for hopper-hop, chosen on replayed: 19/20 good")
+    assert "the held-out check FAILED" in text and "training seeds 2,3" in text
 
 
 def test_the_spec_overrides_the_family_and_rungs_override_both() -> None:

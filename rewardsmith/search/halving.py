@@ -3,8 +3,11 @@
 Every designed candidate of an iteration first trains for the first rung's budget; the best `keep` fraction
 (at least one, ranked by the noise-aware rule of `rewardsmith.search.selection`) goes on to the next rung,
 resumed from its own checkpoint rather than restarted, so a candidate that reaches a rung of T steps has
-cost T steps, not the sum of all its rungs. A survivor whose fitness did not rise since its previous rung
-by more than its standard error stops there (a flat or falling curve), unless it leads the rung.
+cost T steps, not the sum of all its rungs. A survivor whose fitness fell since its previous rung by more than
+the noise of that difference stops there (a falling curve), unless it leads the rung. A curve that merely did not
+rise by more than its standard error goes on: stopping it (the rule until issue 23) dropped good rewards on noise,
+on the reacher pool's tuning seeds the replayed default at a 1/8 first rung returned a good reward 12 times in
+20 with it and 18 without (`bench/replay_strategies.py`).
 
 Before the first cut, the trajectory screen (CARD's idea, `rewardsmith.stages.screen`) judges every candidate's
 reward on the first rung's archive: the evaluation episodes of all the iteration's policies (and earlier ones),
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.evidence import Evidence
-from rewardsmith.search.selection import distinguishable, ranked, standard_error
+from rewardsmith.search.selection import Z, distinguishable, ranked, standard_error
 from rewardsmith.stages.screen import ScreenReport
 from rewardsmith.task import TaskSpec
 
@@ -79,11 +82,12 @@ def rung_episodes(episodes: int, timesteps: int, full: int) -> int:
     return min(episodes, max(MIN_RUNG_EPISODES, math.ceil(episodes * timesteps / full)))
 
 
-def is_flat(before: CandidateRecord | None, now: CandidateRecord) -> bool:
-    """True when `now`'s fitness did not rise above `before`'s by more than its standard error."""
+def is_falling(before: CandidateRecord | None, now: CandidateRecord) -> bool:
+    """True when `now`'s fitness fell below `before`'s by more than `Z` standard errors of the difference (both
+    evaluations' errors); a change within that noise is not a falling curve."""
     if before is None or before.fitness is None or now.fitness is None:
         return False
-    return now.fitness - before.fitness <= standard_error(now)
+    return before.fitness - now.fitness > Z * math.hypot(standard_error(before), standard_error(now))
 
 
 @dataclass
@@ -95,7 +99,7 @@ class Rung:
     trained: list[CandidateRecord] = field(default_factory=list)
     promoted: list[str] = field(default_factory=list)
     stopped: dict[str, str] = field(default_factory=dict)
-    """Candidate id -> why it did not go on ("halved", "screened out: ...", "flat curve", "training failed: ...")."""
+    """Candidate id -> why it did not go on ("halved", "screened out: ...", "falling curve", "training failed: ...")."""
     screen: dict[str, ScreenReport] = field(default_factory=dict)
     """Candidate id -> the screen's verdict at this cut (the first rung only)."""
     steps: int = 0
@@ -138,10 +142,8 @@ class Rung:
 
     def next_of(self, cid: str) -> str:
         """What happened to a candidate after this rung, in words for halving.json."""
-        if cid in self.noise_kept:
-            return "promoted (within noise of the cut line)"
-        if cid in self.promoted:
-            return "promoted"
+        if cid in self.promoted:  # a candidate kept on noise can still stop on its falling curve
+            return "promoted (within noise of the cut line)" if cid in self.noise_kept else "promoted"
         if cid == self.revived:
             return "trained on from an earlier rung to compare with a lone survivor"
         return self.stopped.get(cid, "final rung")
@@ -199,7 +201,7 @@ def cut(
     screen's rejects behind, `screened_order`), plus up to `MAX_KEPT_ON_NOISE` the screen passed that are
     indistinguishable from the cut line under the floor; at least two unless the leader is distinguishable and the
     next rung is not the `last` (the last rung always holds two where two are left); given the candidates' records
-    at the `previous` rung, without a survivor whose curve went flat (`is_flat`) unless that leaves a close call,
+    at the `previous` rung, without a survivor whose curve fell (`is_falling`) unless that leaves a close call,
     or the last rung, with one. Why each other one stopped goes into `rung.stopped`."""
     order = screened_order(ranked(ok, evidence=evidence), rung.screen)
     going = order[: survivors(len(ok), keep)]
@@ -215,12 +217,12 @@ def cut(
         going = going[:1]
     if previous is None:
         return going
-    flat = [r for r in going[1:] if is_flat(previous.get(r.id), r)]
+    flat = [r for r in going[1:] if is_falling(previous.get(r.id), r)]
     kept = [r for r in going if r not in flat]
     if len(kept) < 2 <= len(going) and (last or not distinguishable(going[0], flat[0], evidence)):
         kept.append(flat.pop(0))  # a close call (or the last rung) keeps two, however noisy the runner-up's curve
     for r in flat:
-        rung.stopped[r.id] = "flat curve"
+        rung.stopped[r.id] = "falling curve"
     return [r for r in going if r in kept]
 
 
