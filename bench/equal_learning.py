@@ -2,11 +2,13 @@
 
 For each task, each seed and each variant, one training of the task's example reward through the sandboxed
 training worker, then the trusted evaluation worker on its weights (`search.training.train_and_evaluate`,
-what the search pays per candidate). "old" is the task's `[train]` before the change (1 env and the
-hyperparameters in `OLD` below), "new" the spec as it is. Prints per task and variant the trusted fitness
+what the search pays per candidate). "old" is the task's `[train]` before the change (the envs and
+hyperparameters in `OLD` and the network in `OLD_NETS` below, through a copy of the spec), "new" the spec as it
+is. Prints per task and variant the trusted fitness
 (mean over seeds, and each seed), the training's wall and CPU seconds, and writes the rows as JSON (a resumed
 run skips the rows it already has; rows of other variants, such as settings tried and rejected, are kept in the
-file and left out of the table).
+file and left out of the table), and per task the verdict: the new settings are kept where the new mean is at
+least the old mean less one standard error of the difference of the means (`verdict`).
 
     REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/equal_learning.py --steps 50000 --seeds 1 2 \\
         --tasks hopper-hop halfcheetah-run --json docs/equal_learning.json
@@ -16,6 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -29,22 +34,47 @@ from rewardsmith.search.training import train_and_evaluate  # noqa: E402
 from rewardsmith.workers.executor import make_executor  # noqa: E402
 
 EXAMPLES = ROOT / "envs" / "examples"
+LOCOMOTION_NETS = "{ net_arch = { pi = [256, 256], vf = [256, 256] }, log_std_init = %s, ortho_init = false }"
 OLD = {  # task -> the [train] settings it had before issue 24 (those the new ones must not learn worse than)
     "hopper-hop": {"n_envs": 1, "hyperparams": {"n_steps": 512, "batch_size": 32, "n_epochs": 5}},
     "halfcheetah-run": {"n_envs": 1, "hyperparams": {"n_steps": 512, "batch_size": 64, "n_epochs": 20}},
     "ant-run": {"n_envs": 1, "hyperparams": {"n_steps": 1024, "batch_size": 64, "n_epochs": 10}},
     "walker2d-walk": {"n_envs": 1, "hyperparams": {"n_steps": 512, "batch_size": 32, "n_epochs": 20}},
+    "pusher-push": {"n_envs": 4, "hyperparams": {"n_steps": 512, "batch_size": 64, "n_epochs": 10}},
 }
+OLD_NETS = {  # task -> its `[train] policy_kwargs` line before issue 24 (a spec copy carries it: the evaluation
+    # worker rebuilds the policy from the spec)
+    "hopper-hop": LOCOMOTION_NETS % "-2.0",
+    "halfcheetah-run": LOCOMOTION_NETS % "-2.0",
+    "ant-run": LOCOMOTION_NETS % "-1.0",
+    "walker2d-walk": LOCOMOTION_NETS % "-2.0",
+    "pusher-push": "{ net_arch = [256, 256] }",
+}
+
+
+def old_spec(task: str, folder: Path) -> Path:
+    """A copy of the task's spec with its old network, in `folder` beside copies of the scorer modules."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for module in (ROOT / "envs").glob("*.py"):
+        shutil.copyfile(module, folder / module.name)
+    text = (ROOT / "envs" / f"{task}.toml").read_text()
+    text, found = re.subn(r"(?m)^policy_kwargs = .*$", lambda _: f"policy_kwargs = {OLD_NETS[task]}", text)
+    if found != 1:
+        raise SystemExit(f"{task}: expected one policy_kwargs line in its spec, found {found}")
+    path = folder / f"{task}.toml"
+    path.write_text(text)
+    return path
 
 
 def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: Path) -> dict:
     """One training and trusted evaluation; its fitness and wall seconds."""
     options = OLD[task] if variant == "old" else {}
+    spec = old_spec(task, folder / "spec") if variant == "old" else ROOT / "envs" / f"{task}.toml"
     started = time.perf_counter()
     result, evaluation = train_and_evaluate(
-        ROOT / "envs" / f"{task}.toml",
+        spec,
         EXAMPLES / f"{task.replace('-', '_')}.py",
-        folder,
+        folder / "job",
         timesteps=steps,
         seed=seed,
         eval_episodes=episodes,
@@ -64,6 +94,21 @@ def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: P
         "train_cpu_s": float((result.summary or {}).get("cpu_s", 0.0)),  # the worker's own: load disturbs it less
         "job_wall_s": round(time.perf_counter() - started, 2),
     }
+
+
+def verdict(task: str, steps: int, rows: list[dict]) -> str:
+    """The rule for keeping the new settings: not worse, i.e. the new mean trusted fitness is at least the old
+    mean less one standard error of the difference of the two means (seeds' spread, each side's n seeds)."""
+    fits = {
+        v: [r["fitness"] for r in rows if (r["task"], r["variant"], r["steps"]) == (task, v, steps)]
+        for v in ("old", "new")
+    }
+    if min(len(f) for f in fits.values()) < 2:
+        return "verdict: too few seeds"
+    error = math.sqrt(sum(statistics.variance(f) / len(f) for f in fits.values()))
+    gap = statistics.mean(fits["new"]) - statistics.mean(fits["old"])
+    keep = "keep new (not worse)" if gap >= -error else "keep old (new is worse)"
+    return f"verdict: new - old = {gap:+.3f}, standard error of the difference {error:.3f}: {keep}"
 
 
 def main() -> None:
@@ -102,6 +147,7 @@ def main() -> None:
             cpus = [r["train_cpu_s"] for r in mine if r.get("train_cpu_s")]
             cpu = f"{statistics.mean(cpus):18.1f}" if cpus else f"{'-':>18}"
             print(f"{task:16} {variant:7} {statistics.mean(fits):14.3f} {seeds:30} {wall:19.1f} {cpu}")
+        print(f"{task:16} {verdict(task, args.steps, rows)}")
 
 
 if __name__ == "__main__":

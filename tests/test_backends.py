@@ -34,11 +34,35 @@ def test_the_spec_names_its_backend():
         TrainDefaults(backend="../evil")
 
 
-@pytest.mark.parametrize("task", ["hopper-hop"])
+@pytest.mark.parametrize("task", ["hopper-hop", "pusher-push"])
 def test_retuned_tasks_keep_a_rollout_that_fits_their_minibatch(task):
     train = load_task(task).train
     rollout = train.n_envs * train.hyperparams["n_steps"]
     assert train.n_envs > 1 and rollout % train.hyperparams["batch_size"] == 0
+    assert str(train.policy_kwargs["net_arch"]).count("64") in (2, 4)  # the 64x64 networks of docs/performance.md
+
+
+def test_in_process_envs_step_as_sb3s_dummy_vec_env_does():
+    import gymnasium as gym
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from rewardsmith.workers.backends.sb3 import in_process_envs
+
+    def make():
+        return gym.make("Pendulum-v1", max_episode_steps=50)
+
+    ours, theirs = in_process_envs([make] * 3), DummyVecEnv([make] * 3)
+    ours.seed(5), theirs.seed(5)
+    assert np.array_equal(ours.reset(), theirs.reset())
+    rng = np.random.default_rng(0)
+    for _ in range(120):  # past two time limits, so that the resets and terminal observations are compared too
+        actions = rng.uniform(-2, 2, size=(3, 1)).astype(np.float32)
+        a, b = ours.step(actions), theirs.step(actions)
+        for x, y in zip(a[:3], b[:3], strict=True):
+            assert np.array_equal(x, y)
+        for x, y in zip(a[3], b[3], strict=True):
+            assert x.keys() == y.keys() and x["TimeLimit.truncated"] == y["TimeLimit.truncated"]
+            assert np.array_equal(x.get("terminal_observation", 0), y.get("terminal_observation", 0))
 
 
 def test_vectorized_training_logs_components_per_env_and_reports_its_setup(cli, tiny_spec, tmp_path):
