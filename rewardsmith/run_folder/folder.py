@@ -33,7 +33,7 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                         each candidate's fitness, fitness_se,
                         timesteps, the first cut's screen verdict {passed, accuracy, spearman} and whether it
                         was promoted (or kept within noise of the cut line), halved, screened out, stopped on a
-                        flat curve or failed; repeated_on_a_second_seed, repeat_steps, and revived (a candidate
+                        falling curve or failed; repeated_on_a_second_seed, repeat_steps, and revived (a candidate
                         stopped earlier, trained on to compare with a lone survivor at the last rung)
     seed_spread.json    {"repeats": [{candidate, budget, seeds, fitness, se, episodes}]}: close candidates trained again
                         on a second seed at a rung's budget; the between-seed floor of the selection, reused on
