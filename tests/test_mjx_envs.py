@@ -67,6 +67,7 @@ def parity(env_id: str, seed: int = 0):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # one XLA compile of MJX's step: ~1 min of CPU, over 7 min on a loaded 2-core machine
 @pytest.mark.parametrize("env_id", sorted(set(ENVS) - set(UNSUPPORTED) - {"Ant-v5"}))
 def test_mjx_env_matches_gymnasium(env_id):
     worst, agree, (qpos0, qvel0) = parity(env_id)
