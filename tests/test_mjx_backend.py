@@ -62,6 +62,7 @@ def idp():
 
 
 @needs_jax
+@pytest.mark.mjx
 @pytest.mark.slow
 def test_the_exported_reward_matches_the_numpy_reward_on_the_cpu_env(idp):
     import gymnasium as gym
@@ -91,6 +92,7 @@ def test_the_exported_reward_matches_the_numpy_reward_on_the_cpu_env(idp):
 
 
 @needs_jax
+@pytest.mark.mjx
 @pytest.mark.slow
 def test_a_reward_that_branches_on_values_is_a_repairable_finding(idp):
     from rewardsmith.sandbox.policy import load_reward
@@ -102,6 +104,7 @@ def test_a_reward_that_branches_on_values_is_a_repairable_finding(idp):
 
 
 @needs_jax
+@pytest.mark.mjx
 @pytest.mark.slow
 def test_hostile_reward_is_contained_and_only_the_artifact_trains(cli, tmp_path):
     """The escape attempt is refused by the gate before anything is traced; the job fails with the finding."""
@@ -112,6 +115,7 @@ def test_hostile_reward_is_contained_and_only_the_artifact_trains(cli, tmp_path)
 
 
 @needs_jax
+@pytest.mark.mjx
 @pytest.mark.slow
 def test_mjx_training_beats_the_random_policy_on_the_cpu_env(cli, tmp_path):
     out = tmp_path / "out"
