@@ -7,7 +7,8 @@ worker, then played by the trusted evaluation worker, and counted good when its 
 (played by the same worker, `--random-episodes` episodes) by at least 2 standard errors of the difference. A reply
 whose code repeats one already trained (same syntax tree) reuses that training's result.
 
-Run: `nice -n 10 .venv/bin/python bench/emphasis.py [--tasks a,b] [--samples 4] [--model local] [--train]`. With
+Run: `nice -n 10 .venv/bin/python bench/emphasis.py [--tasks a,b] [--samples 4] [--model local] [--train]
+[--arms identical|emphasis]`. With
 the built-in local model (Gemma 3 270M on CPU) about a minute per reply on 2 busy cores, and a few minutes per
 training; a benchmark, not a test.
 """
@@ -151,6 +152,7 @@ def main() -> None:
     parser.add_argument("--train", action="store_true", help="train each runnable reply and compare with random")
     parser.add_argument("--timesteps", type=int, default=20000, help="per reply: the quick start's 20,000")
     parser.add_argument("--random-episodes", type=int, default=20, help="episodes of the random policy per task")
+    parser.add_argument("--arms", default="identical,emphasis", help="the arms to run (one process per arm runs both)")
     args = parser.parse_args()
     executor = LocalExecutor(workers=1)
     rows: list[Row] = []
@@ -162,9 +164,8 @@ def main() -> None:
             designer = Designer(model, spec, describe(spec))
             messages = designer.prompt()
             trainer = Trainer(spec, work, executor, args.timesteps, args.random_episodes) if args.train else None
-            for emphasis in (False, True):
-                start = time.monotonic()
-                label = "emphasis" if emphasis else "identical"
+            for label in [a for a in ("identical", "emphasis") if a in args.arms.split(",")]:
+                start, emphasis = time.monotonic(), label == "emphasis"
                 designs = arm(designer, messages, args.samples, emphasis)
                 rows.append(measure(spec, designs, label, work, executor, trainer))
                 rows[-1].seconds = time.monotonic() - start
