@@ -8,9 +8,9 @@ worker, then played by the trusted evaluation worker, and counted good when its 
 whose code repeats one already trained (same syntax tree) reuses that training's result.
 
 Run: `nice -n 10 .venv/bin/python bench/emphasis.py [--tasks a,b] [--samples 4] [--model local] [--train]
-[--arms identical|emphasis]`. With
-the built-in local model (Gemma 3 270M on CPU) about a minute per reply on 2 busy cores, and a few minutes per
-training; a benchmark, not a test.
+[--arms identical|emphasis]`. With the built-in local model (Gemma 3 270M on CPU) a reply takes about a minute on
+2 idle cores and 4-20 minutes on 2 cores shared with other jobs (the replies of one process take turns), a training
+at 20,000 steps about a minute; a benchmark, not a test.
 """
 
 from __future__ import annotations
