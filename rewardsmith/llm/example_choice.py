@@ -9,6 +9,11 @@ not pass it off as a design. Among the rest, shared task words (push, reach, run
 the same env id, then the same env family. A locomotion example whose direction differs from the task's words
 (backward, left/+y, right/-y) is adapted: its x position and velocity reads move to the task's axis and its
 velocity term's sign follows. The result starts with a comment saying it is a template (`template.TEMPLATE_MARK`).
+
+This choice stays close on purpose (halfcheetah-run-backward gets halfcheetah-run, its sign flipped): the template
+is the offline model's own answer, labelled as one, and a 270M model needs a reward that already measures the task.
+The illustrative example shown to a model in a request is chosen by a different rule (`stages.worked_example`):
+one that asks for something else, so it shows the State API without giving the answer away.
 """
 
 from __future__ import annotations
@@ -64,9 +69,15 @@ def shipped_examples() -> tuple[Example, ...]:
         path = spec.example_reward
         if path is not None:
             first = " ".join(spec.description.strip().splitlines()[0].lower().split())
-            text = f"{spec.name.replace('-', ' ')} {first}"
+            text = task_text(spec.name, spec.description)
             found.append(Example(spec.name, spec.env, text, first, path.read_text(encoding="utf-8")))
     return tuple(found)
+
+
+def task_text(name: str, description: str) -> str:
+    """What a task asks for, as the word groups read it: its name and its description's first line, lower-cased."""
+    lines = description.strip().splitlines() or [""]
+    return f"{name.replace('-', ' ')} {' '.join(lines[0].lower().split())}"
 
 
 def groups(text: str) -> set[str]:

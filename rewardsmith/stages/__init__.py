@@ -7,7 +7,8 @@
 - `obs_labels`: the observation layout of a MuJoCo env, found by matching obs elements against state quantities.
 - `obs_layouts`: documented observation/action layouts of non-MuJoCo and mocap envs, the source fallback, manipulation notes.
 - `designer`, `extract`: prompting the LLM for reward files and pulling the code out of its replies.
-- `worked_example`: one checked example reward of another task of the same family, shown as illustrative.
+- `worked_example`: one checked example reward of a task of the same family with another objective, shown as
+  illustrative.
 - `design_emphasis`: a distinct design emphasis per sample of a round (minimal, staged, potential-based).
 - `history`: what the designer is shown of earlier iterations (the best, other candidates as diffs, the table).
 - `critic`: static, dynamic (sandboxed smoke run) and semantic (LLM review) checks.
