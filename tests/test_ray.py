@@ -194,8 +194,10 @@ def test_a_critic_check_runs_while_every_cluster_cpu_trains(ray_cluster, tmp_pat
     spec = tiny_spec("halfcheetah-run")
     executor = RayExecutor(ray_address=ray_cluster)
     try:
+        # long enough that a check placed at once ends well before them: at 8,192 steps (~15 s each once round 10
+        # cut the learning curve's episodes) a quiet CI machine finished a training before the check came back
         trainings = [executor.submit(WorkerJob(task_path=spec, reward_path=EXAMPLES / "halfcheetah_run.py",
-                                               out_dir=tmp_path / f"train-{k}", timesteps=8192)) for k in range(2)]
+                                               out_dir=tmp_path / f"train-{k}", timesteps=65536)) for k in range(2)]
         deadline = time.monotonic() + 120
         while len(_sandbox_workers()) < 2:  # both CPUs busy training
             assert time.monotonic() < deadline, "the trainings never started"
