@@ -222,13 +222,14 @@ def _velocity_terms(tree: ast.Module, negate: bool, name: str) -> int:
     return count
 
 
-def template_code(names: dict[str, Any], env: str, task: str, skip: int = 0) -> tuple[str, str] | None:
-    """(code, note) of the `skip`-th closest adaptable example, or None when there are not that many."""
+def adapted_examples(names: dict[str, Any], env: str, task: str) -> list[tuple[str, str]]:
+    """(code, note) of every adaptable shipped example, closest first (the ranking is computed once)."""
     try:
         choices = ranked(names, env, task)
     except RewardsmithError:
-        return None
-    if skip >= len(choices):
-        return None
-    code, what = adapt(choices[skip], task)
-    return code, f"the closest shipped example reward, `{choices[skip].task}`, {what}"
+        return []
+    found = []
+    for choice in choices:
+        code, what = adapt(choice, task)
+        found.append((code, f"the closest shipped example reward, `{choice.task}`, {what}"))
+    return found

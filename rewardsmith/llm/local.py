@@ -27,7 +27,7 @@ from typing import Any
 
 from rewardsmith.llm import engine
 from rewardsmith.llm.base import Completion, Model
-from rewardsmith.llm.example_choice import direction, template_code
+from rewardsmith.llm.example_choice import adapted_examples, direction
 from rewardsmith.llm.template import (
     TEMPLATE_MARK,
     component_line,
@@ -253,7 +253,7 @@ class LocalModel(Model):
         if heading is not None:
             return Completion(completion.strip(), result["prompt_tokens"], result["completion_tokens"], details=details)
         code, note = close_function(completion, names)
-        if any(same_code(code, earlier) for earlier in tried) and (others := ready_made(names, tried)):
+        if any(same_code(code, earlier) for earlier in tried) and (others := ready[1:]):
             # parallel samples of a round do not see each other's replies: each takes its own alternative
             chosen = others[(sample % 1000 - 1) % len(others)]
             reason = "the model's reply repeated code already tried or this round's template"
@@ -270,13 +270,7 @@ class LocalModel(Model):
 def ready_made(names: dict[str, Any], tried: list[str]) -> list[tuple[str, str]]:
     """(code, which) of every reply that needs no model and is not among `tried`, best first: the shipped examples
     adapted to this task (closest first), then the description templates (`description_templates`)."""
-    found: list[tuple[str, str]] = []
-    for skip in range(64):
-        chosen = template_code(names, names.get("env", ""), names.get("task_line", ""), skip)
-        if chosen is None:
-            break
-        found.append(chosen)
-    found += description_templates(names)
+    found = adapted_examples(names, names.get("env", ""), names.get("task_line", "")) + description_templates(names)
     fresh: list[tuple[str, str]] = []
     for code, which in found:
         if not any(same_code(code, earlier) for earlier in [*tried, *(c for c, _ in fresh)]):
