@@ -217,11 +217,11 @@ def cut(
         going = going[:1]
     if previous is None:
         return going
-    flat = [r for r in going[1:] if is_falling(previous.get(r.id), r)]
-    kept = [r for r in going if r not in flat]
-    if len(kept) < 2 <= len(going) and (last or not distinguishable(going[0], flat[0], evidence)):
-        kept.append(flat.pop(0))  # a close call (or the last rung) keeps two, however noisy the runner-up's curve
-    for r in flat:
+    falling = [r for r in going[1:] if is_falling(previous.get(r.id), r)]
+    kept = [r for r in going if r not in falling]
+    if len(kept) < 2 <= len(going) and (last or not distinguishable(going[0], falling[0], evidence)):
+        kept.append(falling.pop(0))  # a close call (or the last rung) keeps two, however noisy the runner-up's curve
+    for r in falling:
         rung.stopped[r.id] = "falling curve"
     return [r for r in going if r in kept]
 
