@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -76,6 +78,8 @@ def test_a_warm_worker_is_forked_clean_and_sees_no_secret(tmp_path: Path, monkey
     run_job(critic_job(tmp_path / "b"))
     again = json.loads((tmp_path / "b" / "snoop.json").read_text())
     assert again["ppid"] == server.pid and again["pid"] != seen["pid"]
+    server.close()
+    assert not Path(server._home).exists()  # the server's own HOME goes with it
 
 
 def test_a_warm_worker_that_hangs_is_killed_and_reaped(tmp_path: Path, fresh_server) -> None:
@@ -87,6 +91,29 @@ def test_a_warm_worker_that_hangs_is_killed_and_reaped(tmp_path: Path, fresh_ser
     assert server is not None
     assert children_of(server.pid) == []  # killed, and reaped by the server: no worker, no zombie left
 
+
+
+def test_the_servers_home_folder_is_removed_on_close_and_when_its_parent_exits(tmp_path: Path) -> None:
+    # every CLI run used to leave an empty rewardsmith-forkserver-* folder in the temp dir
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    script = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_forkserver import critic_job
+from pathlib import Path
+from rewardsmith.sandbox import forkserver
+from rewardsmith.workers.run import run_job
+run_job(critic_job(Path({str(tmp_path / "job")!r})))
+assert forkserver._shared is not None
+print(forkserver._shared._home)
+"""
+    env = {**os.environ, "TMPDIR": str(temp), forkserver.ENV_SWITCH: "1"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    home = Path(done.stdout.strip().splitlines()[-1])
+    assert home.parent == temp and not home.exists()
+    assert not [p for p in temp.iterdir() if p.name.startswith("rewardsmith-forkserver-")]
 
 
 @pytest.mark.slow

@@ -23,11 +23,13 @@ import importlib
 import json
 import os
 import select
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,8 @@ class ForkServer:
         self._lock = threading.Lock()
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._home = tempfile.mkdtemp(prefix="rewardsmith-forkserver-")
+        # removed by close() or, for the process-wide server that is never closed, when this process exits
+        self._remove_home = weakref.finalize(self, shutil.rmtree, self._home, ignore_errors=True)
         started = threading.Event()
         failure: list[BaseException] = []
 
@@ -125,6 +129,7 @@ class ForkServer:
             self._proc.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             pass
+        self._remove_home()
 
     def _receive(self, timeout_s: float | None) -> dict[str, Any]:
         ready, _, _ = select.select([self._sock], [], [], timeout_s)
