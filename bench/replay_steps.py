@@ -1,13 +1,13 @@
 """Where a replayed search's env steps go (`bench/replay_strategies.py`): by category (`SPENT`), as fractions of the
-Eureka-style strategy's search, with the last rung's size, the final retraining's extra steps, and whether a pick
-could have been made at the rung before the last.
+Eureka-style strategy's search, with the last rung's size, the final retraining's extra steps, whether a pick could
+have been made at the rung before the last, and the fewest steps the rungs allow at all (`fewest_steps`).
 """
 
 from __future__ import annotations
 
 import statistics
 
-from rewardsmith.search.halving import Rung
+from rewardsmith.search.halving import Rung, survivors
 
 SPENT = ("first rung", "later rungs", "revival", "repeats below the last rung", "repeats at the last rung")
 """Where a search's env steps go (`spent`)."""
@@ -48,3 +48,13 @@ def where_steps_went(outcomes: list, eureka_steps: float, final_seeds: int) -> s
             f"{len(clear)} ({sum(lab == 'good' for lab in clear)} good)"
         )
     return text
+
+
+def fewest_steps(candidates: int, budgets: list[int], keep: float) -> int:
+    """The fewest env steps the rungs `budgets` allow: every candidate at the first rung, then only the `keep`
+    fraction on (at least two, so two reach the last rung), none kept on noise, no second seed, nothing failed."""
+    steps, n = candidates * budgets[0], candidates
+    for before, budget in zip(budgets, budgets[1:]):
+        n = survivors(n, keep)
+        steps += n * (budget - before)
+    return steps

@@ -39,7 +39,7 @@ from rewardsmith.task import load_task
 
 sys.path.insert(0, str(Path(__file__).parent))  # its sibling, also when a test loads this file by path
 from replay_pool import labels_earned, rung_rho
-from replay_steps import spent, where_steps_went
+from replay_steps import fewest_steps, spent, where_steps_went
 
 TABLES = Path(__file__).parent / "replay_tables"
 
@@ -324,7 +324,8 @@ def pool_report(
             f"{statistics.fmean(o.run_steps(final_seeds) for o in outcomes) / eureka_run:.2f}); returned {returned}"
         )
         if name != "eureka":
-            lines.append(f"  {'':40} {where_steps_went(outcomes, eureka_steps, final_seeds)}")
+            fewest = fewest_steps(len(table.files), outcomes[0].budgets, settings.keep) / eureka_steps
+            lines.append(f"  {'':40} {where_steps_went(outcomes, eureka_steps, final_seeds)}; fewest {fewest:.3f}")
         goals.append({"task": table.task, "strategy": name, "hit": hits / len(outcomes), "ratio": steps / eureka_steps})
         for s, o in enumerate(outcomes[:traces] if name.startswith("default") else []):
             lines += [f"   search seed {s}: returned {o.file} ({o.label})", *o.trace]

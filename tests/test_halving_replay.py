@@ -120,3 +120,9 @@ def test_the_steps_are_broken_down_by_where_they_went(tmp_path: Path) -> None:
     }
     assert sum(outcome.spent.values()) == outcome.steps and outcome.file == "b_good_steady.py"
     assert outcome.last_held == 2 and outcome.before_last == ("weak", True)
+
+
+def test_the_fewest_steps_the_rungs_allow() -> None:
+    """15 candidates at 1/8, the top quarter (4) to 1/4, two to the full budget: 0.258 of training all 15 fully."""
+    steps = script().fewest_steps(15, [2048, 4096, 16384], 0.25)
+    assert steps == 15 * 2048 + 4 * 2048 + 2 * 12288 and round(steps / (15 * 16384), 3) == 0.258
