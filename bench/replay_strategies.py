@@ -9,10 +9,13 @@ trainer: each candidate gets its reward's recorded training on one seed, drawn p
 candidate at the full budget and picks the highest mean. Not replayed: designer, critic, screen, critic tie-break.
 
 Printed per pool: hit rate (a good-labelled reward returned, binomial se), how often the best reward by the
-converged ranking is returned, search steps relative to Eureka's (and for a whole run with final seeds), each rung's
-Spearman rho with the converged ranking (the full budget averaged over the OTHER seeds), and the goal table.
+converged ranking is returned, search steps relative to Eureka's (and for a whole run with final seeds), where the
+default's steps went (`bench/replay_steps.py`: first rung, later rungs, revival, second seeds below and at the last
+rung, the final retraining, and the fewest the rungs allow), each rung's Spearman rho with the converged ranking
+(the full budget averaged over the OTHER seeds), and the goal table. `--ablations` adds the default with each of its
+protections taken out (`ABLATIONS`), to see what each costs in steps and in hit rate.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 20
+    PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 100 --ablations
     PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --first 0.0625,0.125,0.25 --training-seeds 0,1
 """
 
