@@ -9,10 +9,13 @@ trainer: each candidate gets its reward's recorded training on one seed, drawn p
 candidate at the full budget and picks the highest mean. Not replayed: designer, critic, screen, critic tie-break.
 
 Printed per pool: hit rate (a good-labelled reward returned, binomial se), how often the best reward by the
-converged ranking is returned, search steps relative to Eureka's (and for a whole run with final seeds), each rung's
-Spearman rho with the converged ranking (the full budget averaged over the OTHER seeds), and the goal table.
+converged ranking is returned, search steps relative to Eureka's (and for a whole run with final seeds), where the
+default's steps went (`bench/replay_steps.py`: first rung, later rungs, revival, second seeds below and at the last
+rung, the final retraining, and the fewest the rungs allow), each rung's Spearman rho with the converged ranking
+(the full budget averaged over the OTHER seeds), and the goal table. `--ablations` adds the default with each of its
+protections taken out (`ABLATIONS`), to see what each costs in steps and in hit rate.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 20
+    PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 100 --ablations
     PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --first 0.0625,0.125,0.25 --training-seeds 0,1
 """
 
@@ -25,20 +28,21 @@ import random
 import statistics
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-import numpy as np
 
 from rewardsmith.config import DEFAULT_KEEP
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.evidence import Evidence
-from rewardsmith.search.halving import first_rung_minimum, rung_budgets, successive_halving
+from rewardsmith.search.halving import MAX_KEPT_ON_NOISE, first_rung_minimum, rung_budgets, successive_halving
 from rewardsmith.search.rung_evidence import LATER_RUNGS, first_rung
-from rewardsmith.search.selection import Rule, pick
+from rewardsmith.search.selection import Rule, distinguishable, pick, ranked
 from rewardsmith.search.spread import Repeat, SeedSpread
-from rewardsmith.stages.screen import spearman
 from rewardsmith.task import load_task
+
+sys.path.insert(0, str(Path(__file__).parent))  # its sibling, also when a test loads this file by path
+from replay_pool import labels_earned, rung_rho
+from replay_steps import fewest_steps, spent, where_steps_went
 
 TABLES = Path(__file__).parent / "replay_tables"
 
@@ -150,6 +154,29 @@ class TableTrainer:
 
 
 @dataclass(frozen=True)
+class Settings:
+    """How the replayed default runs: its keep fraction, flat-curve stop, how many candidates a cut keeps beyond the
+    fraction for being within noise of its cut line, where second seeds are spent ("all", "below the last rung",
+    "none") and the rungs after the first (fractions of the full budget)."""
+
+    keep: float = DEFAULT_KEEP
+    stop_flat: bool = True
+    kept_on_noise: int = MAX_KEPT_ON_NOISE
+    repeats: str = "all"
+    later: tuple[float, ...] = LATER_RUNGS
+
+
+ABLATIONS = (
+    ("no 2nd seed at the last rung", Settings(repeats="below the last rung")),
+    ("kept on noise <= 1", Settings(kept_on_noise=1)),
+    ("kept on noise 0", Settings(kept_on_noise=0)),
+    ("kept on noise 0, no 2nd seed", Settings(kept_on_noise=0, repeats="none")),
+    ("no middle rung", Settings(later=(1.0,))),
+)
+"""`--ablations`: the default with one of its protections (or its middle rung) taken out, to see what each costs."""
+
+
+@dataclass(frozen=True)
 class Outcome:
     """One replayed search: the returned reward, its label and the env steps the search spent."""
 
@@ -159,11 +186,16 @@ class Outcome:
     budgets: list[int]
     trace: list[str]
     """What each rung did, in words (`--trace`)."""
-    per_rung: tuple[tuple[int, int], ...] = ()
-    """(training steps, second-seed repeat steps) of each rung."""
+    spent: dict[str, int] = field(default_factory=dict)
+    """The steps by where they went (`replay_steps.SPENT`)."""
     reused: int = 0
     """Env steps of the winner's second-seed training at the full budget, which a final retraining on that seed
     reuses (`rewardsmith.search.final.final_plan`)."""
+    last_held: int = 0
+    """Candidates whose training at the last rung succeeded (a revived one included)."""
+    before_last: tuple[str, bool] | None = None
+    """At the rung before the last: the leader's label, and whether it was distinguishable (under the floor) from
+    every other candidate there, i.e. whether a pick could have been made there."""
 
     def run_steps(self, final_seeds: int) -> int:
         """The whole run's steps with `final_seeds` final seeds at the search budget: the search's own, plus each
@@ -175,21 +207,25 @@ class Outcome:
         )
 
 
-def replay(
-    table: Table, search_seed: int, budgets: list[int], rule: Rule, keep: float = DEFAULT_KEEP, stop_flat: bool = True
-) -> Outcome:
+def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, settings: Settings = Settings()) -> Outcome:
     """One search over the pool: the real `successive_halving` over `budgets`, then the real pick under `rule`
-    (the default's "lcb" with the between-seed floor and repeats; Eureka's "mean" without them)."""
+    (the default's "lcb" with the between-seed floor and repeats, as `settings` say; Eureka's "mean" without)."""
     evidence = Evidence(SeedSpread(), {}) if rule == "lcb" else None
     trainer = TableTrainer(table, search_seed, evidence)
+
+    def repeat(pair: list[CandidateRecord], budget: int) -> int:
+        wanted = settings.repeats == "all" or (settings.repeats == "below the last rung" and budget < budgets[-1])
+        return trainer.repeat(pair, budget) if wanted else 0
+
     rungs = successive_halving(
         trainer.records(),
         trainer.train,
         budgets,
-        keep=keep,
-        stop_flat=stop_flat,
+        keep=settings.keep,
+        stop_flat=settings.stop_flat,
         evidence=evidence,
-        repeat=trainer.repeat if rule == "lcb" else None,
+        repeat=repeat if rule == "lcb" and settings.repeats != "none" else None,
+        kept_on_noise=settings.kept_on_noise,
     )
     latest: dict[str, CandidateRecord] = {}
     for rung in rungs:
@@ -200,9 +236,22 @@ def replay(
     file = trainer.file[verdict.winner]
     steps = sum(r.steps + r.repeat_steps for r in rungs)
     lines = trace(trainer, rungs) + [f"    pick: {verdict.describe()}"]
-    repeat = evidence.spread.repeat_of(verdict.winner, budgets[-1]) if evidence and evidence.spread else None
-    per_rung = tuple((r.steps, r.repeat_steps) for r in rungs)
-    return Outcome(file, table.label(file), steps, budgets, lines, per_rung, budgets[-1] if repeat else 0)
+    repeat_of = evidence.spread.repeat_of(verdict.winner, budgets[-1]) if evidence and evidence.spread else None
+    before_last = None
+    if len(rungs) >= 2 and (order := ranked(rungs[-2].trained, evidence=evidence)):
+        clear = all(distinguishable(order[0], r, evidence) for r in order[1:])
+        before_last = (table.label(trainer.file[order[0].id]), clear)
+    return Outcome(
+        file,
+        table.label(file),
+        steps,
+        budgets,
+        lines,
+        spent(rungs, budgets[-1]),
+        budgets[-1] if repeat_of else 0,
+        sum(r.status == "trained" for r in rungs[-1].trained),
+        before_last,
+    )
 
 
 def trace(trainer: TableTrainer, rungs: list) -> list[str]:
@@ -225,81 +274,29 @@ def rate(hits: int, n: int) -> str:
     return f"{p:.2f} ± {math.sqrt(p * (1 - p) / n):.2f} ({hits}/{n})"
 
 
-def seed_rhos(table: Table, k: int, files: list[str]) -> list[float]:
-    """Per recorded seed, Spearman's rho between budget `k`'s fitness and the converged ranking (the full budget
-    averaged over the OTHER seeds) over `files` (repeats allowed: a bootstrap resample); seeds with fewer than 4
-    distinct rewards are left out."""
-    per = []
-    for seed in sorted({r["seed"] for r in table.rows}):
-        pairs = [
-            (r["fitness"][k], c)
-            for f in files
-            if seed in table.seeds(f)
-            and (r := table.row(f, seed))["fitness"][k] is not None
-            and (c := table.converged(f, leave_out=seed)) is not None
-        ]
-        if len({f for f in files if seed in table.seeds(f)}) >= 4:
-            rho = spearman(np.array([a for a, _ in pairs]), np.array([b for _, b in pairs]))
-            if rho is not None:
-                per.append(rho)
-    return per
-
-
-def rung_rho(table: Table, resamples: int = 200) -> list[str]:
-    """Per budget below the full one: rho with the converged ranking (`seed_rhos`) over all rewards and among the
-    good ones: the mean over seeds, its standard error by a bootstrap over the pool's rewards (as bench/rung_rho.py),
-    and each seed's value."""
-    rng = np.random.default_rng(0)
-    lines = []
-    for k, budget in enumerate(table.budgets[:-1]):
-        cells = []
-        for good_only in (False, True):
-            files = [f for f in table.files if not good_only or table.label(f) == "good"]
-            per = seed_rhos(table, k, files)
-            boot = [seed_rhos(table, k, list(rng.choice(files, len(files)))) for _ in range(resamples)]
-            means = [statistics.fmean(b) for b in boot if b]
-            se = statistics.stdev(means) if len(means) > 1 else math.nan
-            each = " ".join(f"{v:+.2f}" for v in per)
-            cells.append(f"{statistics.fmean(per):+.2f} ± {se:.2f} ({each})" if per else "-")
-        lines.append(
-            f"  rung {budget:>7,} ({budget / table.budgets[-1]:.4g}): rho all {cells[0]}; among good {cells[1]}"
-        )
-    return lines
-
-
-def labels_earned(table: Table) -> list[str]:
-    """The labels against the full budget: per label, the converged fitness (mean over seeds) of each reward."""
-    lines = []
-    for lab in ("good", "weak", "reward-hacking"):
-        values = [(f, table.converged(f)) for f in table.files if table.label(f) == lab]
-        text = ", ".join(
-            f"{f.split('_')[0]} {v:.4g}" for f, v in sorted(values, key=lambda x: -(x[1] or -1e9)) if v is not None
-        )
-        lines.append(f"  {lab:14} {text}")
-    good = [v for f in table.files if table.label(f) == "good" and (v := table.converged(f)) is not None]
-    other = [(f, v) for f in table.files if table.label(f) != "good" and (v := table.converged(f)) is not None]
-    above = [f.split("_")[0] for f, v in other if good and v > min(good)]
-    best = max(good + [v for _, v in other])
-    lines.append(
-        f"  labels vs the full budget (mean over seeds): {len(above)} of {len(other)} weak/hacking rewards above the "
-        f"worst good one ({', '.join(above) or 'none'}); the best reward is "
-        + ("good" if good and max(good) == best else "NOT good")
-    )
-    return lines
+def default_budgets(table: Table, first: float | None, later: tuple[float, ...]) -> tuple[str, list[int]]:
+    """The default's name and rungs on `table`: the first rung `first` (None: the task's recorded one), then `later`
+    above it, as `rewardsmith.search.rung_evidence.default_fractions` builds them."""
+    spec = load_task(table.task)
+    fraction = first if first is not None else first_rung(spec).fraction
+    full = table.budgets[-1]
+    budgets = rung_budgets(full, [fraction, *(f for f in later if f > fraction)], first_rung_minimum(spec))
+    if missing := set(budgets) - set(table.budgets):
+        raise SystemExit(f"{table.task}: rungs {budgets} need budgets {sorted(missing)} the table lacks")
+    return f"default first {fraction:.4g}" + (" (recorded)" if first is None else ""), budgets
 
 
 def pool_report(
     table: Table,
     search_seeds: int,
     firsts: list[float | None],
-    keep: float,
+    settings: Settings = Settings(),
     traces: int = 0,
-    stop_flat: bool = True,
     final_seeds: int = 3,
+    ablations: bool = False,
 ) -> tuple[list[str], list[dict]]:
     """The printed lines and goal rows of one pool: Eureka, then the default with each first rung in `firsts`
-    (None: the task family's recorded first rung)."""
-    spec = load_task(table.task)
+    (None: the task family's recorded first rung), then (`ablations`) the recorded one under each of `ABLATIONS`."""
     full = table.budgets[-1]
     best = max(table.files, key=lambda f: table.converged(f) if table.converged(f) is not None else -math.inf)
     seeds_used = sorted({r["seed"] for r in table.rows})
@@ -309,17 +306,15 @@ def pool_report(
         *labels_earned(table),
         *rung_rho(table),
     ]
-    eureka = [replay(table, s, [full], "mean", keep) for s in range(search_seeds)]
+    eureka = [replay(table, s, [full], "mean") for s in range(search_seeds)]
     eureka_steps = statistics.fmean(o.steps for o in eureka)
     eureka_run = statistics.fmean(o.run_steps(final_seeds) for o in eureka)
+    runs = [(*default_budgets(table, first, settings.later), settings) for first in firsts]
+    for what, changed in ABLATIONS if ablations else ():
+        budgets = default_budgets(table, None, changed.later)[1]
+        runs.append((f"ablation: {what}", budgets, replace(changed, keep=settings.keep, stop_flat=settings.stop_flat)))
     strategies: list[tuple[str, list[Outcome]]] = [("eureka", eureka)]
-    for first in firsts:
-        fraction = first if first is not None else first_rung(spec).fraction
-        budgets = rung_budgets(full, [fraction, *(f for f in LATER_RUNGS if f > fraction)], first_rung_minimum(spec))
-        if missing := set(budgets) - set(table.budgets):
-            raise SystemExit(f"{table.task}: rungs {budgets} need budgets {sorted(missing)} the table lacks")
-        name = f"default first {fraction:.4g}" + (" (recorded)" if first is None else "")
-        strategies.append((name, [replay(table, s, budgets, "lcb", keep, stop_flat) for s in range(search_seeds)]))
+    strategies += [(name, [replay(table, s, b, "lcb", how) for s in range(search_seeds)]) for name, b, how in runs]
     goals = []
     for name, outcomes in strategies:
         hits = sum(o.label == "good" for o in outcomes)
@@ -327,26 +322,22 @@ def pool_report(
         steps = statistics.fmean(o.steps for o in outcomes)
         returned = ", ".join(f"{f.split('_')[0]}×{n}" for f, n in sorted(Counter(o.file for o in outcomes).items()))
         lines.append(
-            f"  {name:30} rungs {outcomes[0].budgets}: hit {rate(hits, len(outcomes))}, best {top}/{len(outcomes)}, "
+            f"  {name:40} rungs {outcomes[0].budgets}: hit {rate(hits, len(outcomes))}, best {top}/{len(outcomes)}, "
             f"steps {steps:,.0f} = {steps / eureka_steps:.2f} of Eureka's (whole run with {final_seeds} final seeds: "
             f"{statistics.fmean(o.run_steps(final_seeds) for o in outcomes) / eureka_run:.2f}); returned {returned}"
         )
         if name != "eureka":
-            spent = [
-                f"{statistics.fmean(o.per_rung[k][0] if k < len(o.per_rung) else 0 for o in outcomes):,.0f}"
-                f" + {statistics.fmean(o.per_rung[k][1] if k < len(o.per_rung) else 0 for o in outcomes):,.0f}"
-                for k in range(len(outcomes[0].budgets))
-            ]
-            lines.append(f"  {'':30} steps per rung (training + second-seed repeats): {' | '.join(spent)}")
+            fewest = fewest_steps(len(table.files), outcomes[0].budgets, settings.keep) / eureka_steps
+            lines.append(f"  {'':40} {where_steps_went(outcomes, eureka_steps, final_seeds)}; fewest {fewest:.3f}")
         goals.append({"task": table.task, "strategy": name, "hit": hits / len(outcomes), "ratio": steps / eureka_steps})
-        for s, o in enumerate(outcomes[:traces] if name != "eureka" else []):
+        for s, o in enumerate(outcomes[:traces] if name.startswith("default") else []):
             lines += [f"   search seed {s}: returned {o.file} ({o.label})", *o.trace]
     return lines, goals
 
 
 def goal_table(goals: list[dict]) -> list[str]:
     """The issue's goal per pool: the default's hit rate >= 0.9, <= 0.25 of Eureka's steps, >= Eureka's hit rate."""
-    lines = [f"{'pool':34} {'strategy':32} {'hit':>5} {'>=0.9':>5} {'steps':>6} {'<=0.25':>6} {'>=eureka':>8}"]
+    lines = [f"{'pool':34} {'strategy':40} {'hit':>5} {'>=0.9':>5} {'steps':>6} {'<=0.25':>6} {'>=eureka':>8}"]
     for g in goals:
         eureka = next(e["hit"] for e in goals if e["task"] == g["task"] and e["strategy"] == "eureka")
         ok = (
@@ -356,7 +347,7 @@ def goal_table(goals: list[dict]) -> list[str]:
         )
         ok = ok if g["strategy"] != "eureka" else (ok[0], "-", "-")
         lines.append(
-            f"{g['task']:34} {g['strategy']:32} {g['hit']:>5.2f} {ok[0]:>5} {g['ratio']:>6.2f} {ok[1]:>6} {ok[2]:>8}"
+            f"{g['task']:34} {g['strategy']:40} {g['hit']:>5.2f} {ok[0]:>5} {g['ratio']:>6.2f} {ok[1]:>6} {ok[2]:>8}"
         )
     return lines
 
@@ -372,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--final-seeds", type=int, default=3, help="for the whole-run ratio (the specs' default 3)")
     parser.add_argument("--no-stop-flat", action="store_true", help="the default without its flat-curve stop")
     parser.add_argument("--trace", type=int, default=0, help="print the rungs of the first N default searches")
+    parser.add_argument("--ablations", action="store_true", help="also the default without each of its protections")
     args = parser.parse_args(argv)
     seeds = {int(x) for x in args.training_seeds.split(",") if x} or None
     tasks = [x for x in args.tasks.split(",") if x] or sorted(p.stem for p in args.tables.glob("*.jsonl"))
@@ -385,10 +377,10 @@ def main(argv: list[str] | None = None) -> int:
             Table.load(args.tables / f"{task}.jsonl", seeds),
             args.search_seeds,
             firsts,
-            args.keep,
+            Settings(keep=args.keep, stop_flat=not args.no_stop_flat),
             args.trace,
-            not args.no_stop_flat,
             args.final_seeds,
+            args.ablations,
         )
         print("\n".join(lines), end="\n\n", flush=True)
         goals += rows

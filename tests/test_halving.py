@@ -128,6 +128,10 @@ def test_candidates_within_noise_of_the_cut_line_go_on_up_to_a_cap():
     assert rungs[0].noise_kept == ["1.7", "1.4"] and rungs[0].stopped["1.6"] == "halved"
     assert rungs[0].as_dict()["candidates"][6]["next"] == "promoted (within noise of the cut line)"
     assert successive_halving(designed(8), Trainer(rates), [100, 200], keep=0.25)[0].promoted == ["1.2", "1.3"]
+    # the cap is a parameter (bench/replay_strategies.py --ablations replays the default with 1 and with 0)
+    one = successive_halving(designed(8), noisy, [100, 200], keep=0.25, kept_on_noise=1)
+    assert one[0].promoted == ["1.2", "1.3", "1.7"] and one[0].stopped["1.4"] == "halved"
+    assert successive_halving(designed(8), noisy, [100, 200], keep=0.25, kept_on_noise=0)[0].noise_kept == []
 
 
 def rec(j: int, fitness: float, se: float, steps: int) -> CandidateRecord:

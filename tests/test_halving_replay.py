@@ -92,3 +92,37 @@ def test_search_seeds_draw_recorded_seeds_and_repeats_use_the_other(tmp_path: Pa
     repeat = evidence.spread.repeat_of(record.id, 200) if evidence.spread else None
     assert repeat is not None and repeat.seeds == (first, 1 - first)
     assert repeat.fitness == (CURVES["a_good_late.py"][first][1], CURVES["a_good_late.py"][1 - first][1])
+
+
+def test_the_steps_are_broken_down_by_where_they_went(tmp_path: Path) -> None:
+    """The weak early leader's full-budget training fails, so the steady reward is alone at the last rung and the best
+    candidate stopped at the first rung is trained on to meet it: every step lands in exactly one category."""
+    module = script()
+    broken = {**CURVES, "c_weak_early.py": {0: [0.6, 0.62, None]}}
+    path = tmp_path / "broken.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"file": f, "label": f.split("_")[1], "seed": 0, "budgets": BUDGETS, "fitness": c[0], "se": [0.001] * 3}
+            )
+            + "\n"
+            for f, c in broken.items()
+        )
+    )
+    outcome = module.replay(module.Table.load(path), 3, BUDGETS, "lcb")
+    # rung 1: 5 x 100; rung 2: b and c resume to 200; rung 3: b to 400 (c fails); d (best stopped) from 100 to 400
+    assert outcome.spent == {
+        "first rung": 500,
+        "later rungs": 200 + 200,
+        "revival": 300,
+        "repeats below the last rung": 0,
+        "repeats at the last rung": 0,
+    }
+    assert sum(outcome.spent.values()) == outcome.steps and outcome.file == "b_good_steady.py"
+    assert outcome.last_held == 2 and outcome.before_last == ("weak", True)
+
+
+def test_the_fewest_steps_the_rungs_allow() -> None:
+    """15 candidates at 1/8, the top quarter (4) to 1/4, two to the full budget: 0.258 of training all 15 fully."""
+    steps = script().fewest_steps(15, [2048, 4096, 16384], 0.25)
+    assert steps == 15 * 2048 + 4 * 2048 + 2 * 12288 and round(steps / (15 * 16384), 3) == 0.258

@@ -171,7 +171,10 @@ def stop_reason(rung: Rung, order: list[CandidateRecord], record: CandidateRecor
 
 MAX_KEPT_ON_NOISE = 2
 """At most this many candidates beyond the `keep` fraction go on because they are indistinguishable from the cut
-line (the last one kept by the fraction); each costs one more training of the next rung."""
+line (the last one kept by the fraction); each costs one more training of the next rung. What they are worth was
+replayed (`bench/replay_strategies.py --ablations`, 100 search seeds): nothing on the pendulum pool, where every good
+reward beats every other at the full budget, while a cap of 1 or 0 saved 0.07 or 0.13 of Eureka's steps there; on
+the held-out reacher pool the same caps cut the good rewards returned from 44/100 to 39 and 33."""
 MAX_REPEATS = 2
 """Second-seed trainings per rung: the leader and its closest rival, when they are within noise."""
 
@@ -196,9 +199,10 @@ def cut(
     previous: dict[str, CandidateRecord] | None,
     evidence: Evidence | None = None,
     last: bool = False,
+    kept_on_noise: int = MAX_KEPT_ON_NOISE,
 ) -> list[CandidateRecord]:
     """Who of a rung's trained candidates `ok` goes on, best first: the `keep` fraction by the noise-aware rank (the
-    screen's rejects behind, `screened_order`), plus up to `MAX_KEPT_ON_NOISE` the screen passed that are
+    screen's rejects behind, `screened_order`), plus up to `kept_on_noise` the screen passed that are
     indistinguishable from the cut line under the floor; at least two unless the leader is distinguishable and the
     next rung is not the `last` (the last rung always holds two where two are left); given the candidates' records
     at the `previous` rung, without a survivor whose curve fell (`is_falling`) unless that leaves a close call,
@@ -206,7 +210,7 @@ def cut(
     order = screened_order(ranked(ok, evidence=evidence), rung.screen)
     going = order[: survivors(len(ok), keep)]
     passed = [r for r in order[len(going) :] if (v := rung.screen.get(r.id)) is None or v.passed]
-    extra = [r for r in passed if not distinguishable(going[-1], r, evidence)][:MAX_KEPT_ON_NOISE] if going else []
+    extra = [r for r in passed if not distinguishable(going[-1], r, evidence)][:kept_on_noise] if going else []
     rung.noise_kept = [r.id for r in extra]
     going += extra
     for r in (r for r in order if r not in going):
@@ -246,12 +250,14 @@ def successive_halving(
     on_rung: Callable[[Rung], None] | None = None,
     evidence: Evidence | None = None,
     repeat: RepeatRung | None = None,
+    kept_on_noise: int = MAX_KEPT_ON_NOISE,
 ) -> list[Rung]:
     """Train `records` through the rungs of `budgets`; returns what every rung did. Rungs already reached by a
     candidate (a resumed run: `record.timesteps >= budget`) are not trained again. `screen`, if given, reorders
     the first cut (`screened_order`). `repeat`, if given, trains a rung's leader and closest rival on a second seed
     when they are within noise (`close_pair`), before the cut. A candidate left alone at the last rung is compared
-    with the best one stopped earlier, trained on to the same budget from its checkpoint (`revive`)."""
+    with the best one stopped earlier, trained on to the same budget from its checkpoint (`revive`). At most
+    `kept_on_noise` candidates per cut go on beyond the `keep` fraction for being within noise of its cut line."""
     alive = list(records)
     previous: dict[str, CandidateRecord] = {}
     stopped: list[CandidateRecord] = []
@@ -287,7 +293,7 @@ def successive_halving(
             break
         if screen is not None and index == 0:
             rung.screen = screen(ok)
-        going = cut(rung, ok, keep, previous if stop_flat else None, evidence, last=index == len(budgets) - 2)
+        going = cut(rung, ok, keep, previous if stop_flat else None, evidence, index == len(budgets) - 2, kept_on_noise)
         rung.promoted = [r.id for r in going]
         rungs.append(rung)
         if on_rung:
