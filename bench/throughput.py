@@ -16,7 +16,8 @@ of `--reps` is kept. Single-threaded torch, CPU. Rates are per CPU-second of thi
 (`time.process_time`), so that other work on a shared machine disturbs them far less than wall time
 would; `--wall` measures wall time instead (the `--vec` SubprocVecEnv rows always do).
 
-`--backends TASK...` prints instead, per task: the raw physics rate (random actions, bare env), bare SB3
+`--backends TASK...` prints instead, per task: the raw physics rate (random actions, bare env), the same env
+through `ApplyReward` with the example reward file (the reward path alone, before any learning), bare SB3
 PPO with the reward file at the settings before issue 24 (`OLD` and `OLD_NETS` of bench/equal_learning.py) and
 at the spec's settings (its `n_envs`, batch, epochs and network), for `--bare-steps`, then the whole
 `rewardsmith train` command for each training backend (reward file, sandbox, the critic's timing run, the
@@ -159,6 +160,16 @@ def cli_train(task: str, example: str, steps: int) -> tuple[float, float, float]
     return wall, cpu, cpu + after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
 
 
+def reward_alone(spec, reward_fn, steps: int, reps: int = 3) -> tuple[float, float]:
+    """The bare env's steps/s and the same env's through `ApplyReward` with `reward_fn` (the reward file alone,
+    before any learning: the train env of `rewardsmith train` less SB3's Monitor), alternating, best of `reps`."""
+    raw = alone = 0.0
+    for _ in range(reps):
+        raw = max(raw, step_rate(spec, None, None, steps))
+        alone = max(alone, step_rate(spec, reward_fn, "candidate", steps))
+    return raw, alone
+
+
 def net_size(policy_kwargs: dict) -> str:
     """The policy network's hidden layers, e.g. '64x64'."""
     arch = policy_kwargs.get("net_arch", [64, 64])
@@ -196,7 +207,7 @@ def backend_table(tasks: list[str], steps: int, raw_steps: int, bare_steps: int)
         spec = load_task(task)
         example = f"{task.replace('-', '_')}.py"
         reward_fn = reward_for(example)
-        raw = step_rate(spec, None, None, raw_steps)
+        raw, alone = reward_alone(spec, reward_fn, raw_steps)
         old = OLD.get(task, {"n_envs": 1, "hyperparams": {}})
         old_nets = tomllib.loads(f"nets = {OLD_NETS[task]}")["nets"] if task in OLD_NETS else None
         n_envs, hyper = spec.train.n_envs, spec.train.hyperparams
@@ -206,6 +217,7 @@ def backend_table(tasks: list[str], steps: int, raw_steps: int, bare_steps: int)
         )
         rows = [
             ("raw env, random actions (CPU time)", raw, raw),
+            ("the reward file alone: raw env + ApplyReward, example reward (CPU time)", alone, raw),
             (
                 f"bare SB3 PPO, settings before issue 24, {old['n_envs']} env(s) (CPU time)",
                 train_rate(

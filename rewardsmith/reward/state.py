@@ -12,27 +12,34 @@ observation (goal-conditioned envs) is split: `obs` is its flat `observation` en
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
 
 import numpy as np
 
+from rewardsmith.reward.schema import COM_FIELDS, CONTACTS_FIELD, JOINT_TYPE_NAMES, Contact, JointSlot, StateSchema
 from rewardsmith.sandbox.policy import frozen_copy
 
-_FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
-_QPOS_SIZE = {_FREE: 7, _BALL: 4, _SLIDE: 1, _HINGE: 1}
-_QVEL_SIZE = {_FREE: 6, _BALL: 3, _SLIDE: 1, _HINGE: 1}
-_COM_FIELDS = frozenset({"cvel", "subtree_com"})
-_CONTACTS = "contacts"  # a pseudo-field in `used_fields`: some reward read the contacts
-JOINT_TYPE_NAMES = {_FREE: "free", _BALL: "ball", _SLIDE: "slide", _HINGE: "hinge"}
+__all__ = [
+    "JOINT_TYPE_NAMES",
+    "Body",
+    "Contact",
+    "Joint",
+    "JointSlot",
+    "Site",
+    "State",
+    "StateSchema",
+    "Snapshotter",
+    "control_period",
+    "schema_for",
+    "snapshot",
+]
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
     """A read-only float64 view of a private copy (as `policy.frozen_copy`: setflags(write=True) on it fails)."""
     if type(array) is np.ndarray and array.dtype.kind == "f":  # the hot path: MuJoCo, Box2D and env arrays
         copy = array.astype(np.float64)  # always a fresh copy, float32 converted on the way
-        copy.flags.writeable = False
+        copy.setflags(write=False)
         return copy[...]  # a view of a read-only base
     return frozen_copy(np.asarray(array, dtype=np.float64))
 
@@ -45,116 +52,6 @@ def _frozen_flat(array) -> np.ndarray:
 
 
 _EMPTY = _frozen(np.zeros(0))  # qpos/qvel of an env without a MuJoCo model, shared: read-only and empty
-
-
-@dataclass(frozen=True)
-class JointSlot:
-    """Where a joint lives in qpos/qvel."""
-
-    name: str
-    kind: str
-    qpos: slice
-    qvel: slice
-
-
-class StateSchema:
-    """Name-to-index maps of one MuJoCo model, built once per env."""
-
-    def __init__(self, model) -> None:
-        import mujoco
-
-        def names(obj, count: int) -> list[str]:
-            return [mujoco.mj_id2name(model, obj, i) or f"{obj.name.lower()[5:]}_{i}" for i in range(count)]
-
-        self.body_names = names(mujoco.mjtObj.mjOBJ_BODY, model.nbody)
-        self.site_names = names(mujoco.mjtObj.mjOBJ_SITE, model.nsite)
-        self.actuator_names = names(mujoco.mjtObj.mjOBJ_ACTUATOR, model.nu)
-        self.geom_names = names(mujoco.mjtObj.mjOBJ_GEOM, model.ngeom)
-        self.tendon_names = names(mujoco.mjtObj.mjOBJ_TENDON, model.ntendon)
-        self.bodies = {n: i for i, n in enumerate(self.body_names)}
-        self.sites = {n: i for i, n in enumerate(self.site_names)}
-        self.geoms = {n: i for i, n in enumerate(self.geom_names)}
-        self.geom_body = np.asarray(model.geom_bodyid).copy()
-        self.body_root = np.asarray(model.body_rootid).copy()
-        self.used_fields: set[str] = set()
-        self._model = model
-        self._scratch = None
-        self.joints: dict[str, JointSlot] = {}
-        for j, name in enumerate(names(mujoco.mjtObj.mjOBJ_JOINT, model.njnt)):
-            kind = int(model.jnt_type[j])
-            qa, va = int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
-            self.joints[name] = JointSlot(
-                name, JOINT_TYPE_NAMES[kind], slice(qa, qa + _QPOS_SIZE[kind]), slice(va, va + _QVEL_SIZE[kind])
-            )
-
-    def sync(self, data, with_com: bool = True) -> None:
-        """Recompute positions (and com velocities) from data.qpos/qvel; MuJoCo leaves them a substep stale."""
-        import mujoco
-
-        mujoco.mj_kinematics(self._model, data)
-        if with_com:
-            mujoco.mj_comPos(self._model, data)
-            mujoco.mj_comVel(self._model, data)
-
-    def recompute(self, qpos: np.ndarray, qvel: np.ndarray):
-        """Positions and velocities from qpos/qvel on a scratch MjData (for a field first read late)."""
-        import mujoco
-
-        data = self._scratch
-        if data is None:
-            data = self._scratch = mujoco.MjData(self._model)
-        data.qpos[:], data.qvel[:] = qpos, qvel
-        self.sync(data)
-        return data
-
-    def unknown(self, what: str, name: str, known: dict) -> KeyError:
-        return KeyError(f"no {what} named {name!r}; known {what}s: {', '.join(known)}")
-
-    def contacts(self, data) -> tuple[Contact, ...]:
-        """The active contacts of `data` with their normal forces (N), as name tuples."""
-        import mujoco
-
-        found = []
-        force = np.zeros(6)
-        for i in range(int(data.ncon)):
-            c = data.contact[i]
-            g1, g2 = int(c.geom1), int(c.geom2)
-            mujoco.mj_contactForce(self._model, data, i, force)
-            found.append(
-                Contact(
-                    self.geom_names[g1],
-                    self.geom_names[g2],
-                    self.body_names[self.geom_body[g1]],
-                    self.body_names[self.geom_body[g2]],
-                    float(abs(force[0])),
-                    (float(c.pos[0]), float(c.pos[1]), float(c.pos[2])),
-                )
-            )
-        return tuple(found)
-
-    def replay_contacts(self, qpos: np.ndarray, qvel: np.ndarray) -> tuple[Contact, ...]:
-        """Contacts of a recorded state (collision detection and constraint forces without actuation)."""
-        import mujoco
-
-        data = self.recompute(qpos, qvel)
-        data.ctrl[:] = 0.0
-        mujoco.mj_forward(self._model, data)
-        return self.contacts(data)
-
-
-class Contact(NamedTuple):
-    """One active contact: the two geoms, their bodies, the normal force (N) and the world position."""
-
-    geom1: str
-    geom2: str
-    body1: str
-    body2: str
-    force: float
-    pos: tuple[float, float, float]
-
-    def involves(self, name: str) -> bool:
-        """True when `name` is one of the two geoms or their bodies."""
-        return name in (self.geom1, self.geom2, self.body1, self.body2)
 
 
 class Body:
@@ -199,12 +96,14 @@ class Joint:
     """A joint's position and velocity: floats for hinge/slide joints, arrays for free/ball joints."""
 
     __slots__ = ("qpos", "qvel", "kind")
+    qpos: float | np.ndarray
+    qvel: float | np.ndarray
 
     def __init__(self, state: State, slot: JointSlot) -> None:
-        qpos, qvel = state.qpos[slot.qpos], state.qvel[slot.qvel]
-        scalar = slot.kind in ("hinge", "slide")
-        self.qpos = float(qpos[0]) if scalar else qpos
-        self.qvel = float(qvel[0]) if scalar else qvel
+        if slot.scalar:
+            self.qpos, self.qvel = float(state.qpos[slot.qpos.start]), float(state.qvel[slot.qvel.start])
+        else:
+            self.qpos, self.qvel = state.qpos[slot.qpos], state.qvel[slot.qvel]
         self.kind = slot.kind
 
 
@@ -234,14 +133,14 @@ class State:
     goal: np.ndarray | None = None
     achieved_goal: np.ndarray | None = None
     parts: dict[str, np.ndarray] = {}  # replaced per instance; read-only by convention
+    _contacts: tuple[Contact, ...] | None = None
+    _synced = 0  # 1: kinematics recomputed on the live data, 2: also com positions/velocities
 
     def __init__(self, obs, dt: float, schema: StateSchema | None = None, data=None) -> None:
         self.dt = float(dt)
         self._schema = schema
         self._live = data
         self._copies: dict[str, np.ndarray] = {}
-        self._contacts: tuple[Contact, ...] | None = None
-        self._synced = 0  # 1: kinematics recomputed, 2: also com positions/velocities
         if isinstance(obs, dict):
             obs = self._split(obs)
         if data is None:
@@ -252,13 +151,16 @@ class State:
         self.time = float(data.time)
         qpos, qvel = data.qpos, data.qvel
         if type(obs) is np.ndarray and obs.ndim == 1 and obs.dtype == np.float64:
-            # one copy for the three arrays read every step; slices of a read-only buffer stay read-only
-            buffer = np.concatenate((obs, qpos, qvel))
-            buffer.flags.writeable = False
-            n, nq = obs.shape[0], qpos.shape[0]
-            self.obs, self.qpos, self.qvel = buffer[:n], buffer[n : n + nq], buffer[n + nq :]
+            self._share(obs, qpos, qvel)
         else:
             self.obs, self.qpos, self.qvel = _frozen(obs), _frozen(qpos), _frozen(qvel)
+
+    def _share(self, obs: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
+        """obs, qpos and qvel as slices of one private read-only copy (the three arrays read every step)."""
+        buffer = np.concatenate((obs, qpos, qvel))
+        buffer.setflags(write=False)  # slices of a read-only buffer stay read-only
+        n, nq = obs.shape[0], qpos.shape[0]
+        self.obs, self.qpos, self.qvel = buffer[:n], buffer[n : n + nq], buffer[n + nq :]
 
     @classmethod
     def from_arrays(
@@ -300,7 +202,7 @@ class State:
         return copy
 
     def _synced_live(self, field: str):
-        level = 2 if field in _COM_FIELDS else 1
+        level = 2 if field in COM_FIELDS else 1
         if self._synced < level:
             assert self._schema is not None
             self._schema.sync(self._live, with_com=level == 2)
@@ -309,15 +211,19 @@ class State:
 
     def freeze(self) -> None:
         """Copy every field any reward has read so far; call before the simulator steps again."""
-        if self._live is not None:
-            schema = self._schema
-            if schema is not None and _CONTACTS in schema.used_fields and self._contacts is None:
+        if self._live is None:
+            return
+        schema = self._schema
+        if schema is not None:
+            used = schema.used_fields
+            contacts = CONTACTS_FIELD in used
+            if contacts and self._contacts is None:
                 self._contacts = schema.contacts(self._live)
-            missing = schema.used_fields.difference(self._copies, (_CONTACTS,)) if schema is not None else set()
-            if missing:
-                for field in sorted(missing, key=lambda f: f not in _COM_FIELDS):
+            if len(self._copies) < len(used) - contacts:  # every copy is of a used field: some are missing
+                missing = used.difference(self._copies, (CONTACTS_FIELD,))
+                for field in sorted(missing, key=lambda f: f not in COM_FIELDS):
                     self._copies[field] = _frozen(getattr(self._synced_live(field), field))
-            self._live = None
+        self._live = None
 
     def _require_model(self, what: str) -> StateSchema:
         if self._schema is None:
@@ -326,24 +232,27 @@ class State:
 
     def body(self, name: str) -> Body:
         """Body by name, e.g. `state.body("torso").pos`."""
-        schema = self._require_model("body")
-        if name not in schema.bodies:
+        schema = self._schema or self._require_model("body")
+        index = schema.bodies.get(name)
+        if index is None:
             raise schema.unknown("body", name, schema.bodies)
-        return Body(self, schema.bodies[name])
+        return Body(self, index)
 
     def joint(self, name: str) -> Joint:
         """Joint by name, e.g. `state.joint("thigh_joint").qpos`."""
-        schema = self._require_model("joint")
-        if name not in schema.joints:
+        schema = self._schema or self._require_model("joint")
+        slot = schema.joints.get(name)
+        if slot is None:
             raise schema.unknown("joint", name, schema.joints)
-        return Joint(self, schema.joints[name])
+        return Joint(self, slot)
 
     def site(self, name: str) -> Site:
         """Site by name, e.g. `state.site("fingertip").pos`."""
-        schema = self._require_model("site")
-        if name not in schema.sites:
+        schema = self._schema or self._require_model("site")
+        index = schema.sites.get(name)
+        if index is None:
             raise schema.unknown("site", name, schema.sites)
-        return Site(self, schema.sites[name])
+        return Site(self, index)
 
     def contacts(self) -> tuple[Contact, ...]:
         """Every active contact: `(geom1, geom2, body1, body2, force, pos)` with the normal force in N.
@@ -353,7 +262,7 @@ class State:
         """
         schema = self._require_model("contacts")
         if self._contacts is None:
-            schema.used_fields.add(_CONTACTS)
+            schema.used_fields.add(CONTACTS_FIELD)
             live = self._live is not None
             self._contacts = schema.contacts(self._live) if live else schema.replay_contacts(self.qpos, self.qvel)
         return self._contacts
@@ -391,22 +300,70 @@ class State:
         }
 
 
+_new_state = object.__new__
+
+
 def snapshot(env, obs: np.ndarray, schema: StateSchema | None) -> State:
     """Snapshot the unwrapped env after reset/step (one-off; `Snapshotter` for every step of an env)."""
     return Snapshotter(env, schema)(obs)
 
 
 class Snapshotter:
-    """`snapshot` for one env, with its (constant) model, data and control step looked up once."""
+    """`snapshot` for one env, with its (constant) model, data and control step looked up once.
+
+    For the common case (a MuJoCo env with a flat float64 observation) it also copies, at each snapshot, every
+    derived field a reward has read so far (`used_fields`: the fields `freeze` would copy anyway), with the
+    observation, qpos and qvel in one private read-only buffer, after one kinematics sync."""
 
     def __init__(self, env, schema: StateSchema | None = None) -> None:
         base = env.unwrapped
         self.schema = schema if schema is not None else schema_for(env)
         self.dt = control_period(env)[0]
         self.data = getattr(base, "data", None) if self.schema is not None else None
+        # the MjData's arrays, viewed once (each read of data.qpos makes a new view): its buffers are fixed
+        self._sources: tuple[np.ndarray, ...] = ()
+        self._plan: tuple[tuple[str, int, int, tuple[int, ...]], ...] = ()  # (field, start, end, shape) after qvel
+        self._planned = 0  # the size of `used_fields` the plan was made for (it only grows)
+        self._com = False
+        self._qpos_end = self._qvel_end = 0
+        self._live_schema = self.schema if self.data is not None else None  # the schema of the fast path
+        if self._live_schema is not None:
+            self._make_plan(self._live_schema, self.data)
 
     def __call__(self, obs: np.ndarray) -> State:
-        return State(obs, self.dt, self.schema, self.data)
+        schema, data = self._live_schema, self.data
+        if schema is None or data is None or type(obs) is not np.ndarray or obs.ndim != 1 or obs.dtype != np.float64:
+            return State(obs, self.dt, self.schema, data)
+        if len(schema.used_fields) != self._planned:
+            self._make_plan(schema, data)
+        state = _new_state(State)  # as __init__ would make it
+        state.dt, state._schema, state._live, state.time = self.dt, schema, data, float(data.time)
+        plan = self._plan
+        if plan:
+            schema.sync(data, with_com=self._com)
+            state._synced = 2 if self._com else 1
+        buffer = np.concatenate((obs, *self._sources))
+        buffer.setflags(write=False)  # slices of a read-only buffer stay read-only
+        n = obs.shape[0]
+        nq, nv = self._qpos_end + n, self._qvel_end + n
+        state.obs, state.qpos, state.qvel = buffer[:n], buffer[n:nq], buffer[nq:nv]
+        state._copies = {field: buffer[n + a : n + b].reshape(shape) for field, a, b, shape in plan} if plan else {}
+        return state
+
+    def _make_plan(self, schema: StateSchema, data) -> None:
+        """Which derived fields each snapshot copies: the used ones that are float64 arrays of the MjData."""
+        sources, plan = [data.qpos, data.qvel], []
+        self._qpos_end = sources[0].shape[0]
+        offset = self._qvel_end = self._qpos_end + sources[1].shape[0]
+        for field in sorted(schema.used_fields):
+            live = getattr(data, field, None)
+            if type(live) is np.ndarray and live.dtype == np.float64 and live.flags.c_contiguous:
+                sources.append(live.reshape(-1))  # a view of the MjData's buffer
+                plan.append((field, offset, offset + live.size, live.shape))
+                offset += live.size
+        self._sources, self._plan = tuple(sources), tuple(plan)
+        self._com = any(field in COM_FIELDS for field, *_ in plan)
+        self._planned = len(schema.used_fields)
 
 
 def control_period(env) -> tuple[float, str]:

@@ -23,6 +23,13 @@ def is_native_reward_key(key: str) -> bool:
     return key in NATIVE_REWARD_KEYS or key.startswith(NATIVE_REWARD_KEY_PREFIXES)
 
 
+def frozen(action) -> np.ndarray:
+    """The action as the reward and the scorer get it: a read-only float64 view of a private copy."""
+    copy = action.astype(np.float64) if type(action) is np.ndarray else np.array(action, dtype=np.float64)
+    copy.setflags(write=False)
+    return copy[...]
+
+
 class ApplyReward(gym.Wrapper):
     """Replace the env reward with a reward file's total (or a baseline) and score episodes alongside.
 
@@ -98,19 +105,19 @@ class ApplyReward(gym.Wrapper):
         state.freeze()
         obs, native, terminated, truncated, info = self.env.step(action)
         next_state = self._snapshot(obs)
-        frozen_action = np.array(action, dtype=np.float64)
-        frozen_action.flags.writeable = False
-        reward = self._reward(state, frozen_action, next_state, float(native))
+        frozen_action = frozen(action)
+        native = float(native)
+        reward = self._reward(state, frozen_action, next_state, native)
         if self.scorer is not None:
             self.scorer.step(state, frozen_action, next_state)
         self._state = next_state
         self._return += reward
-        self._native_return += float(native)
+        self._native_return += native
         self._length += 1
         info = self._strip_native(info)
         if terminated or truncated:
             info["episode_stats"] = self.episode_stats(terminated)
-        return self._policy_obs(obs), reward, terminated, truncated, info
+        return obs if self._dict_space is None else self._policy_obs(obs), reward, terminated, truncated, info
 
     def _reward(self, state: State, action: np.ndarray, next_state: State, native: float) -> float:
         if self.source == "native":
