@@ -35,6 +35,7 @@ def test_the_calibrate_command_names_the_spec_the_way_that_finds_it(tmp_path: Pa
 
 def test_a_run_on_a_users_uncalibrated_spec_is_told_the_exact_command(tmp_path: Path) -> None:
     path = copy_spec(tmp_path)
+    path.write_text(path.read_text().split("[calibration]")[0])  # a user's own spec: not calibrated yet
     note = read_task(path).calibration_note(200_000) or ""
     assert f"`rewardsmith calibrate {path} --reward REWARD.py --write-spec` measures whether they do" in note
 
