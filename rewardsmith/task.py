@@ -154,9 +154,21 @@ class Calibration(BaseModel):
         margin = f"{self.margin_se:+.1f} se" if self.margin_se is not None else "?"
         if self.calibrated:
             return f"calibrated ({margin} at {self.budget:,} steps)"
-        if self.smallest_budget:
+        if self.smallest_budget and self.smallest_budget > self.budget:
             return f"needs a longer budget ({self.smallest_budget:,} steps separate; {margin} at {self.budget:,})"
+        if self.smallest_budget:  # a shorter budget separated (say the first rung), the search budget did not
+            return f"{self.smallest_budget:,} steps separate, the search budget does not ({margin} at {self.budget:,})"
         return f"needs GPU or long budget ({margin} at {self.budget:,} steps)"
+
+    def separates_at(self, budget: int) -> bool:
+        """Whether training `budget` steps was shown to separate a good reward from a weak one: the search budget
+        was calibrated and `budget` is at least that, or `budget` reaches a longer budget that separated. A
+        shorter budget that separated says nothing about longer ones (the example can fall back, as hopper-hop's
+        did between 200,000 and 400,000 steps)."""
+        if self.calibrated and self.budget <= budget:
+            return True
+        longer = self.smallest_budget if self.smallest_budget and self.smallest_budget > self.budget else None
+        return longer is not None and longer <= budget
 
 
 class TaskSpec(BaseModel):
@@ -200,14 +212,14 @@ class TaskSpec(BaseModel):
         """What a run at `budget` steps per candidate should know about this task's calibration; None when the
         budget was shown to separate a good reward from a weak one (`rewardsmith calibrate`)."""
         cal = self.calibration
-        if cal is not None and ((cal.calibrated and cal.budget <= budget) or 0 < (cal.smallest_budget or 0) <= budget):
+        if cal is not None and cal.separates_at(budget):
             return None
         if cal is None:
             return (
                 f"{self.name}'s search budget is uncalibrated: nothing shows that {budget:,} steps tell a good reward "
                 f"from a weak one; `{self.calibrate_command()}` measures whether they do"
             )
-        if cal.smallest_budget:
+        if cal.smallest_budget and cal.smallest_budget > cal.budget:
             found = f"{cal.smallest_budget:,} steps (not {budget:,}) separate a good reward from a weak one"
             return f"{self.name}: calibration found that {found}"
         return f"{self.name}: {cal.status(self.train.timesteps)}; at {budget:,} steps the ranking may be noise"

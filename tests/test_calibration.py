@@ -175,6 +175,12 @@ def test_a_run_is_told_when_its_budget_is_not_calibrated() -> None:
     assert spec.calibration_note(800_000) is None  # the run asked for a budget that separates
     spec = spec.model_copy(update={"calibration": Calibration(budget=200_000, calibrated=True, margin_se=5.0)})
     assert spec.calibration_note(200_000) is None
+    # only a shorter budget (the first rung) separated: the search budget's ranking may still be noise
+    shorter = Calibration(budget=200_000, calibrated=False, margin_se=0.6, smallest_budget=50_000)
+    spec = spec.model_copy(update={"calibration": shorter})
+    note = spec.calibration_note(200_000) or ""
+    assert "50,000 steps separate, the search budget does not" in note and "ranking may be noise" in note
+    assert "longer" not in shorter.status(200_000)
 
 
 def test_indistinguishable_uses_the_seed_floor_not_the_evaluation_error_alone(tmp_path: Path) -> None:
