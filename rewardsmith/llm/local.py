@@ -255,9 +255,14 @@ class LocalModel(Model):
         tail = f"## Solution\n\n```python\n{CODE_HEAD}" if heading is None else heading
         budget = engine.N_CTX - max_tokens - engine.tokens(f"{head}{tail}") - 8
         prompt = f"{head}\n{engine.fit(flatten(messages), budget)}\n\n{tail}"
-        ask = {"max_tokens": max_tokens, "temperature": temperature, "stop": _STOP[role]}
-        with engine.lock:
-            result = engine.complete(prompt, **ask, seed=sample)
+
+        def generate(seed: int) -> dict[str, Any]:
+            with engine.lock:
+                return engine.complete(
+                    prompt, max_tokens=max_tokens, temperature=temperature, stop=_STOP[role], seed=seed
+                )
+
+        result = generate(sample)
         completion = result["text"]
         details = {"finish_reason": result["finish_reason"], "prompt": prompt, "completion": completion}
         if heading is not None:
@@ -267,8 +272,7 @@ class LocalModel(Model):
         for retry in range(1, REASKS + 1):  # nothing ready-made is left: the model's own other samples
             if not repeated or ready:
                 break
-            with engine.lock:
-                again = engine.complete(prompt, **ask, seed=sample + RESEED * retry)
+            again = generate(sample + RESEED * retry)
             result = {**again, **{k: result[k] + again[k] for k in ("prompt_tokens", "completion_tokens")}}
             details |= {f"completion_{retry + 1}": again["text"]}
             code, note = close_function(again["text"], names)
