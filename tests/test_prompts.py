@@ -39,7 +39,7 @@ TASKS = ("hopper-hop", "hopper-backflip")
 
 REWARDS = {
     "hopper-hop": [
-        """import numpy as np
+        '''import numpy as np
 
 SPEED_SCALE = 1.0
 
@@ -51,8 +51,8 @@ def compute_reward(state, action, next_state):
         "effort": -0.001 * float(np.sum(np.square(action))),
     }
     return sum(components.values()), components
-""",
-        """import numpy as np
+''',
+        '''import numpy as np
 
 
 def compute_reward(state, action, next_state):
@@ -61,14 +61,14 @@ def compute_reward(state, action, next_state):
         "effort": -0.01 * float(np.sum(np.square(action))),
     }
     return sum(components.values()), components
-""",
-        """def compute_reward(state, action, next_state):
+''',
+        '''def compute_reward(state, action, next_state):
     components = {"height": float(next_state.body("torso").pos[2])}
     return sum(components.values()), components
-""",
+''',
     ],
     "hopper-backflip": [
-        """import numpy as np
+        '''import numpy as np
 
 SPIN_SCALE = 0.1
 HEIGHT_TEMP = 0.3
@@ -82,8 +82,8 @@ def compute_reward(state, action, next_state):
         "effort": -0.001 * float(np.sum(np.square(action))),
     }
     return sum(components.values()), components
-""",
-        """import numpy as np
+''',
+        '''import numpy as np
 
 
 def compute_reward(state, action, next_state):
@@ -92,11 +92,11 @@ def compute_reward(state, action, next_state):
         "height": float(next_state.body("torso").pos[2]),
     }
     return sum(components.values()), components
-""",
-        """def compute_reward(state, action, next_state):
+''',
+        '''def compute_reward(state, action, next_state):
     components = {"height": float(next_state.body("torso").pos[2])}
     return sum(components.values()), components
-""",
+''',
     ],
 }
 FITNESS = (0.62, 0.35, 0.05)
@@ -155,81 +155,31 @@ def plant_candidate(folder: RunFolder, task: str, index: int, code: str, fitness
     metrics = []
     for i in range(6):
         parts = {name: (10.0 + 5 * i) / (k + 1) if name != "effort" else -0.5 - 0.1 * i for k, name in enumerate(names)}
-        metrics.append(
-            {
-                "kind": "train",
-                "timesteps": 2000 * (i + 1),
-                "ep_len": 100.0 + 40 * i * index,
-                "components": parts,
-                "episodes": 4,
-            }
-        )
+        metrics.append({"kind": "train", "timesteps": 2000 * (i + 1), "ep_len": 100.0 + 40 * i * index,
+                        "components": parts, "episodes": 4})
     for i in range(4):
-        metrics.append(
-            {
-                "kind": "eval",
-                "timesteps": 3000 * (i + 1),
-                "fitness": fitness * (i + 1) / 4,
-                "return": 30.0 * (i + 1),
-                "ep_len": 120.0 + 50 * i,
-                "success_rate": 0.0,
-                "episodes": 2,
-                "pairs": [[30.0 * (i + 1) + k, fitness * (i + 1) / 4 + 0.01 * k] for k in range(2)],
-            }
-        )
+        metrics.append({"kind": "eval", "timesteps": 3000 * (i + 1), "fitness": fitness * (i + 1) / 4,
+                        "return": 30.0 * (i + 1), "ep_len": 120.0 + 50 * i, "success_rate": 0.0, "episodes": 2,
+                        "pairs": [[30.0 * (i + 1) + k, fitness * (i + 1) / 4 + 0.01 * k] for k in range(2)]})
     (cand / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in metrics))
-    stats = {
-        "torso.x": {"mean": 0.4, "min": 0.0, "max": 0.9, "last": 0.9},
-        "rootx.qpos": {"mean": 0.4, "min": 0.0, "max": 0.9, "last": 0.9},
-        "torso.y": {"mean": 0.0, "min": 0.0, "max": 0.0, "last": 0.0},
-        "rootz.qpos": {"mean": 1.1, "min": 0.6, "max": 1.3, "last": 0.65},
-        "rooty.qpos": {"mean": -0.1, "min": -0.3, "max": 0.1, "last": -0.25},
-    }
-    episodes = [
-        {
-            "episode": 0,
-            "fitness": fitness,
-            "success": False,
-            "length": 500 if task == "hopper-backflip" else 150,
-            "termination": "truncated" if task == "hopper-backflip" else "terminated",
-            "state_stats": stats,
-        },
-        {
-            "episode": 1,
-            "fitness": fitness - 0.4,
-            "success": False,
-            "length": 500 if task == "hopper-backflip" else 90,
-            "termination": "truncated" if task == "hopper-backflip" else "terminated",
-            "state_stats": stats,
-        },
-    ]
+    stats = {"torso.x": {"mean": 0.4, "min": 0.0, "max": 0.9, "last": 0.9},
+             "rootx.qpos": {"mean": 0.4, "min": 0.0, "max": 0.9, "last": 0.9},
+             "torso.y": {"mean": 0.0, "min": 0.0, "max": 0.0, "last": 0.0},
+             "rootz.qpos": {"mean": 1.1, "min": 0.6, "max": 1.3, "last": 0.65},
+             "rooty.qpos": {"mean": -0.1, "min": -0.3, "max": 0.1, "last": -0.25}}
+    episodes = [{"episode": 0, "fitness": fitness, "success": False, "length": 500 if task == "hopper-backflip" else 150,
+                 "termination": "truncated" if task == "hopper-backflip" else "terminated", "state_stats": stats},
+                {"episode": 1, "fitness": fitness - 0.4, "success": False, "length": 500 if task == "hopper-backflip" else 90,
+                 "termination": "truncated" if task == "hopper-backflip" else "terminated", "state_stats": stats}]
     (cand / "eval" / "eval_episodes.jsonl").write_text("".join(json.dumps(e) + "\n" for e in episodes))
-    (cand / "eval" / "evaluation.json").write_text(
-        json.dumps(
-            {
-                "fitness": [e["fitness"] for e in episodes],
-                "success": [False, False],
-                "lengths": [e["length"] for e in episodes],
-                "ends": ["time limit" if e["termination"] == "truncated" else "terminated" for e in episodes],
-                "fitness_mean": fitness,
-                "fitness_se": 0.05,
-                "success_rate": 0.0,
-            }
-        )
-    )
+    (cand / "eval" / "evaluation.json").write_text(json.dumps({
+        "fitness": [e["fitness"] for e in episodes], "success": [False, False], "lengths": [e["length"] for e in episodes],
+        "ends": ["time limit" if e["termination"] == "truncated" else "terminated" for e in episodes],
+        "fitness_mean": fitness, "fitness_se": 0.05, "success_rate": 0.0}))
     if index == 1:
         record_trajectories(task, cand / "eval" / "trajectories.npz")
-    record = CandidateRecord(
-        id=f"1.{index}",
-        iteration=1,
-        index=index,
-        status="trained",
-        fitness=fitness,
-        fitness_se=0.05,
-        episodes=2,
-        success_rate=0.0,
-        timesteps=12000,
-    )
+    record = CandidateRecord(id=f"1.{index}", iteration=1, index=index, status="trained", fitness=fitness,
+                             fitness_se=0.05, episodes=2, success_rate=0.0, timesteps=12000)
     folder.cand(1, index).accept_design()  # the parent's files, signed as the loop signs them
     assert folder.cand(1, index).accept_evaluation(read_record(cand / "eval" / "evaluation.json", Evaluation))
     folder.save_candidate(record)
@@ -249,9 +199,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
             plant_candidate(folder, task, j, code, fitness)
         (path / "llm").mkdir()
         reply = f"{PLANS[task]}\n\n```python\n{REWARDS[task][0]}```\n"
-        (path / "llm" / "0001_designer.json").write_text(
-            json.dumps({"number": 1, "role": "designer", "response": reply})
-        )
+        (path / "llm" / "0001_designer.json").write_text(json.dumps({"number": 1, "role": "designer", "response": reply}))
         out[task] = path
     return out
 
@@ -284,11 +232,8 @@ def test_iteration_2_designer_prompt(task: str, runs: dict[str, Path]) -> None:
 @pytest.mark.parametrize("task", TASKS)
 def test_critic_and_analyzer_prompts(task: str, runs: dict[str, Path]) -> None:
     spec = load_task(task)
-    smoke = {
-        "evaluated": 256,
-        "total": {"min": 0.4, "mean": 1.2, "max": 2.5},
-        "components": {"forward": {"min": -0.6, "mean": 0.2, "max": 1.5}, "alive": {"min": 1, "mean": 1, "max": 1}},
-    }
+    smoke = {"evaluated": 256, "total": {"min": 0.4, "mean": 1.2, "max": 2.5},
+             "components": {"forward": {"min": -0.6, "mean": 0.2, "max": 1.5}, "alive": {"min": 1, "mean": 1, "max": 1}}}
     critic = critic_messages(spec, REWARDS[task][0], describe(spec), smoke)
     assert "Success: " in critic[0]["content"] and "forward: -0.6 / 0.2 / 1.5" in critic[0]["content"]
     check_golden(f"{task}.critic.txt", render_messages(critic))
@@ -358,20 +303,10 @@ def test_the_crossover_request_shows_both_parents_and_asks_to_combine_them() -> 
 
     spec = load_task("hopper-hop")
     designer = Designer(None, spec, describe(spec))
-    first = Best(
-        "1.2",
-        "def compute_reward(state, action, next_state):\n    return 1.0, {'alive': 1.0}",
-        0.31,
-        0.2,
-        "alive: mean 1.0 per step",
-    )
-    second = Best(
-        "1.4",
-        "def compute_reward(state, action, next_state):\n    return 2.0, {'up': 2.0}",
-        0.27,
-        None,
-        "up: mean 2.0 per step",
-    )
+    first = Best("1.2", "def compute_reward(state, action, next_state):\n    return 1.0, {'alive': 1.0}", 0.31, 0.2,
+                 "alive: mean 1.0 per step")
+    second = Best("1.4", "def compute_reward(state, action, next_state):\n    return 2.0, {'up': 2.0}", 0.27, None,
+                  "up: mean 2.0 per step")
     messages = designer.crossover(first, second)
     assert [m["role"] for m in messages] == ["system", "user"]
     assert messages[0] == designer.prompt()[0]
