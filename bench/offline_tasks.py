@@ -1,6 +1,6 @@
 """Does the offline default work on tasks it has not seen? One real 1-iteration run per task with the built-in model.
 
-For each task, sequentially (under `nice -n 10`), in its own run folder:
+For each task, sequentially (under `nice -n 10`; `--nice N` for another increment), in its own run folder:
 `rewardsmith run TASK --model local --iterations 1 --samples 2 --timesteps 20000 --final-seeds 0 --workers 1`
 (the quick start's budget per candidate, README's first command, with one iteration), then one row from the run
 folder: candidates designed, how many are templates (not designed by a model), how many the critic accepted
@@ -72,8 +72,9 @@ def all_tasks() -> list[str]:
     return sorted(p.stem for p in (ROOT / "envs").glob("*.toml"))
 
 
-def cli() -> list[str]:
-    return ["nice", "-n", "10", str(Path(sys.executable).with_name("rewardsmith"))]
+def cli(nice: int = 10) -> list[str]:
+    """The installed `rewardsmith` command under `nice -n NICE`."""
+    return ["nice", "-n", str(nice), str(Path(sys.executable).with_name("rewardsmith"))]
 
 
 def environment() -> dict[str, str]:
@@ -83,10 +84,10 @@ def environment() -> dict[str, str]:
     return env
 
 
-def new_task(name: str, folder: Path) -> Path:
+def new_task(name: str, folder: Path, nice: int = 10) -> Path:
     """`rewardsmith new-task NAME --env ENV` into `folder`, its TODOs filled in (`NEW_TASKS`); the spec's path."""
     env, description, success, progress, unit, train_from = NEW_TASKS[name]
-    command = [*cli(), "new-task", name, "--env", env, "--folder", str(folder), "--force"]
+    command = [*cli(nice), "new-task", name, "--env", env, "--folder", str(folder), "--force"]
     subprocess.run(command, env=environment(), capture_output=True, text=True, check=True, timeout=600)
     spec = folder / f"{name}.toml"
     text = re.sub(r'description = """.*?"""', f'description = """\n{description}\n"""', spec.read_text(), flags=re.S)
@@ -107,7 +108,7 @@ def new_task(name: str, folder: Path) -> Path:
 
 def run_task(task: str, out: Path, args: argparse.Namespace) -> tuple[int, float, str]:
     """One offline run of `task` into `out`: (exit code, wall seconds, last lines of its output)."""
-    command = [*cli(), "run", task, "--model", "local", "--iterations", "1", "--samples", str(args.samples)]
+    command = [*cli(args.nice), "run", task, "--model", "local", "--iterations", "1", "--samples", str(args.samples)]
     command += ["--timesteps", str(args.timesteps), "--final-seeds", "0", "--workers", "1", "--out", str(out)]
     start = time.monotonic()
     done = subprocess.run(command, env=environment(), capture_output=True, text=True, timeout=args.timeout, check=False)
@@ -169,6 +170,7 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=2)
     parser.add_argument("--timesteps", type=int, default=20000, help="per candidate: the quick start's 20,000")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per task before it counts as failed")
+    parser.add_argument("--nice", type=int, default=10, help="niceness increment of each run (default 10)")
     parser.add_argument("--keep", type=Path, help="keep the run folders here instead of a temporary directory")
     parser.add_argument("--table-from", type=Path, help="print the table of the kept run folders in DIR; run nothing")
     args = parser.parse_args()
@@ -176,6 +178,7 @@ def main() -> int:
     tasks = named.get(args.tasks) or args.tasks.split(",")
     head = ["task", "designed", "templates", "runnable", "trained", "best fitness ± SE", "random ± SE", "beats random"]
     print("offline model: built-in local (first sample of a round: a template; others: the tiny model)", flush=True)
+    print(f"budget: {args.samples} sample(s) a task, {args.timesteps} timesteps each", flush=True)
     print(" | ".join([*head, "wall s", "first reason (if none trained)"]), flush=True)
     totals: dict[str, int] = {}
     measured, beaten = 0, 0
@@ -185,7 +188,7 @@ def main() -> int:
         for task in tasks:
             name = task.removeprefix("new:")
             new = task.startswith("new:") and not args.table_from
-            target = str(new_task(name, root / "specs")) if new else task
+            target = str(new_task(name, root / "specs", args.nice)) if new else task
             out = root / name
             if args.table_from:
                 out = args.table_from / name

@@ -52,8 +52,11 @@ def scripted_engine(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return prompts
 
 
-def ask(model: LocalModel, messages: list[dict[str, str]], sample: int) -> str:
-    return model.complete(messages, role="designer", sample=sample, temperature=1.0, max_tokens=384).text
+def ask(model: LocalModel, messages: list[dict[str, str]], sample: int, avoid: list[str] | None = None) -> str:
+    """The reply to one designer request; `avoid`: the run's earlier codes, as the designer passes them."""
+    return model.complete(
+        messages, role="designer", sample=sample, temperature=1.0, max_tokens=384, avoid=avoid or []
+    ).text
 
 
 def test_an_unseen_ant_task_gets_ant_run_adapted_to_its_direction(ant_left, scripted_engine, tmp_path):
@@ -100,14 +103,16 @@ def test_the_other_samples_fill_the_template_and_say_so(ant_left, scripted_engin
 
 def test_a_reply_that_repeats_tried_code_falls_back_to_the_next_example(ant_left, scripted_engine, tmp_path):
     model = LocalModel(run_dir=tmp_path, use_cache=False)
-    first = ask(model, ant_left, 1)
+    example = ask(model, ant_left, 0)  # the round's first sample: ant-run adapted
+    round_codes = [extract_reward_code(example)]
+    first = ask(model, ant_left, 1, round_codes)
     repair = [*ant_left, {"role": "assistant", "content": first}, {"role": "user", "content": "Fix: NameError."}]
-    again = ask(model, repair, 1)  # the scripted engine writes the same lines: the same code
+    again = ask(model, repair, 1, round_codes)  # the scripted engine writes the same lines: the same code
     # not ant-run adapted: that is what the round's first sample (0) was handed, so it would be a duplicate too
     second = ranked(task_names(ant_left), "Ant-v5", LEFT.lower())[1].task
-    assert "repeated code already tried" in again and f"`{second}`" in template_label(extract_reward_code(again))
+    assert "repeated code already in this conversation" in again
+    assert f"`{second}`" in template_label(extract_reward_code(again))
     # a template the critic rejected is followed by the next closest example, never by itself
-    example = ask(model, ant_left, 0)
     retry = ask(model, [*ant_left, {"role": "assistant", "content": example}, {"role": "user", "content": "Fix."}], 0)
     assert f"`{second}`" in template_label(extract_reward_code(retry))
 
@@ -236,7 +241,8 @@ def test_a_line_that_pays_for_effort_is_not_kept(line: str, kept: bool) -> None:
 def test_a_reply_equal_to_the_rounds_template_becomes_a_distinct_variant(monkeypatch, tmp_path):
     """The tiny model copies the example it is shown, which is the round's own template: on a task with no other
     example to adapt (IDP, the README's first command), samples 1 and 2 wrote the code sample 0 already had, and the
-    run rejected them as duplicates. Each now gets its own variant of the template, all distinct and runnable."""
+    run rejected them as duplicates. Told the codes of the samples before it (as the designer asks them), each now
+    gets its own variant of the template, all distinct and runnable."""
     spec = load_task("inverted-double-pendulum-balance")
     messages = Designer(None, spec, describe(spec)).prompt()
     shown = extract_reward_code(
@@ -252,7 +258,9 @@ def test_a_reply_equal_to_the_rounds_template_becomes_a_distinct_variant(monkeyp
     monkeypatch.setattr(engine, "complete", complete)
     monkeypatch.setattr(engine, "tokens", lambda text: len(text) // 4)
     model = LocalModel(run_dir=tmp_path, use_cache=False)
-    codes = [extract_reward_code(ask(model, messages, k)) for k in range(3)]
+    codes: list[str] = []
+    for k in range(3):
+        codes.append(extract_reward_code(ask(model, messages, k, codes)))
     assert [c.splitlines()[1:] for c in codes].count(codes[0].splitlines()[1:]) == 1, codes  # no copy of sample 0
     assert len({"\n".join(c.splitlines()[1:]) for c in codes}) == 3, codes
     env = make_env(spec)

@@ -347,7 +347,7 @@ def test_a_repair_for_a_missing_state_attribute_lists_the_valid_ones() -> None:
     spec = load_task("hopper-hop")
     designer = Designer(None, spec, describe(spec))
     sent: list = []
-    designer._ask = lambda messages, sample: sent.append(messages) or None  # type: ignore[method-assign]
+    designer._ask = lambda messages, sample, avoid=None: sent.append(messages) or None  # type: ignore[method-assign]
     previous = Design(text="reply", code="x = 1", error=None, tokens=0, cost_usd=0.0, messages=designer.prompt())
     designer.repair(previous, "AttributeError: 'Body' object has no attribute 'vel'", sample=0)
     request = sent[0][-1]["content"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any, ClassVar
 
 from rewardsmith.errors import LLMError
 from rewardsmith.llm.cache import ResponseCache, default_cache_dir, request_key
+from rewardsmith.llm.code_identity import fingerprint
 from rewardsmith.llm.log import CallLog
 
 ROLES = ("designer", "critic", "analyzer")
@@ -55,6 +57,10 @@ class Model(ABC):
     """Whether answers may come from (and go to) the user-level cache shared between runs."""
     variant: ClassVar[str] = ""
     """Part of the cache key; changes whenever the same request would get another answer (a new local prompt)."""
+    avoids_repeats: ClassVar[bool] = False
+    """Whether the backend reads `avoid` (code the run already tried) and never hands it back: then the code's
+    fingerprints are part of the request and its cache key, and the designer asks its samples one after another,
+    each one told the codes of those before it."""
 
     def __init__(
         self,
@@ -89,15 +95,18 @@ class Model(ABC):
         sample: int = 0,
         temperature: float = 1.0,
         max_tokens: int = 2048,
+        avoid: Sequence[str] = (),
     ) -> LLMResponse:
         """Answer chat `messages` for a loop stage (`role`), from the cache when this exact request was seen.
 
         `sample` tells apart the parallel samples of one prompt; it is part of the cache key, so asking
-        again with the same sample returns the same answer. Raises `LLMError` when the model fails.
+        again with the same sample returns the same answer. `avoid`: reward code the run already tried (every
+        earlier candidate's), which a backend that `avoids_repeats` does not hand back; others ignore it. Raises
+        `LLMError` when the model fails.
         """
         if role not in ROLES:
             raise ValueError(f"role must be one of {', '.join(ROLES)}; got {role!r}")
-        request = {
+        request: dict[str, Any] = {
             "model": self.name,
             "api_base": self.api_base,
             "role": role,
@@ -108,6 +117,9 @@ class Model(ABC):
         }
         if self.variant:
             request["variant"] = self.variant
+        avoid = list(avoid) if self.avoids_repeats else []
+        if avoid:
+            request["avoid"] = sorted({fingerprint(code) for code in avoid})
         key = request_key(request)
         start = time.perf_counter()
         entry = self._cache.get(key) if self._cache is not None else None
@@ -125,7 +137,9 @@ class Model(ABC):
             details: dict[str, Any] = {}
         else:
             try:
-                out = self._generate(messages, role=role, sample=sample, temperature=temperature, max_tokens=max_tokens)
+                out = self._generate(
+                    messages, role=role, sample=sample, temperature=temperature, max_tokens=max_tokens, avoid=avoid
+                )
             except LLMError as exc:
                 self._record(request, key, latency_s=time.perf_counter() - start, error=str(exc))
                 raise
@@ -147,9 +161,17 @@ class Model(ABC):
 
     @abstractmethod
     def _generate(
-        self, messages: list[dict[str, str]], *, role: str, sample: int, temperature: float, max_tokens: int
+        self,
+        messages: list[dict[str, str]],
+        *,
+        role: str,
+        sample: int,
+        temperature: float,
+        max_tokens: int,
+        avoid: list[str],
     ) -> Completion:
-        """Ask the backend; raise `LLMError` (or a subclass) with an actionable message on failure."""
+        """Ask the backend (`avoid`: the run's tried code, empty unless it `avoids_repeats`); raise `LLMError` (or
+        a subclass) with an actionable message on failure."""
 
     def _record(
         self,

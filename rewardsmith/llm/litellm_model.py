@@ -137,7 +137,14 @@ class LiteLLMModel(Model):
         return f"{self.name} at {self.api_base}" if self.api_base else self.name
 
     def _generate(
-        self, messages: list[dict[str, str]], *, role: str, sample: int, temperature: float, max_tokens: int
+        self,
+        messages: list[dict[str, str]],
+        *,
+        role: str,
+        sample: int,
+        temperature: float,
+        max_tokens: int,
+        avoid: list[str],
     ) -> Completion:
         litellm = _import_litellm()
         for attempt in range(1, self.attempts + 1):

@@ -12,14 +12,15 @@ never run here). Good for trying the tool offline; its rewards are weak, and its
 a template and which of its lines were left out.
 
 The first sample of a round is not asked of the model at all: it is the closest shipped example reward adapted
-to this task (`example_choice`). A reply whose code repeats one already in the conversation (a repair that
-changed nothing, an iteration-2 reply equal to the best) is replaced by the next ready-made reply (`ready_made`). Every
-designer reply begins with a `template.TEMPLATE_MARK` line saying which of the two it is.
+to this task (`example_choice`) that the run has not tried yet. A reply whose code repeats one already in the
+conversation (a repair that changed nothing) or any earlier candidate's of the run (`avoid`: every iteration, every
+sample; the designer asks this model's samples in order, each told the codes of those before it) is replaced by the
+next ready-made reply (`ready_made`); the reply says which it repeated. Every designer reply begins with a
+`template.TEMPLATE_MARK` line saying which kind of reply it is.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import re
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import Any
 
 from rewardsmith.llm import engine
 from rewardsmith.llm.base import Completion, Model
+from rewardsmith.llm.code_identity import same_code
 from rewardsmith.llm.example_choice import adapted_examples, direction
 from rewardsmith.llm.template import (
     TEMPLATE_MARK,
@@ -52,6 +54,9 @@ CODE_TAIL = """
     total = float(sum(components.values()))
     return total, components
 """
+REASKS, RESEED = 2, 100_003
+"""When a reply repeats tried code and no ready-made reply is left, the model is asked again up to REASKS times,
+with seeds RESEED apart."""
 FUNC_HEAD = CODE_HEAD[: CODE_HEAD.rindex("\n") + 1]
 """The completion fills in component lines between CODE_HEAD and CODE_TAIL (a base model rarely ends
 a function well on its own); only lines that `template.component_line` finds runnable on this env are kept."""
@@ -217,8 +222,9 @@ class LocalModel(Model):
     """`local`: Gemma 3 270M through llama.cpp (`engine`), loaded once per process, generations serialized."""
 
     kind = "local"
+    avoids_repeats = True
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v4 choice-v2 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v4 choice-v3 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(
@@ -227,37 +233,56 @@ class LocalModel(Model):
         super().__init__("local", run_dir=run_dir, cache_dir=cache_dir, use_cache=use_cache)
 
     def _generate(
-        self, messages: list[dict[str, str]], *, role: str, sample: int, temperature: float, max_tokens: int
+        self,
+        messages: list[dict[str, str]],
+        *,
+        role: str,
+        sample: int,
+        temperature: float,
+        max_tokens: int,
+        avoid: list[str],
     ) -> Completion:
         heading = _HEADINGS[role]
         if heading is None:
-            names, tried = task_names(messages), earlier_codes(messages)
-            ready = ready_made(names, tried)
+            names, conversation = task_names(messages), earlier_codes(messages)
+            ready = ready_made(names, [*conversation, *avoid])
             if sample % 1000 == 0 and ready:
-                return example_completion(
-                    *ready[0], reason="a round's first sample is a template, the model is not asked"
-                )
-            # the round's first sample hands back ready[0]: a reply equal to it would be a duplicate too
-            tried = [*tried, ready[0][0]] if ready else tried
+                skipped = "; those this run already tried are skipped" if avoid else ""
+                reason = f"a round's first sample is a template, the model is not asked{skipped}"
+                return example_completion(*ready[0], reason=reason)
         max_tokens = min(max_tokens, MAX_TOKENS[role])
         head = example_for(messages) if heading is None else ""
         tail = f"## Solution\n\n```python\n{CODE_HEAD}" if heading is None else heading
         budget = engine.N_CTX - max_tokens - engine.tokens(f"{head}{tail}") - 8
         prompt = f"{head}\n{engine.fit(flatten(messages), budget)}\n\n{tail}"
-        with engine.lock:
-            result = engine.complete(
-                prompt, max_tokens=max_tokens, temperature=temperature, stop=_STOP[role], seed=sample
-            )
+
+        def generate(seed: int) -> dict[str, Any]:
+            with engine.lock:
+                return engine.complete(
+                    prompt, max_tokens=max_tokens, temperature=temperature, stop=_STOP[role], seed=seed
+                )
+
+        result = generate(sample)
         completion = result["text"]
         details = {"finish_reason": result["finish_reason"], "prompt": prompt, "completion": completion}
         if heading is not None:
             return Completion(completion.strip(), result["prompt_tokens"], result["completion_tokens"], details=details)
         code, note = close_function(completion, names)
-        if any(same_code(code, earlier) for earlier in tried) and (others := ready[1:]):
-            # parallel samples of a round do not see each other's replies: each takes its own alternative
-            chosen = others[(sample % 1000 - 1) % len(others)]
-            reason = "the model's reply repeated code already tried or this round's template"
-            return example_completion(*chosen, reason=reason, spent=result, details=details)
+        repeated = repeats(code, conversation, avoid)
+        for retry in range(1, REASKS + 1):  # nothing ready-made is left: the model's own other samples
+            if not repeated or ready:
+                break
+            again = generate(sample + RESEED * retry)
+            result = {**again, **{k: result[k] + again[k] for k in ("prompt_tokens", "completion_tokens")}}
+            details |= {f"completion_{retry + 1}": again["text"]}
+            code, note = close_function(again["text"], names)
+            repeated = repeats(code, conversation, avoid)
+        if repeated and ready:
+            reason = f"the model's reply repeated {repeated}"
+            return example_completion(*ready[0], reason=reason, spent=result, details=details)
+        if repeated:  # no code at all rather than code the run already had
+            text = f"(No new code: the model's {REASKS + 1} replies repeat {repeated}, and this run has tried every ready-made reply.)\n"
+            return Completion(text, result["prompt_tokens"], result["completion_tokens"], details=details)
         return Completion(
             text=f"{OFFLINE_NOTE}{note}```python\n{FILLED_MARK}\n{code}```\n",
             prompt_tokens=result["prompt_tokens"],
@@ -280,8 +305,8 @@ def ready_made(names: dict[str, Any], tried: list[str]) -> list[tuple[str, str]]
 
 def description_templates(names: dict[str, Any]) -> list[tuple[str, str]]:
     """The template filled from the description's names and the task's words (`example_lines`), when it measures
-    the task, and its variants: without the effort term (the task's terms alone), and with the progress of each
-    position-like task term (its change over the step, a potential-based shaping term)."""
+    the task, and its variants: with or without the effort term, with or without the progress of each position-like
+    task term (its change over the step, a potential-based shaping term)."""
     lines = example_lines(names)
     if not any(reads_state(line) for line in lines):
         return []
@@ -291,6 +316,7 @@ def description_templates(names: dict[str, Any]) -> list[tuple[str, str]]:
         (lines, "fixed template filled from the description's names and the task's words, no model"),
         (task_lines, "the same template with the task's terms alone (no effort term), no model"),
         (lines + progress, "the same template with each position-like task term's progress over the step, no model"),
+        (task_lines + progress, "the same template's task terms and their progress over the step, no model"),
     ]
     return [
         (f"{TEMPLATE_MARK} {which}; not designed by a model\n{function_code(body)}", which)
@@ -327,23 +353,14 @@ def earlier_codes(messages: list[dict[str, str]]) -> list[str]:
     return found
 
 
-def same_code(a: str, b: str) -> bool:
-    """Whether two modules are the same program (comments, docstrings aside: compared by syntax tree)."""
-    try:
-        return _program(a) == _program(b)
-    except SyntaxError:
-        return a.strip() == b.strip()
-
-
-def _program(code: str) -> str:
-    tree = ast.parse(code)
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not node.body:
-            continue
-        first = node.body[0]
-        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-            node.body = node.body[1:] or [ast.Pass()]
-    return ast.dump(tree)
+def repeats(code: str, conversation: list[str], avoid: list[str]) -> str:
+    """What `code` repeats, in words ("code already in this conversation", "an earlier candidate's code of this
+    run"), or "" when it is new."""
+    if any(same_code(code, earlier) for earlier in conversation):
+        return "code already in this conversation"
+    if any(same_code(code, earlier) for earlier in avoid):
+        return "an earlier candidate's code of this run"
+    return ""
 
 
 def close_function(completion: str, names: dict[str, Any]) -> tuple[str, str]:

@@ -107,7 +107,14 @@ class ScriptedModel(Model):
         self.script = Script(Path(path), state_path)
 
     def _generate(
-        self, messages: list[dict[str, str]], *, role: str, sample: int, temperature: float, max_tokens: int
+        self,
+        messages: list[dict[str, str]],
+        *,
+        role: str,
+        sample: int,
+        temperature: float,
+        max_tokens: int,
+        avoid: list[str],
     ) -> Completion:
         line = self.script.take(role)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)

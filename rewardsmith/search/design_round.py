@@ -23,7 +23,7 @@ from rewardsmith.search.training import screen_archives
 from rewardsmith.stages.critic import critique
 from rewardsmith.stages.design_emphasis import emphasis_for, with_emphasis
 from rewardsmith.stages.designer import Design, Failure, is_duplicate
-from rewardsmith.stages.history import best_for_prompt, candidate_code, prompt_inputs
+from rewardsmith.stages.history import best_for_prompt, candidate_code, prompt_inputs, run_codes
 from rewardsmith.stages.screen import ScreenReport, screen
 
 DEDUPE = "[dedupe]"
@@ -72,12 +72,14 @@ def ask_round(
     pair = crossover_pair(s.folder, iteration, s.config) if crossing else None
     regular = [j for j in pending if not (pair and j == last)]
     designs: dict[int, Design] = {}
+    tried = run_codes(s.folder)  # a model that avoids repeats never hands back the run's earlier code
     if regular:
         messages = s.designer.prompt(
             **prompt_inputs(s.folder, iteration, best, best_only=s.config.strategy == "eureka"),  # Eureka: best only
             failures=failures,
         )
-        designs = dict(zip(regular, ask_designer(s, iteration, messages, regular, emphasize=True), strict=True))
+        asked = ask_designer(s, iteration, messages, regular, emphasize=True, avoid=tried)
+        designs = dict(zip(regular, asked, strict=True))
         for j in regular:  # K different requests: the emphasis each sample was given
             emphasis, cand = emphasis_for(j), s.folder.cand(iteration, j)
             cand.path.mkdir(parents=True, exist_ok=True)
@@ -87,7 +89,9 @@ def ask_round(
         s.folder.event(Event.CROSSOVER_REQUESTED, candidate=f"{iteration}.{last}", parents=[r.id for r in pair])
         first, second = (best_for_prompt(s.folder, r) for r in pair)
         assert first is not None and second is not None
-        designs[last] = ask_designer(s, iteration, s.designer.crossover(first, second), [last])[0]
+        round_codes = [d.code for d in designs.values() if d.code is not None]
+        crossed = s.designer.crossover(first, second)
+        designs[last] = ask_designer(s, iteration, crossed, [last], avoid=[*tried, *round_codes])[0]
     return designs
 
 
@@ -106,10 +110,17 @@ def crossover_pair(
 
 
 def ask_designer(
-    s: Search, iteration: int, messages: list[dict[str, str]], indices: list[int], *, emphasize: bool = False
+    s: Search,
+    iteration: int,
+    messages: list[dict[str, str]],
+    indices: list[int],
+    *,
+    emphasize: bool = False,
+    avoid: list[str] | None = None,
 ) -> list[Design]:
     """One designer reply per candidate index, with each waiting candidate's elapsed time and ETA shown;
-    `emphasize`: each index's request ends with its design emphasis (`rewardsmith.stages.design_emphasis`)."""
+    `emphasize`: each index's request ends with its design emphasis (`rewardsmith.stages.design_emphasis`);
+    `avoid`: the run's earlier codes (`Designer.sample`)."""
     ids = {sample_number(iteration, j): f"{iteration}.{j}" for j in indices}
     each = (
         {sample_number(iteration, j): with_emphasis(messages, emphasis_for(j)) for j in indices} if emphasize else None
@@ -120,6 +131,7 @@ def ask_designer(
             list(ids),
             on_done=lambda k, design: ticker.arrived(ids[k], design.latency_s, design.cached),
             each=each,
+            avoid=avoid,
         )
 
 

@@ -99,6 +99,8 @@ class Design:
     """The conversation that produced it (the base of a repair request)."""
     latency_s: float = 0.0
     """Seconds the model took to answer (every request of it; ~0 when replayed)."""
+    avoid: list[str] = field(default_factory=list)
+    """Code of the run the model was told not to repeat (`Model.avoids_repeats`); a repair adds its round's."""
 
 
 def fitness_unit(spec: TaskSpec) -> str | None:
@@ -202,39 +204,57 @@ class Designer:
         samples: list[int],
         on_done: Callable[[int, Design], None] | None = None,
         each: dict[int, Messages] | None = None,
+        avoid: list[str] | None = None,
     ) -> list[Design]:
         """One answer per sample number, requested in parallel (the sample number keeps cache keys apart);
-        `on_done(sample, design)` is called as each answer arrives; `each`: a sample's own messages, if any."""
+        `on_done(sample, design)` is called as each answer arrives; `each`: a sample's own messages, if any.
+        `avoid`: every earlier candidate's code of the run. A model that `avoids_repeats` (the built-in one, whose
+        generations are serial anyway) is asked in sample order instead, each sample told the codes before it."""
         if not samples:
             return []
+        avoid = list(avoid or [])
 
-        def ask(k: int) -> Design:
-            design = self._ask((each or {}).get(k, messages), k)
+        def ask(k: int, before: list[Design]) -> Design:
+            told = [*avoid, *(d.code for d in before if d.code is not None)]
+            design = self._ask((each or {}).get(k, messages), k, told)
             if on_done is not None:
                 on_done(k, design)
             return design
 
-        with ThreadPoolExecutor(max_workers=len(samples), thread_name_prefix="designer") as pool:
-            return list(pool.map(ask, samples))
+        designs: list[Design] = []
+        if self.model is not None and self.model.avoids_repeats:
+            for k in samples:
+                designs.append(ask(k, designs))
+        else:
+            with ThreadPoolExecutor(max_workers=len(samples), thread_name_prefix="designer") as pool:
+                designs = list(pool.map(lambda k: ask(k, []), samples))
+        round_codes = [d.code for d in designs if d.code is not None]
+        for design in designs:  # a repair must not bring back a sibling's code either
+            design.avoid = [*avoid, *round_codes]
+        return designs
 
     def repair(self, previous: Design, problems: str, sample: int) -> Design:
-        """Ask for a corrected module: the conversation so far, the reply, then the exact problems found."""
+        """Ask for a corrected module: the conversation so far, the reply, then the exact problems found (the
+        model told the run's codes the reply was told, and the reply's own)."""
         request = render("repair.j2", problems=(problems.strip() + attribute_hints(problems)), code=previous.code)
         messages = [
             *previous.messages,
             {"role": "assistant", "content": previous.text},
             {"role": "user", "content": request},
         ]
-        return self._ask(messages, sample)
+        own = [previous.code] if previous.code is not None else []
+        return self._ask(messages, sample, [*previous.avoid, *own])
 
-    def _ask(self, messages: Messages, sample: int) -> Design:
-        """One request; a reply cut off inside its code block is asked again with twice the cap."""
+    def _ask(self, messages: Messages, sample: int, avoid: list[str] | None = None) -> Design:
+        """One request (`avoid`: the run's codes the model must not repeat); a reply cut off inside its code block
+        is asked again with twice the cap."""
         if self.model is None:
             raise ValueError("this Designer has no model: it can build prompts only")
+        avoid = list(avoid or [])
         cap, tokens, cost, latency = self.max_tokens, 0, 0.0, 0.0
         for attempt in range(CUT_OFF_RETRIES + 1):
             response = self.model.complete(
-                messages, role="designer", sample=sample, temperature=self.temperature, max_tokens=cap
+                messages, role="designer", sample=sample, temperature=self.temperature, max_tokens=cap, avoid=avoid
             )
             tokens += response.prompt_tokens + response.completion_tokens
             cost += response.cost_usd
@@ -255,6 +275,7 @@ class Designer:
             cached=response.cached,
             messages=messages,
             latency_s=latency,
+            avoid=avoid,
         )
 
 

@@ -16,7 +16,7 @@ from rewardsmith.errors import ExtractionError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.stages.designer import Best, HistoryRow, Neighbour, is_duplicate
-from rewardsmith.stages.extract import extract_reward_code
+from rewardsmith.stages.extract import dedupe, extract_reward_code
 from rewardsmith.stages.human_feedback import recorded
 from rewardsmith.stages.visual_feedback import image_parts
 
@@ -28,6 +28,18 @@ def candidate_code(folder: RunFolder, record: CandidateRecord) -> str:
     """The trained reward code of a candidate, without the loop's header (verified: a reward file the parent did
     not write is never shown to the designer)."""
     return folder.cand_of(record).reward_code() or ""
+
+
+def run_codes(folder: RunFolder) -> list[str]:
+    """Every code the run has tried, oldest candidate first: each attempt's (verified) and each reward file, once
+    each. A model that avoids repeats is told them (`Designer.sample`'s `avoid`)."""
+    codes: list[str] = []
+    for record in folder.candidates():
+        cand = folder.cand_of(record)
+        files = [cand.file(a.file) for a in cand.attempts() if a.file and a.file.endswith(".py")]
+        found = [data.decode("utf-8", "replace") for path in files if (data := cand.verified(path)) is not None]
+        codes += [*found, candidate_code(folder, record)]
+    return dedupe([code for code in codes if code.strip()])
 
 
 def best_reply(folder: RunFolder, code: str) -> str | None:
