@@ -93,6 +93,7 @@ def test_a_warm_worker_that_hangs_is_killed_and_reaped(tmp_path: Path, fresh_ser
 
 
 
+@pytest.mark.slow  # a whole child interpreter with its own fork server: ~5 s
 def test_the_servers_home_folder_is_removed_on_close_and_when_its_parent_exits(tmp_path: Path) -> None:
     # every CLI run used to leave an empty rewardsmith-forkserver-* folder in the temp dir
     temp = tmp_path / "tmp"
