@@ -1,6 +1,7 @@
 """When two reward modules are the same program: compared by syntax tree, so comments, docstrings, whitespace and
 formatting do not count. The offline model uses it to avoid handing back code the run already tried, and the cache
-key of such a request holds the fingerprints of that code."""
+key of such a request holds the fingerprints of that code; the loop's duplicate check (`stages.extract.dedupe`)
+uses the same key with docstrings kept."""
 
 from __future__ import annotations
 
@@ -10,20 +11,23 @@ import hashlib
 
 def same_code(a: str, b: str) -> bool:
     """Whether two modules are the same program (comments, docstrings aside: compared by syntax tree)."""
-    return _program(a) == _program(b)
+    return program(a) == program(b)
 
 
 def fingerprint(code: str) -> str:
     """A short hash of the program `code` is (equal for `same_code` modules)."""
-    return hashlib.sha256(_program(code).encode()).hexdigest()[:16]
+    return hashlib.sha256(program(code).encode()).hexdigest()[:16]
 
 
-def _program(code: str) -> str:
-    """The module's syntax tree without docstrings, dumped; code that does not parse, its stripped lines."""
+def program(code: str, *, docstrings: bool = False) -> str:
+    """The module's syntax tree dumped (without docstrings unless `docstrings`); code that does not parse, its
+    stripped lines."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return "\n".join(line.rstrip() for line in code.strip().splitlines())
+    if docstrings:
+        return ast.dump(tree)
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not node.body:
             continue

@@ -16,6 +16,7 @@ import textwrap
 from dataclasses import dataclass
 
 from rewardsmith.errors import ExtractionError
+from rewardsmith.llm.code_identity import program
 
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)")
 _PYTHON_LANGS = {"", "python", "py", "python3", "py3", "ipython", "pycon"}
@@ -82,10 +83,7 @@ def dedupe(codes: list[str]) -> list[str]:
     seen: set[str] = set()
     unique = []
     for code in codes:
-        try:
-            key = ast.dump(ast.parse(code))
-        except SyntaxError:
-            key = "\n".join(line.rstrip() for line in code.strip().splitlines())
+        key = program(code, docstrings=True)
         if key not in seen:
             seen.add(key)
             unique.append(code)
