@@ -57,3 +57,30 @@ def test_lean_settings_take_sb3s_adam_in_its_foreach_form_and_skip_distribution_
     model = build_model(spec, make_env(spec), 0)
     group = model.policy.optimizer.param_groups[0]
     assert isinstance(model.policy.optimizer, torch.optim.Adam) and group["foreach"] and group["eps"] == 1e-5
+
+
+@pytest.mark.slow
+def test_lean_torch_trains_the_same_sac_weights_bit_for_bit(validation_restored):
+    from stable_baselines3 import SAC
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from rewardsmith.workers.backends.sb3 import build_model
+    from rewardsmith.workers.lean_torch import lean_torch
+
+    spec = load_task("adroit-door")  # SAC, 256x256 (its actor's and critics' optimizers both take the foreach form)
+    hyperparams = {**spec.train.hyperparams, "learning_starts": 100, "buffer_size": 2000}
+    weights = []
+    for lean in (False, True):
+        env = DummyVecEnv([lambda: make_env(spec)])
+        if lean:
+            lean_torch()
+            model = build_model(spec, env, 3, hyperparams=hyperparams)
+        else:
+            torch.distributions.Distribution.set_default_validate_args(True)
+            kwargs = spec.train.sb3_policy_kwargs() or None
+            model = SAC("MlpPolicy", env, seed=3, verbose=0, policy_kwargs=kwargs, **hyperparams)
+        model.learn(400)  # 300 gradient steps
+        weights.append(model.policy.state_dict())
+    assert weights[0].keys() == weights[1].keys()
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    assert model.policy.critic.optimizer.param_groups[0]["foreach"]
