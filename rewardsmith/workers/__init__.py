@@ -9,5 +9,6 @@
   (the critic's dynamic check, a smoke run), `screen` (a reward summed over archived episodes), `replay` (a
   trained candidate's reward over chosen episodes for the analyzer, with its parent side and the replay
   machinery `screen` shares), `video` (policy videos); `trajectories` is the archive format the evaluation
-  worker writes and the replays read.
+  worker writes and the replays read; `lean_torch` the torch settings the training and evaluation workers share
+  (less overhead per call, the same results).
 """

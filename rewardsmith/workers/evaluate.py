@@ -35,6 +35,7 @@ from rewardsmith.run_folder.records import (
 )
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.lean_torch import lean_torch
 from rewardsmith.workers.trajectories import TrajectoryRecorder
 
 MAX_WEIGHTS_BYTES = 256 << 20
@@ -45,11 +46,9 @@ HEARTBEAT_EVERY = 100
 def run_evaluate_job(job: WorkerJob) -> dict[str, Any]:
     """Rebuild the policy from the weights (or take random actions: `random_policy`), lock down, run the parent's
     seeds; write the evaluation."""
-    import torch
-
     from rewardsmith.workers.main import enter_sandbox
 
-    torch.set_num_threads(1)
+    lean_torch()
     spec = job.task()
     seeds = [int(s) for s in job.options.get("seeds", [])]
     if not seeds:
