@@ -4,18 +4,30 @@ THIS IS A REPLAY, NOT A RUN. `bench/rung_rho.py` trained every runnable reward o
 through the rung budgets (each resumed from the previous one's weights), recording the trusted fitness, its standard
 error and episode count at each (bench/replay_tables/). Here the REAL `successive_halving` and pick (the default's
 lower-bound rule with the between-seed floor, second-seed repeats, lone-survivor revival) run with a table-backed
-trainer: each candidate gets its reward's recorded training on one seed, drawn per (search seed, reward)
-(`training_seed`); a second-seed repeat uses the reward's next recorded seed. The Eureka-style strategy trains every
-candidate at the full budget and picks the highest mean. Not replayed: designer, critic, screen, critic tie-break.
+trainer (`bench/replay_table.py`): each candidate gets its reward's recorded training on one seed, drawn per (search
+seed, reward) (`training_seed`); a second-seed repeat uses the reward's next recorded seed. The Eureka-style
+strategy trains every candidate at the full budget and picks the highest mean. Not replayed: the designer, the
+critic's verdict (every pool reward in a table passed it), and the trajectory screen (it sums each reward over the
+first rung's evaluation episodes, and the tables keep fitness numbers, not those episodes' trajectories).
 
-Printed per pool: hit rate (a good-labelled reward returned, binomial se), how often the best reward by the
-converged ranking is returned, search steps relative to Eureka's (and for a whole run with final seeds), where the
+`--tie-break` adds the default with the critic's tie-break: each pool reward's real structural warning, recorded by
+`bench/critic_warnings.py --record` (the critic's static rules and sandboxed smoke run, read by the product's
+`tie_break_warning`; bench/replay_tables/critic/), goes into the replayed search's `Evidence.warnings` keyed by
+candidate id, as a run's `load_evidence` puts it there before the halving: the cuts and the pick both see it.
+
+Labels (`--labels`, default both): the hand labels of the pool files, and the converged labels where a pool has a
+converged table (`bench/converged_labels.py`: every reward trained to the spec's budget, or near it, on two seeds
+the replay table does not use, labelled by a rule fixed before those numbers were seen). Hit rates and the goal
+table are printed under each.
+
+Printed per pool: hit rate (a good-labelled reward returned, binomial se), how often the best reward at the table's
+full budget is returned, search steps relative to Eureka's (and for a whole run with final seeds), where the
 default's steps went (`bench/replay_steps.py`: first rung, later rungs, revival, second seeds below and at the last
-rung, the final retraining, and the fewest the rungs allow), each rung's Spearman rho with the converged ranking
-(the full budget averaged over the OTHER seeds), and the goal table. `--ablations` adds the default with each of its
+rung, the final retraining, and the fewest the rungs allow), each rung's Spearman rho with the full budget's
+ranking (averaged over the OTHER seeds), and the goal table. `--ablations` adds the default with each of its
 protections taken out (`ABLATIONS`), to see what each costs in steps and in hit rate.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 100 --ablations
+    PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 100 --ablations --tie-break
     PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --first 0.0625,0.125,0.25 --training-seeds 0,1
 """
 
