@@ -8,6 +8,10 @@ Printed per pool and label: files, accepted by the critic, warned; then over the
 that are weak or reward-hacking (the tie-break's precision) and the share of good rewards warned (its cost).
 
     REWARDSMITH_ALLOW_UID0=1 nice -n 10 .venv/bin/python bench/critic_warnings.py
+
+`--record bench/replay_tables/critic` also writes each pool's rows ({file, label, accepted, kind, warning, tie_break}:
+the warning's kind, and the warning the selection's tie-break weighs, `tie_break_warning`) for
+`bench/replay_strategies.py --tie-break`, which hands them to the replayed search's `Evidence.warnings`.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 
 from strategies import LABELS, TASKS, label, pool  # bench/ is on sys.path when this file runs as a script
 
-from rewardsmith.search.evidence import structural_warning
+from rewardsmith.search.evidence import structural_finding, tie_break_warning
 from rewardsmith.stages.critic import critique
 from rewardsmith.task import load_task
 from rewardsmith.workers.executor import LocalExecutor
@@ -30,7 +34,8 @@ BAD = ("weak", "reward-hacking")
 
 
 def check(task: str, reward: Path, out: Path, executor: LocalExecutor) -> dict:
-    """The critic's verdict and structural warning on one pool file."""
+    """The critic's verdict and structural warning on one pool file: its kind, and the warning the selection's
+    tie-break weighs (`tie_break_warning`, read from the report as `load_evidence` reads a run's critic.json)."""
     report = critique(
         load_task(task),
         reward,
@@ -40,8 +45,16 @@ def check(task: str, reward: Path, out: Path, executor: LocalExecutor) -> dict:
         env_description=None,
         semantic=False,
     )
-    warning = structural_warning(report.to_dict())
-    return {"task": task, "file": reward.name, "label": label(reward), "accepted": report.accepted, "warning": warning}
+    found = structural_finding(report.to_dict())
+    return {
+        "task": task,
+        "file": reward.name,
+        "label": label(reward),
+        "accepted": report.accepted,
+        "kind": found[0] if found else None,
+        "warning": found[1] if found else None,
+        "tie_break": tie_break_warning(report.to_dict()),
+    }
 
 
 def table(rows: list[dict]) -> str:
@@ -73,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", default=",".join(TASKS))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("/tmp/rewardsmith-critic-warnings"))
+    parser.add_argument(
+        "--record", type=Path, default=None, help="also write RECORD/<task>.jsonl (bench/replay_tables/critic/)"
+    )
     args = parser.parse_args(argv)
     jobs = [
         (task, p)
@@ -88,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         executor.shutdown()
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for task in sorted({r["task"] for r in rows}) if args.record is not None else ():
+        args.record.mkdir(parents=True, exist_ok=True)
+        mine = "".join(json.dumps(r) + "\n" for r in rows if r["task"] == task)
+        (args.record / f"{task}.jsonl").write_text(mine, encoding="utf-8")
     print(table(rows))
     return 0
 

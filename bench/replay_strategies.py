@@ -4,27 +4,37 @@ THIS IS A REPLAY, NOT A RUN. `bench/rung_rho.py` trained every runnable reward o
 through the rung budgets (each resumed from the previous one's weights), recording the trusted fitness, its standard
 error and episode count at each (bench/replay_tables/). Here the REAL `successive_halving` and pick (the default's
 lower-bound rule with the between-seed floor, second-seed repeats, lone-survivor revival) run with a table-backed
-trainer: each candidate gets its reward's recorded training on one seed, drawn per (search seed, reward)
-(`training_seed`); a second-seed repeat uses the reward's next recorded seed. The Eureka-style strategy trains every
-candidate at the full budget and picks the highest mean. Not replayed: designer, critic, screen, critic tie-break.
+trainer (`bench/replay_table.py`): each candidate gets its reward's recorded training on one seed, drawn per (search
+seed, reward) (`training_seed`); a second-seed repeat uses the reward's next recorded seed. The Eureka-style
+strategy trains every candidate at the full budget and picks the highest mean. Not replayed: the designer, the
+critic's verdict (every pool reward in a table passed it), and the trajectory screen (it sums each reward over the
+first rung's evaluation episodes, and the tables keep fitness numbers, not those episodes' trajectories).
 
-Printed per pool: hit rate (a good-labelled reward returned, binomial se), how often the best reward by the
-converged ranking is returned, search steps relative to Eureka's (and for a whole run with final seeds), where the
+`--tie-break` adds the default with the critic's tie-break: each pool reward's real structural warning, recorded by
+`bench/critic_warnings.py --record` (the critic's static rules and sandboxed smoke run, read by the product's
+`tie_break_warning`; bench/replay_tables/critic/), goes into the replayed search's `Evidence.warnings` keyed by
+candidate id, as a run's `load_evidence` puts it there before the halving: the cuts and the pick both see it.
+
+Labels (`--labels`, default both): the hand labels of the pool files, and the converged labels where a pool has a
+converged table (`bench/converged_labels.py`: every reward trained to the spec's budget, or near it, on two seeds
+the replay table does not use, labelled by a rule fixed before those numbers were seen). Hit rates and the goal
+table are printed under each.
+
+Printed per pool: hit rate (a good-labelled reward returned, binomial se), how often the best reward at the table's
+full budget is returned, search steps relative to Eureka's (and for a whole run with final seeds), where the
 default's steps went (`bench/replay_steps.py`: first rung, later rungs, revival, second seeds below and at the last
-rung, the final retraining, and the fewest the rungs allow), each rung's Spearman rho with the converged ranking
-(the full budget averaged over the OTHER seeds), and the goal table. `--ablations` adds the default with each of its
+rung, the final retraining, and the fewest the rungs allow), each rung's Spearman rho with the full budget's
+ranking (averaged over the OTHER seeds), and the goal table. `--ablations` adds the default with each of its
 protections taken out (`ABLATIONS`), to see what each costs in steps and in hit rate.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 100 --ablations
+    PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --search-seeds 100 --ablations --tie-break
     PYTHONPATH=$PWD .venv/bin/python bench/replay_strategies.py --first 0.0625,0.125,0.25 --training-seeds 0,1
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import random
 import statistics
 import sys
 from collections import Counter
@@ -37,133 +47,31 @@ from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.halving import MAX_KEPT_ON_NOISE, first_rung_minimum, rung_budgets, successive_halving
 from rewardsmith.search.rung_evidence import LATER_RUNGS, first_rung
 from rewardsmith.search.selection import Rule, distinguishable, pick, ranked
-from rewardsmith.search.spread import Repeat, SeedSpread
+from rewardsmith.search.spread import SeedSpread
 from rewardsmith.task import load_task
 
 sys.path.insert(0, str(Path(__file__).parent))  # its sibling, also when a test loads this file by path
+from converged_labels import labels as converged_labels
 from replay_pool import labels_earned, rung_rho
 from replay_steps import fewest_steps, spent, where_steps_went
+from replay_table import Table, TableTrainer, critic_warnings
 
 TABLES = Path(__file__).parent / "replay_tables"
-
-
-@dataclass(frozen=True)
-class Table:
-    """One pool's recorded trainings: rows {file, label, seed, budgets, fitness, se, episodes} on shared budgets."""
-
-    task: str
-    budgets: list[int]
-    rows: list[dict]
-
-    @classmethod
-    def load(cls, path: Path, seeds: set[int] | None = None) -> Table:
-        """The rows of `path` (only training `seeds`, if given); every row must carry the same budgets."""
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        rows = [r for r in rows if seeds is None or r["seed"] in seeds]
-        budgets = sorted({tuple(r["budgets"]) for r in rows})
-        if len(budgets) != 1:
-            raise SystemExit(f"{path}: rows on different budgets {budgets}; one table per budget list")
-        return cls(path.stem, list(budgets[0]), rows)
-
-    @property
-    def files(self) -> list[str]:
-        """The pool's rewards, in a fixed order."""
-        return sorted({r["file"] for r in self.rows})
-
-    def label(self, file: str) -> str:
-        """The reward's hand label (from its pool file name)."""
-        return next(r["label"] for r in self.rows if r["file"] == file)
-
-    def seeds(self, file: str) -> list[int]:
-        """The training seeds recorded for a reward."""
-        return sorted(r["seed"] for r in self.rows if r["file"] == file)
-
-    def row(self, file: str, seed: int) -> dict:
-        """The recorded training of `file` on `seed`."""
-        return next(r for r in self.rows if r["file"] == file and r["seed"] == seed)
-
-    def converged(self, file: str, leave_out: int | None = None) -> float | None:
-        """The reward's full-budget fitness averaged over its recorded seeds (but `leave_out`); None if none."""
-        values = [
-            r["fitness"][-1]
-            for r in self.rows
-            if r["file"] == file and r["seed"] != leave_out and r["fitness"][-1] is not None
-        ]
-        return statistics.fmean(values) if values else None
-
-
-def training_seed(search_seed: int, file: str, seeds: list[int]) -> int:
-    """The recorded training a candidate of `file` gets in search seed `search_seed`: deterministic, and
-    independent between rewards (a real search trains each candidate on its own)."""
-    return random.Random(f"{search_seed}/{file}").choice(sorted(seeds))
-
-
-def other_seed(first: int, seeds: list[int]) -> int | None:
-    """The recorded seed a second-seed repeat uses: the next one after `first` (cyclic); None with one seed."""
-    order = sorted(seeds)
-    return order[(order.index(first) + 1) % len(order)] if len(order) > 1 else None
-
-
-class TableTrainer:
-    """`TrainRung` and `RepeatRung` backed by a `Table`: one search seed's candidates, one per reward."""
-
-    def __init__(self, table: Table, search_seed: int, evidence: Evidence | None = None) -> None:
-        self.table, self.evidence = table, evidence
-        self.file = {f"1.{j}": file for j, file in enumerate(table.files, 1)}
-        self.seed = {cid: training_seed(search_seed, f, table.seeds(f)) for cid, f in self.file.items()}
-
-    def records(self) -> list[CandidateRecord]:
-        """The designed candidates, one per reward of the pool."""
-        return [CandidateRecord(id=cid, iteration=1, index=j, status="designed") for j, cid in enumerate(self.file, 1)]
-
-    def point(self, cid: str, seed: int, budget: int) -> tuple[float | None, float, int]:
-        """(fitness, se, episodes) of a candidate's reward on `seed` at `budget`, from the table."""
-        if budget not in self.table.budgets:
-            raise ValueError(f"{self.table.task}: no recorded budget {budget:,} (the table has {self.table.budgets})")
-        row, k = self.table.row(self.file[cid], seed), self.table.budgets.index(budget)
-        se = (row.get("se") or [None] * len(row["fitness"]))[k]
-        episodes = (row.get("episodes") or [0] * len(row["fitness"]))[k]
-        return row["fitness"][k], float(se) if se is not None else 0.0, int(episodes or 0)
-
-    def train(self, record: CandidateRecord, budget: int, resume: bool) -> CandidateRecord:
-        """The candidate's recorded training at `budget` (the table's chains resume, as halving's rungs do)."""
-        fitness, se, episodes = self.point(record.id, self.seed[record.id], budget)
-        if fitness is None:
-            return record.model_copy(update={"status": "failed", "reason": "the recorded training failed"})
-        update = {"status": "trained", "fitness": fitness, "fitness_se": se, "episodes": episodes, "timesteps": budget}
-        return record.model_copy(update=update)
-
-    def repeat(self, pair: list[CandidateRecord], budget: int) -> int:
-        """Each close candidate's recorded training on its other seed, added to the evidence's spread."""
-        steps = 0
-        for record in pair:
-            first, second = (
-                self.seed[record.id],
-                other_seed(self.seed[record.id], self.table.seeds(self.file[record.id])),
-            )
-            if second is None or self.evidence is None or self.evidence.spread is None or record.fitness is None:
-                continue
-            fitness, se, _ = self.point(record.id, second, budget)
-            if fitness is None:
-                continue
-            pair_fitness = (float(record.fitness), float(fitness))
-            repeat = Repeat(record.id, budget, (first, second), pair_fitness, (record.fitness_se or 0.0, se))
-            self.evidence.spread.add(repeat)
-            steps += budget
-        return steps
 
 
 @dataclass(frozen=True)
 class Settings:
     """How the replayed default runs: its keep fraction, flat-curve stop, how many candidates a cut keeps beyond the
     fraction for being within noise of its cut line, where second seeds are spent ("all", "below the last rung",
-    "none") and the rungs after the first (fractions of the full budget)."""
+    "none"), the rungs after the first (fractions of the full budget), and whether the critic's tie-break warnings
+    (the table's `warnings`) go into the search's `Evidence`, as a run's `load_evidence` puts them before its cuts."""
 
     keep: float = DEFAULT_KEEP
     stop_flat: bool = True
     kept_on_noise: int = MAX_KEPT_ON_NOISE
     repeats: str = "all"
     later: tuple[float, ...] = LATER_RUNGS
+    tie_break: bool = False
 
 
 ABLATIONS = (
@@ -212,6 +120,8 @@ def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, setti
     (the default's "lcb" with the between-seed floor and repeats, as `settings` say; Eureka's "mean" without)."""
     evidence = Evidence(SeedSpread(), {}) if rule == "lcb" else None
     trainer = TableTrainer(table, search_seed, evidence)
+    if evidence is not None and settings.tie_break:  # keyed by candidate id, as load_evidence keys them
+        evidence.warnings = {cid: w for cid, f in trainer.file.items() if (w := table.warnings.get(f))}
 
     def repeat(pair: list[CandidateRecord], budget: int) -> int:
         wanted = settings.repeats == "all" or (settings.repeats == "below the last rung" and budget < budgets[-1])
@@ -294,22 +204,40 @@ def pool_report(
     traces: int = 0,
     final_seeds: int = 3,
     ablations: bool = False,
+    label_sets: dict[str, dict[str, str]] | None = None,
+    tie_break: bool = False,
 ) -> tuple[list[str], list[dict]]:
     """The printed lines and goal rows of one pool: Eureka, then the default with each first rung in `firsts`
-    (None: the task family's recorded first rung), then (`ablations`) the recorded one under each of `ABLATIONS`."""
+    (None: the task family's recorded first rung), each also with the critic's tie-break (`tie_break`), then
+    (`ablations`) the recorded one under each of `ABLATIONS`. Hit rates are counted under every label set of
+    `label_sets` ({name: {file: label}}; default: the table's hand labels), one goal row per label set."""
     full = table.budgets[-1]
+    sets = label_sets or {"hand": {f: table.label(f) for f in table.files}}
     best = max(table.files, key=lambda f: table.converged(f) if table.converged(f) is not None else -math.inf)
     seeds_used = sorted({r["seed"] for r in table.rows})
     lines = [
         f"{table.task}: {len(table.files)} runnable rewards, recorded budgets {table.budgets}, training seeds "
-        f"{seeds_used}; best by the converged ranking: {best} ({table.label(best)})",
+        f"{seeds_used}; best at the full budget: {best} ({table.label(best)})",
         *labels_earned(table),
         *rung_rho(table),
+        *(
+            f"  {name} labels: good {', '.join(f.split('_')[0] for f in table.files if of[f] == 'good') or 'none'}"
+            for name, of in sets.items()
+            if name != "hand"
+        ),
     ]
+    if tie_break:
+        warned = ", ".join(f"{f.split('_')[0]} ({table.label(f)})" for f in table.files if f in table.warnings)
+        lines.append(f"  critic tie-break warnings: {warned or 'none'}")
     eureka = [replay(table, s, [full], "mean") for s in range(search_seeds)]
     eureka_steps = statistics.fmean(o.steps for o in eureka)
     eureka_run = statistics.fmean(o.run_steps(final_seeds) for o in eureka)
-    runs = [(*default_budgets(table, first, settings.later), settings) for first in firsts]
+    runs = []
+    for first in firsts:
+        name, budgets = default_budgets(table, first, settings.later)
+        runs.append((name, budgets, settings))
+        if tie_break:
+            runs.append((f"{name} + tie-break", budgets, replace(settings, tie_break=True)))
     for what, changed in ABLATIONS if ablations else ():
         budgets = default_budgets(table, None, changed.later)[1]
         runs.append((f"ablation: {what}", budgets, replace(changed, keep=settings.keep, stop_flat=settings.stop_flat)))
@@ -317,27 +245,51 @@ def pool_report(
     strategies += [(name, [replay(table, s, b, "lcb", how) for s in range(search_seeds)]) for name, b, how in runs]
     goals = []
     for name, outcomes in strategies:
-        hits = sum(o.label == "good" for o in outcomes)
+        hits = {lab: sum(of[o.file] == "good" for o in outcomes) for lab, of in sets.items()}
         top = sum(o.file == best for o in outcomes)
         steps = statistics.fmean(o.steps for o in outcomes)
         returned = ", ".join(f"{f.split('_')[0]}×{n}" for f, n in sorted(Counter(o.file for o in outcomes).items()))
         lines.append(
-            f"  {name:40} rungs {outcomes[0].budgets}: hit {rate(hits, len(outcomes))}, best {top}/{len(outcomes)}, "
-            f"steps {steps:,.0f} = {steps / eureka_steps:.2f} of Eureka's (whole run with {final_seeds} final seeds: "
-            f"{statistics.fmean(o.run_steps(final_seeds) for o in outcomes) / eureka_run:.2f}); returned {returned}"
+            f"  {name:44} rungs {outcomes[0].budgets}: hit "
+            + "; ".join(f"{lab} {rate(n, len(outcomes))}" for lab, n in hits.items())
+            + f", best {top}/{len(outcomes)}, steps {steps:,.0f} = {steps / eureka_steps:.2f} of Eureka's (whole run "
+            f"with {final_seeds} final seeds: {statistics.fmean(o.run_steps(final_seeds) for o in outcomes) / eureka_run:.2f}"
+            f"); returned {returned}"
         )
         if name != "eureka":
             fewest = fewest_steps(len(table.files), outcomes[0].budgets, settings.keep) / eureka_steps
-            lines.append(f"  {'':40} {where_steps_went(outcomes, eureka_steps, final_seeds)}; fewest {fewest:.3f}")
-        goals.append({"task": table.task, "strategy": name, "hit": hits / len(outcomes), "ratio": steps / eureka_steps})
+            lines.append(f"  {'':44} {where_steps_went(outcomes, eureka_steps, final_seeds)}; fewest {fewest:.3f}")
+        goals += [
+            {"task": f"{table.task} [{lab}]", "strategy": name, "hit": n / len(outcomes), "ratio": steps / eureka_steps}
+            for lab, n in hits.items()
+        ]
         for s, o in enumerate(outcomes[:traces] if name.startswith("default") else []):
             lines += [f"   search seed {s}: returned {o.file} ({o.label})", *o.trace]
     return lines, goals
 
 
+LABEL_SETS = ("hand", "converged", "both")
+
+
+def label_sets(table: Table, which: str, tables: Path) -> dict[str, dict[str, str]]:
+    """{name: {file: label}} for `which` of `LABEL_SETS`: the table's hand labels, and the converged ones
+    (`bench/converged_labels.py` on TABLES/converged/<task>.jsonl) where recorded; "converged" for a pool without
+    them, or with a reward they lack, is an error."""
+    path = tables / "converged" / f"{table.task}.jsonl"
+    sets = {"hand": {f: table.label(f) for f in table.files}} if which != "converged" else {}
+    if which == "hand" or (which == "both" and not path.is_file()):
+        return sets
+    if not path.is_file():
+        raise SystemExit(f"{table.task}: no converged labels ({path} is missing)")
+    converged = converged_labels(path)
+    if missing := sorted(set(table.files) - set(converged)):
+        raise SystemExit(f"{path}: no converged label for {', '.join(missing)}")
+    return {**sets, "converged": converged}
+
+
 def goal_table(goals: list[dict]) -> list[str]:
     """The issue's goal per pool: the default's hit rate >= 0.9, <= 0.25 of Eureka's steps, >= Eureka's hit rate."""
-    lines = [f"{'pool':34} {'strategy':40} {'hit':>5} {'>=0.9':>5} {'steps':>6} {'<=0.25':>6} {'>=eureka':>8}"]
+    lines = [f"{'pool [labels]':46} {'strategy':44} {'hit':>5} {'>=0.9':>5} {'steps':>6} {'<=0.25':>6} {'>=eureka':>8}"]
     for g in goals:
         eureka = next(e["hit"] for e in goals if e["task"] == g["task"] and e["strategy"] == "eureka")
         ok = (
@@ -347,7 +299,7 @@ def goal_table(goals: list[dict]) -> list[str]:
         )
         ok = ok if g["strategy"] != "eureka" else (ok[0], "-", "-")
         lines.append(
-            f"{g['task']:34} {g['strategy']:40} {g['hit']:>5.2f} {ok[0]:>5} {g['ratio']:>6.2f} {ok[1]:>6} {ok[2]:>8}"
+            f"{g['task']:46} {g['strategy']:44} {g['hit']:>5.2f} {ok[0]:>5} {g['ratio']:>6.2f} {ok[1]:>6} {ok[2]:>8}"
         )
     return lines
 
@@ -364,23 +316,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-stop-flat", action="store_true", help="the default without its flat-curve stop")
     parser.add_argument("--trace", type=int, default=0, help="print the rungs of the first N default searches")
     parser.add_argument("--ablations", action="store_true", help="also the default without each of its protections")
+    parser.add_argument("--labels", choices=LABEL_SETS, default="both", help="hand, converged (where recorded), both")
+    parser.add_argument("--tie-break", action="store_true", help="also the default with the critic's recorded warnings")
     args = parser.parse_args(argv)
     seeds = {int(x) for x in args.training_seeds.split(",") if x} or None
     tasks = [x for x in args.tasks.split(",") if x] or sorted(p.stem for p in args.tables.glob("*.jsonl"))
     firsts: list[float | None] = [float(x) for x in args.first.split(",") if x] or [None]
     print(
-        "A REPLAY of recorded trainings (bench/rung_rho.py tables), not new searches; screen and critic not replayed."
+        "A REPLAY of recorded trainings (bench/rung_rho.py tables), not new searches; the screen is not replayed, the "
+        "critic only as its recorded tie-break warnings (--tie-break)."
     )
     goals: list[dict] = []
     for task in tasks:
+        warnings = critic_warnings(args.tables / "critic" / f"{task}.jsonl") if args.tie_break else None
+        table = Table.load(args.tables / f"{task}.jsonl", seeds, warnings)
         lines, rows = pool_report(
-            Table.load(args.tables / f"{task}.jsonl", seeds),
+            table,
             args.search_seeds,
             firsts,
             Settings(keep=args.keep, stop_flat=not args.no_stop_flat),
             args.trace,
             args.final_seeds,
             args.ablations,
+            label_sets(table, args.labels, args.tables),
+            args.tie_break,
         )
         print("\n".join(lines), end="\n\n", flush=True)
         goals += rows

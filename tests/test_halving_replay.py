@@ -81,9 +81,12 @@ def test_the_table_trainer_drives_halving_with_the_recorded_trainings(tmp_path: 
 def test_search_seeds_draw_recorded_seeds_and_repeats_use_the_other(tmp_path: Path) -> None:
     module = script()
     toy = table(module, tmp_path)
-    draws = {module.training_seed(s, "a_good_late.py", [0, 1]) for s in range(20)}
+    import replay_table  # bench/ is on sys.path once the script is loaded
+
+    draws = {replay_table.training_seed(s, "a_good_late.py", [0, 1]) for s in range(20)}
     assert draws == {0, 1}  # both recorded trainings are used across search seeds
-    assert module.training_seed(7, "a_good_late.py", [0, 1]) == module.training_seed(7, "a_good_late.py", [1, 0])
+    draw = replay_table.training_seed
+    assert draw(7, "a_good_late.py", [0, 1]) == draw(7, "a_good_late.py", [1, 0])
     evidence = Evidence(SeedSpread(), {})
     trainer = module.TableTrainer(toy, search_seed=5, evidence=evidence)
     record = trainer.train(trainer.records()[0], 200, False)

@@ -1,0 +1,144 @@
+"""Converged labels: which pool rewards are good when trained to convergence, by a rule fixed before the numbers.
+
+Reads a table of converged trainings (`bench/replay_tables/converged/<task>.jsonl`: rows {file, label, seed, budgets,
+fitness, se, episodes} written by `bench/rung_rho.py --fractions 1`, one budget) and labels each reward (`verdicts`):
+
+- m_r, the mean of its trainings; s_r^2, their sample variance (seeds and episodes both in it); s_p^2, the mean of
+  s_r^2 over the pool; SE_r^2 = max(s_r^2, s_p^2, mean e_ri^2) / n (e_ri: each training's evaluation se);
+- good when not distinguishable from the best reward b (m_b - m_r <= Z_LABEL sqrt(SE_b^2 + SE_r^2)) AND
+  distinguishably better than the random policy (m_r - m_random > Z_LABEL sqrt(SE_r^2 + se_random^2), the spec's
+  calibration record); "not good" otherwise, and when any training failed.
+
+Why this rule is in bench/replay_tables/README.md ("Converged labels"). `bench/replay_strategies.py --labels
+converged` replays the strategies against these labels.
+
+    PYTHONPATH=$PWD .venv/bin/python bench/converged_labels.py --task reacher-reach
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from rewardsmith.task import load_task
+
+CONVERGED = Path(__file__).parent / "replay_tables" / "converged"
+Z_LABEL = 2.0
+"""Standard errors of the difference: the bar of both clauses of the rule."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One reward's converged label and the numbers it rests on."""
+
+    file: str
+    hand: str
+    fitness: tuple[float | None, ...]
+    mean: float | None
+    se: float | None
+    label: str
+    """ "good" or "not good"."""
+    why: str
+
+
+def load_rows(path: Path) -> list[dict]:
+    """The rows of a converged table; all on one budget."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if len({tuple(r["budgets"]) for r in rows}) > 1:
+        raise SystemExit(f"{path}: rows on different budgets; one converged table per budget")
+    return rows
+
+
+def spread(values: list[float]) -> float:
+    """The sample variance of a reward's trainings (0 for one)."""
+    return statistics.variance(values) if len(values) > 1 else 0.0
+
+
+def verdicts(rows: list[dict], random: tuple[float, float], z: float = Z_LABEL) -> dict[str, Verdict]:
+    """Each reward's converged label under the rule (module docstring), keyed by pool file."""
+    files = sorted({r["file"] for r in rows})
+    runs = {f: [r for r in rows if r["file"] == f] for f in files}
+    values = {f: [r["fitness"][-1] for r in runs[f]] for f in files}
+    complete = {f: [float(v) for v in vs] for f, vs in values.items() if vs and all(v is not None for v in vs)}
+    pooled = statistics.fmean(spread(v) for v in complete.values()) if complete else 0.0
+    stats: dict[str, tuple[float, float]] = {}
+    for f, vs in complete.items():
+        episode = statistics.fmean(float(r["se"][-1] or 0.0) ** 2 for r in runs[f])
+        stats[f] = statistics.fmean(vs), math.sqrt(max(spread(vs), pooled, episode) / len(vs))
+    best = max(stats, key=lambda f: stats[f][0]) if stats else None
+    out = {}
+    for f in files:
+        hand = runs[f][0]["label"]
+        if f not in stats or best is None:
+            out[f] = Verdict(f, hand, tuple(values[f]), None, None, "not good", "a training failed")
+            continue
+        (m, se), (mb, seb) = stats[f], stats[best]
+        behind, noise = mb - m, z * math.sqrt(seb**2 + se**2)
+        above, noise_random = m - random[0], z * math.sqrt(se**2 + random[1] ** 2)
+        if behind > noise:
+            label, why = "not good", f"behind the best by {behind:.3g} > {noise:.3g}"
+        elif above <= noise_random:
+            label, why = "not good", f"within {noise_random:.3g} of random ({above:+.3g})"
+        else:
+            label, why = "good", f"behind the best by {behind:.3g} <= {noise:.3g}; above random by {above:.3g}"
+        out[f] = Verdict(f, hand, tuple(values[f]), m, se, label, why)
+    return out
+
+
+def labels(path: Path) -> dict[str, str]:
+    """{pool file: converged label} of a converged table (its task's random-policy record from the spec)."""
+    return {f: v.label for f, v in verdicts(load_rows(path), random_reference(path.stem)).items()}
+
+
+def random_reference(task: str) -> tuple[float, float]:
+    """(mean, se) of the random policy's trusted fitness: the spec's calibration record."""
+    spec = load_task(task)
+    if spec.calibration is None or len(spec.calibration.random) != 2:
+        raise SystemExit(f"{task}: the spec has no calibrated random-policy fitness for the converged-label rule")
+    return float(spec.calibration.random[0]), float(spec.calibration.random[1])
+
+
+def report(rows: list[dict], random: tuple[float, float]) -> list[str]:
+    """The table: per reward, best first, its trainings, mean ± SE, share of the random-to-best gap, labels."""
+    found = verdicts(rows, random)
+    ranked = sorted(found.values(), key=lambda v: -(v.mean if v.mean is not None else -math.inf))
+    top = ranked[0].mean if ranked and ranked[0].mean is not None else None
+    seeds = sorted({r["seed"] for r in rows})
+    lines = [
+        f"budget {rows[0]['budgets'][-1]:,}, training seeds {seeds}, random policy {random[0]:.4g} ± {random[1]:.2g}",
+        f"{'reward':34} {'hand':15} {'trainings':>20} {'mean ± SE':>18} {'gap':>5} {'converged':>9}  why",
+    ]
+    for v in ranked:
+        each = " ".join("fail" if x is None else f"{x:.4f}" for x in v.fitness)
+        mean = "-" if v.mean is None else f"{v.mean:.4f} ± {v.se:.4f}"
+        gap = (
+            "-"
+            if v.mean is None or top is None or top == random[0]
+            else f"{(v.mean - random[0]) / (top - random[0]):.2f}"
+        )
+        lines.append(f"{v.file[:34]:34} {v.hand:15} {each:>20} {mean:>18} {gap:>5} {v.label:>9}  {v.why}")
+    agree = sum((v.hand == "good") == (v.label == "good") for v in found.values())
+    lines.append(
+        f"good: {sum(v.label == 'good' for v in found.values())} of {len(found)}; the hand label agrees (good vs "
+        f"not) on {agree} of {len(found)}"
+    )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default="reacher-reach")
+    parser.add_argument("--table", type=Path, default=None, help=f"default {CONVERGED}/<task>.jsonl")
+    args = parser.parse_args(argv)
+    rows = load_rows(args.table or CONVERGED / f"{args.task}.jsonl")
+    print("\n".join(report(rows, random_reference(args.task))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

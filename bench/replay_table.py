@@ -1,0 +1,142 @@
+"""A pool's recorded trainings (`Table`, bench/replay_tables/<task>.jsonl) and the table-backed trainer the replay
+hands to the real successive halving (`TableTrainer`). Used by `bench/replay_strategies.py`.
+
+A row's label is the hand label (from the pool file name); `warnings` are the critic's tie-break warnings per pool
+file (`critic_warnings`, recorded by `bench/critic_warnings.py --record`), for the replayed search's
+`Evidence.warnings`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.evidence import Evidence
+from rewardsmith.search.spread import Repeat
+
+
+@dataclass(frozen=True)
+class Table:
+    """One pool's recorded trainings: rows {file, label, seed, budgets, fitness, se, episodes} on shared budgets,
+    and the critic's tie-break warnings ({file: why})."""
+
+    task: str
+    budgets: list[int]
+    rows: list[dict]
+    warnings: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(
+        cls,
+        path: Path,
+        seeds: set[int] | None = None,
+        warnings: dict[str, str] | None = None,
+    ) -> Table:
+        """The rows of `path` (only training `seeds`, if given), with the critic's `warnings`; every row must carry
+        the same budgets."""
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [r for r in rows if seeds is None or r["seed"] in seeds]
+        budgets = sorted({tuple(r["budgets"]) for r in rows})
+        if len(budgets) != 1:
+            raise SystemExit(f"{path}: rows on different budgets {budgets}; one table per budget list")
+        return cls(path.stem, list(budgets[0]), rows, dict(warnings or {}))
+
+    @property
+    def files(self) -> list[str]:
+        """The pool's rewards, in a fixed order."""
+        return sorted({r["file"] for r in self.rows})
+
+    def label(self, file: str) -> str:
+        """The reward's hand label (from its pool file name)."""
+        return next(r["label"] for r in self.rows if r["file"] == file)
+
+    def seeds(self, file: str) -> list[int]:
+        """The training seeds recorded for a reward."""
+        return sorted(r["seed"] for r in self.rows if r["file"] == file)
+
+    def row(self, file: str, seed: int) -> dict:
+        """The recorded training of `file` on `seed`."""
+        return next(r for r in self.rows if r["file"] == file and r["seed"] == seed)
+
+    def converged(self, file: str, leave_out: int | None = None) -> float | None:
+        """The reward's full-budget fitness averaged over its recorded seeds (but `leave_out`); None if none."""
+        values = [
+            r["fitness"][-1]
+            for r in self.rows
+            if r["file"] == file and r["seed"] != leave_out and r["fitness"][-1] is not None
+        ]
+        return statistics.fmean(values) if values else None
+
+
+def training_seed(search_seed: int, file: str, seeds: list[int]) -> int:
+    """The recorded training a candidate of `file` gets in search seed `search_seed`: deterministic, and
+    independent between rewards (a real search trains each candidate on its own)."""
+    return random.Random(f"{search_seed}/{file}").choice(sorted(seeds))
+
+
+def other_seed(first: int, seeds: list[int]) -> int | None:
+    """The recorded seed a second-seed repeat uses: the next one after `first` (cyclic); None with one seed."""
+    order = sorted(seeds)
+    return order[(order.index(first) + 1) % len(order)] if len(order) > 1 else None
+
+
+class TableTrainer:
+    """`TrainRung` and `RepeatRung` backed by a `Table`: one search seed's candidates, one per reward."""
+
+    def __init__(self, table: Table, search_seed: int, evidence: Evidence | None = None) -> None:
+        self.table, self.evidence = table, evidence
+        self.file = {f"1.{j}": file for j, file in enumerate(table.files, 1)}
+        self.seed = {cid: training_seed(search_seed, f, table.seeds(f)) for cid, f in self.file.items()}
+
+    def records(self) -> list[CandidateRecord]:
+        """The designed candidates, one per reward of the pool."""
+        return [CandidateRecord(id=cid, iteration=1, index=j, status="designed") for j, cid in enumerate(self.file, 1)]
+
+    def point(self, cid: str, seed: int, budget: int) -> tuple[float | None, float, int]:
+        """(fitness, se, episodes) of a candidate's reward on `seed` at `budget`, from the table."""
+        if budget not in self.table.budgets:
+            raise ValueError(f"{self.table.task}: no recorded budget {budget:,} (the table has {self.table.budgets})")
+        row, k = self.table.row(self.file[cid], seed), self.table.budgets.index(budget)
+        se = (row.get("se") or [None] * len(row["fitness"]))[k]
+        episodes = (row.get("episodes") or [0] * len(row["fitness"]))[k]
+        return row["fitness"][k], float(se) if se is not None else 0.0, int(episodes or 0)
+
+    def train(self, record: CandidateRecord, budget: int, resume: bool) -> CandidateRecord:
+        """The candidate's recorded training at `budget` (the table's chains resume, as halving's rungs do)."""
+        fitness, se, episodes = self.point(record.id, self.seed[record.id], budget)
+        if fitness is None:
+            return record.model_copy(update={"status": "failed", "reason": "the recorded training failed"})
+        update = {"status": "trained", "fitness": fitness, "fitness_se": se, "episodes": episodes, "timesteps": budget}
+        return record.model_copy(update=update)
+
+    def repeat(self, pair: list[CandidateRecord], budget: int) -> int:
+        """Each close candidate's recorded training on its other seed, added to the evidence's spread."""
+        steps = 0
+        for record in pair:
+            first, second = (
+                self.seed[record.id],
+                other_seed(self.seed[record.id], self.table.seeds(self.file[record.id])),
+            )
+            if second is None or self.evidence is None or self.evidence.spread is None or record.fitness is None:
+                continue
+            fitness, se, _ = self.point(record.id, second, budget)
+            if fitness is None:
+                continue
+            pair_fitness = (float(record.fitness), float(fitness))
+            repeat = Repeat(record.id, budget, (first, second), pair_fitness, (record.fitness_se or 0.0, se))
+            self.evidence.spread.add(repeat)
+            steps += budget
+        return steps
+
+
+def critic_warnings(path: Path) -> dict[str, str]:
+    """{pool file: the critic's tie-break warning} from a `bench/critic_warnings.py --record` file: the rewards the
+    critic accepted whose report carries a warning of a kind the selection weighs (`TIE_BREAK_KINDS`)."""
+    if not path.is_file():
+        raise SystemExit(f"{path}: no recorded critic warnings; run bench/critic_warnings.py --record {path.parent}")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {r["file"]: r["tie_break"] for r in rows if r.get("accepted") and r.get("tie_break")}

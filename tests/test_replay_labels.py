@@ -1,0 +1,138 @@
+"""bench/converged_labels.py's label rule, and bench/replay_strategies.py's label sets and critic tie-break: the
+recorded warnings reach the real pick through the replayed search's `Evidence`, keyed by candidate id."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+RANDOM = (0.0, 0.01)
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
+
+
+def rows(values: dict[str, list[float | None]], se: float = 0.01, budget: int = 400) -> list[dict]:
+    return [
+        {
+            "file": f,
+            "label": f.split("_")[1],
+            "seed": 10 + k,
+            "budgets": [budget],
+            "fitness": [v],
+            "se": [se if v is not None else None],
+            "episodes": [20],
+        }
+        for f, vs in values.items()
+        for k, v in enumerate(vs)
+    ]
+
+
+def test_the_rule_labels_good_what_the_best_does_not_beat_and_random_does() -> None:
+    module = load("converged_labels")
+    table = rows(
+        {
+            "a_weak_best.py": [1.0, 1.1],
+            "b_good_close.py": [0.95, 1.0],  # 0.075 behind, within 2 se of the difference
+            "c_good_far.py": [0.5, 0.52],  # far behind the best
+            "d_weak_failed.py": [1.2, None],  # one training failed: not good, whatever the other says
+            "e_good_random.py": [0.0, 0.01],  # no better than the random policy
+        }
+    )
+    found = module.verdicts(table, RANDOM)
+    assert {f: v.label for f, v in found.items()} == {
+        "a_weak_best.py": "good",
+        "b_good_close.py": "good",
+        "c_good_far.py": "not good",
+        "d_weak_failed.py": "not good",
+        "e_good_random.py": "not good",
+    }
+    assert found["d_weak_failed.py"].why == "a training failed"
+    assert found["c_good_far.py"].why.startswith("behind the best")
+
+
+def test_seeds_that_happen_to_agree_get_the_pooled_spread() -> None:
+    """b's two seeds agree exactly and its episodes are precise: on its own spread it would be distinguishably
+    behind the best; the pool's spread (a's and c's seeds disagree) keeps it indistinguishable."""
+    module = load("converged_labels")
+    table = rows({"a_good_best.py": [1.2, 1.2], "b_good_same.py": [1.0, 1.0], "c_weak_x.py": [0.3, 0.9]}, se=0.001)
+    found = module.verdicts(table, RANDOM)
+    assert found["b_good_same.py"].label == "good"
+    assert found["b_good_same.py"].se == pytest.approx((0.18 / 3 / 2) ** 0.5)
+    # a stricter bar (z 0.5) would call it behind: the rule's z is what decides, not the seeds' agreement
+    assert module.verdicts(table, RANDOM, z=0.5)["b_good_same.py"].label == "not good"
+
+
+def test_a_pool_that_learned_nothing_has_no_good_reward() -> None:
+    module = load("converged_labels")
+    table = rows({"a_good_x.py": [0.01, 0.0], "b_good_y.py": [0.0, -0.01]})
+    found = module.verdicts(table, RANDOM)
+    assert {v.label for v in found.values()} == {"not good"} and found["a_good_x.py"].why.startswith("within")
+
+
+def write_table(path: Path, fitness: dict[str, float], se: float = 0.05) -> None:
+    rows = [
+        {"file": f, "label": f.split("_")[1], "seed": 0, "budgets": [400], "fitness": [v], "se": [se], "episodes": [20]}
+        for f, v in fitness.items()
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_the_critic_warning_breaks_a_tie_in_the_replayed_pick_and_never_a_clear_lead(tmp_path: Path) -> None:
+    replay = load("replay_strategies")
+    warned = {"a_weak_touch.py": "critic: the total is constant over the sampled states"}
+    critic = tmp_path / "critic.jsonl"
+    critic.write_text(
+        json.dumps({"file": "a_weak_touch.py", "accepted": True, "tie_break": warned["a_weak_touch.py"]})
+        + "\n"
+        + json.dumps({"file": "b_good_x.py", "accepted": True, "tie_break": None})
+        + "\n"
+        + json.dumps({"file": "c_weak_low.py", "accepted": False, "tie_break": "rejected, never trained"})
+        + "\n"
+    )
+    assert replay.critic_warnings(critic) == warned
+    path = tmp_path / "toy.jsonl"
+    write_table(path, {"a_weak_touch.py": 0.50, "b_good_x.py": 0.48, "c_weak_low.py": 0.1})
+    plain = replay.Table.load(path)
+    table = replay.Table.load(path, warnings=replay.critic_warnings(critic))
+    with_tie_break = replay.Settings(tie_break=True)
+    # the warned reward leads within noise: without the warnings (or with the tie-break off) it is returned
+    assert replay.replay(plain, 0, [400], "lcb", with_tie_break).file == "a_weak_touch.py"
+    assert replay.replay(table, 0, [400], "lcb").file == "a_weak_touch.py"
+    outcome = replay.replay(table, 0, [400], "lcb", with_tie_break)
+    assert outcome.file == "b_good_x.py" and "the critic's warning broke the tie" in outcome.trace[-1]
+    assert replay.replay(table, 0, [400], "mean", with_tie_break).file == "a_weak_touch.py"  # Eureka's rule: none
+    # a distinguishable lead is never overturned
+    write_table(path, {"a_weak_touch.py": 0.9, "b_good_x.py": 0.48, "c_weak_low.py": 0.1})
+    clear = replay.Table.load(path, warnings=warned)
+    assert replay.replay(clear, 0, [400], "lcb", with_tie_break).file == "a_weak_touch.py"
+
+
+def test_label_sets_add_the_converged_labels_where_recorded(tmp_path: Path) -> None:
+    replay = load("replay_strategies")
+    write_table(tmp_path / "reacher-reach.jsonl", {"a_weak_touch.py": 0.5, "b_good_x.py": 0.4})
+    table = replay.Table.load(tmp_path / "reacher-reach.jsonl")
+    assert replay.label_sets(table, "both", tmp_path) == {"hand": {"a_weak_touch.py": "weak", "b_good_x.py": "good"}}
+    with pytest.raises(SystemExit, match="no converged labels"):
+        replay.label_sets(table, "converged", tmp_path)
+    (tmp_path / "converged").mkdir()
+    # converged (reacher's random policy is about -0.16): the "weak" reward is the best, the "good" one far behind
+    converged = rows({"a_weak_touch.py": [-0.10, -0.11], "b_good_x.py": [-0.30, -0.31]}, budget=65536)
+    (tmp_path / "converged" / "reacher-reach.jsonl").write_text("".join(json.dumps(r) + "\n" for r in converged))
+    sets = replay.label_sets(table, "both", tmp_path)
+    assert sets["converged"] == {"a_weak_touch.py": "good", "b_good_x.py": "not good"}
+    assert set(replay.label_sets(table, "converged", tmp_path)) == {"converged"}
+    (tmp_path / "converged" / "reacher-reach.jsonl").write_text(json.dumps(converged[0]) + "\n")
+    with pytest.raises(SystemExit, match="no converged label for b_good_x.py"):
+        replay.label_sets(table, "both", tmp_path)
