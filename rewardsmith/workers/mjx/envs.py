@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import RewardsmithError
+from rewardsmith.workers.mjx import physics
 
 
 class UnsupportedEnv(RewardsmithError):
@@ -182,6 +183,7 @@ class MjxEnv:
 
         self.env_id = env_id
         self.spec = env_def(env_id, kwargs, measure_only)
+        physics.install()
         self.model = mujoco.MjModel.from_xml_path(str(xml_path(self.spec.xml)))
         self.mx = mjx.put_model(self.model)
         self.dt = float(self.model.opt.timestep) * self.spec.frame_skip
@@ -192,11 +194,11 @@ class MjxEnv:
         self.obs_size = int(jax.eval_shape(lambda d: self.observe(self.forward(d)), self._blank).shape[0])
 
     def forward(self, d):
-        """Positions, velocities and forces from qpos/qvel (as `set_state`'s `mj_forward`)."""
+        """Positions, velocities and forces from qpos/qvel (as `set_state`'s `mj_forward`, which leaves `cfrc_ext`
+        as `mj_resetData` left it: zero, so Ant's first observation has no contact forces in either)."""
         from mujoco import mjx
 
-        d = mjx.forward(self.mx, d)
-        return mjx.rne_postconstraint(self.mx, d) if self.spec.post_constraint else d
+        return mjx.forward(self.mx, d)
 
     def with_state(self, qpos, qvel):
         """An `mjx.Data` at this qpos/qvel (Gymnasium's `set_state`)."""
@@ -235,7 +237,7 @@ class MjxEnv:
         from mujoco import mjx
 
         d = d.replace(ctrl=action.astype(d.ctrl.dtype))
-        d = jax.lax.fori_loop(0, self.spec.frame_skip, lambda _, x: mjx.step(self.mx, x), d)
+        d = jax.lax.fori_loop(0, self.spec.frame_skip, lambda _, x: physics.step(self.mx, x), d)
         if self.spec.post_constraint:
             d = mjx.rne_postconstraint(self.mx, d)
         return d
