@@ -1,10 +1,11 @@
 """Gymnasium's MuJoCo v5 locomotion envs on MJX: the same XML files, frame skip, observation layout, reset noise
 and termination rules, stepped in JAX so that thousands run in parallel on one device.
 
-Every function here is pure JAX over an `mjx.Data` (one env; `jax.vmap` makes a batch). Not supported, with a
-stated reason (`UnsupportedEnv`, `UNSUPPORTED`): Humanoid and HumanoidStandup (their XML uses the PGS solver,
-which MJX refuses; changing the solver would change the dynamics silently), Ant (ported, but it fails parity
-step by step and in distribution: `bench/gpu.py --agreement Ant-v5`), and every env whose kwargs differ from the v5 defaults (the layout below is theirs).
+Every function here is pure JAX over an `mjx.Data` (one env; `jax.vmap` makes a batch), stepped by `physics.step`
+(MJX's step with MuJoCo's plane-capsule contact frames and RK4's last stage left in the data, as `mj_step`
+leaves them). Not supported, with a stated reason (`UnsupportedEnv`, `UNSUPPORTED`): Humanoid and
+HumanoidStandup (their XML uses the PGS solver, which MJX refuses; changing the solver would change the dynamics
+silently), and every env whose kwargs differ from the v5 defaults (the layout below is theirs).
 
 Ant's `cfrc_ext` observations need `rne_postconstraint` after each step, which `mjx.step` does not run; it is
 run here after the last substep, as Gymnasium's `do_simulation` does.
@@ -28,14 +29,8 @@ class UnsupportedEnv(RewardsmithError):
 UNSUPPORTED = {
     "Humanoid-v5": "its XML uses the PGS solver, which MJX does not implement (changing it would change the dynamics)",
     "HumanoidStandup-v5": "its XML uses the PGS solver, which MJX does not implement",
-    "Ant-v5": (
-        "its MJX trajectories leave Gymnasium's within 20 steps (measured: |Δqpos| up to 0.74, terminations "
-        "disagree), and it fails agreement in distribution too (random policy, 64 episodes of up to 200 steps, "
-        "two-sample KS per episode: contact-force observations 0.0257 vs 0.0240, p = 0.007; episode length "
-        "73 vs 93 steps, p = 0.06), so a policy trained on it would learn other dynamics"
-    ),
 }
-"""Refused with the reason; an id that is also in ENVS is ported but fails parity (`measure_only` builds it)."""
+"""Refused, with the reason."""
 
 
 @dataclass(frozen=True)
@@ -134,10 +129,9 @@ ENVS: dict[str, EnvDef] = {
 }
 
 
-def env_def(env_id: str, kwargs: dict | None = None, measure_only: bool = False) -> EnvDef:
-    """The definition of a supported env, or UnsupportedEnv naming why not (`measure_only`: also the ported
-    envs that fail parity, for the parity test and the bench to measure them)."""
-    if env_id in UNSUPPORTED and not (measure_only and env_id in ENVS):
+def env_def(env_id: str, kwargs: dict | None = None) -> EnvDef:
+    """The definition of a supported env, or UnsupportedEnv naming why not."""
+    if env_id in UNSUPPORTED:
         raise UnsupportedEnv(f"{env_id} is not supported by the MJX backend: {UNSUPPORTED[env_id]}")
     if env_id not in ENVS:
         raise UnsupportedEnv(f"{env_id} is not supported by the MJX backend (supported: {', '.join(ENVS)})")
@@ -176,13 +170,13 @@ def _pusher_object(key):
 class MjxEnv:
     """One Gymnasium v5 env on MJX. `reset(key)` and `step(data, action)` are pure and jit/vmap-able."""
 
-    def __init__(self, env_id: str, kwargs: dict | None = None, measure_only: bool = False) -> None:
+    def __init__(self, env_id: str, kwargs: dict | None = None) -> None:
         import jax
         import mujoco
         from mujoco import mjx
 
         self.env_id = env_id
-        self.spec = env_def(env_id, kwargs, measure_only)
+        self.spec = env_def(env_id, kwargs)
         physics.install()
         self.model = mujoco.MjModel.from_xml_path(str(xml_path(self.spec.xml)))
         self.mx = mjx.put_model(self.model)

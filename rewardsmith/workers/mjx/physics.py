@@ -8,8 +8,9 @@
    5 steps (docs/mjx.md). `install()` puts a collider with MuJoCo's rule into MJX's collision table.
 2. **What RK4 leaves in the data.** MuJoCo's `mj_RungeKutta` leaves the derived fields (`xpos`, contacts,
    constraint forces, so `cfrc_ext` after `mj_rnePostConstraint`) at its last stage; MJX's `rungekutta4` at the
-   step's start. `step` keeps the last stage, so observations that read them (Ant's `cfrc_ext`, Reacher's and
-   Pusher's `xpos`) read what Gymnasium's do.
+   step's start. `step` keeps the last stage, so what reads them (Ant's `cfrc_ext`, Reacher's `xpos`, IDP's
+   `qfrc_constraint` and `site_xpos`) reads what Gymnasium's env reads. (Euler, Pusher's integrator, leaves
+   them at the step's start in both.)
 
 Both reach into `mujoco.mjx._src`, which is why the `mjx` extra pins mujoco-mjx to 3.3.0.
 """
