@@ -95,7 +95,7 @@ object on the line from the arm's base, at the object's height, by inverse kinem
 second (0.15 past it): the wrist's capsules meet the object's side at step 16 and push it about 7 mm by 30."""
 PUSH_TOLERANCE = 1e-3
 """The parity tolerance the push would need to meet for Pusher to be supported (the others' 1e-3). Measured on
-CPU JAX: 0.020 in qpos, 0.097 in qvel (docs/mjx.md); the arm alone, before the contact, 1.4e-6."""
+CPU JAX: 0.020 in qpos, 0.096 in qvel (docs/mjx.md); the arm alone, before the contact, 1.2e-6."""
 
 
 def push_in_gymnasium():
