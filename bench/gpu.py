@@ -40,7 +40,7 @@ def physics(env_id: str, batch: int, steps: int) -> tuple[float, float]:
 
     from rewardsmith.workers.mjx.envs import MjxEnv
 
-    env = MjxEnv(env_id)
+    env = MjxEnv(env_id, measure_only=True)
     d = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), batch))
     action = jnp.zeros((batch, env.action_size))
 
@@ -112,7 +112,7 @@ def mjx_sample(env_id: str, episodes: int, horizon: int, seed: int) -> dict[str,
 
     from rewardsmith.workers.mjx.envs import MjxEnv
 
-    env = MjxEnv(env_id)
+    env = MjxEnv(env_id, measure_only=True)
     low, high = jnp.asarray(env.action_low), jnp.asarray(env.action_high)
 
     def run(key):
