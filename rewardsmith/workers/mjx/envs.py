@@ -1,10 +1,12 @@
 """Gymnasium's MuJoCo v5 locomotion envs on MJX: the same XML files, frame skip, observation layout, reset noise
 and termination rules, stepped in JAX so that thousands run in parallel on one device.
 
-Every function here is pure JAX over an `mjx.Data` (one env; `jax.vmap` makes a batch). Not supported, with a
-stated reason (`UnsupportedEnv`, `UNSUPPORTED`): Humanoid and HumanoidStandup (their XML uses the PGS solver,
-which MJX refuses; changing the solver would change the dynamics silently), Ant (ported, but it fails parity
-step by step and in distribution: `bench/gpu.py --agreement Ant-v5`), and every env whose kwargs differ from the v5 defaults (the layout below is theirs).
+Every function here is pure JAX over an `mjx.Data` (one env; `jax.vmap` makes a batch), stepped by `physics.step`
+(MJX's step with MuJoCo's plane-capsule contact frames and RK4's last stage left in the data, as `mj_step`
+leaves them). Not supported, with a stated reason (`UnsupportedEnv`, `UNSUPPORTED`): Humanoid and
+HumanoidStandup (their XML uses the PGS solver, which MJX refuses; changing the solver would change the dynamics
+silently), Pusher (ported, but MJX's capsule-cylinder collider disagrees with MuJoCo's where the arm meets the
+object), and every env whose kwargs differ from the v5 defaults (the layout below is theirs).
 
 Ant's `cfrc_ext` observations need `rne_postconstraint` after each step, which `mjx.step` does not run; it is
 run here after the last substep, as Gymnasium's `do_simulation` does.
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import RewardsmithError
+from rewardsmith.workers.mjx import physics
 
 
 class UnsupportedEnv(RewardsmithError):
@@ -27,11 +30,11 @@ class UnsupportedEnv(RewardsmithError):
 UNSUPPORTED = {
     "Humanoid-v5": "its XML uses the PGS solver, which MJX does not implement (changing it would change the dynamics)",
     "HumanoidStandup-v5": "its XML uses the PGS solver, which MJX does not implement",
-    "Ant-v5": (
-        "its MJX trajectories leave Gymnasium's within 20 steps (measured: |Δqpos| up to 0.74, terminations "
-        "disagree), and it fails agreement in distribution too (random policy, 64 episodes of up to 200 steps, "
-        "two-sample KS per episode: contact-force observations 0.0257 vs 0.0240, p = 0.007; episode length "
-        "73 vs 93 steps, p = 0.06), so a policy trained on it would learn other dynamics"
+    "Pusher-v5": (
+        "MJX 3.3.0 collides its arm's capsules with the object's cylinder by an SDF search that gives two contacts "
+        "where MuJoCo gives one, with other normals (11 degrees apart on the object's side, 48 on its rim): from "
+        "the same state the object accelerates about twice as fast, and a scripted push leaves Gymnasium's by 0.02 "
+        "in qpos and 0.1 in qvel within 15 steps of contact (docs/mjx.md), so a policy would learn another push"
     ),
 }
 """Refused with the reason; an id that is also in ENVS is ported but fails parity (`measure_only` builds it)."""
@@ -135,7 +138,7 @@ ENVS: dict[str, EnvDef] = {
 
 def env_def(env_id: str, kwargs: dict | None = None, measure_only: bool = False) -> EnvDef:
     """The definition of a supported env, or UnsupportedEnv naming why not (`measure_only`: also the ported
-    envs that fail parity, for the parity test and the bench to measure them)."""
+    envs that fail parity, for the parity tests to measure them)."""
     if env_id in UNSUPPORTED and not (measure_only and env_id in ENVS):
         raise UnsupportedEnv(f"{env_id} is not supported by the MJX backend: {UNSUPPORTED[env_id]}")
     if env_id not in ENVS:
@@ -182,6 +185,7 @@ class MjxEnv:
 
         self.env_id = env_id
         self.spec = env_def(env_id, kwargs, measure_only)
+        physics.install()
         self.model = mujoco.MjModel.from_xml_path(str(xml_path(self.spec.xml)))
         self.mx = mjx.put_model(self.model)
         self.dt = float(self.model.opt.timestep) * self.spec.frame_skip
@@ -192,11 +196,11 @@ class MjxEnv:
         self.obs_size = int(jax.eval_shape(lambda d: self.observe(self.forward(d)), self._blank).shape[0])
 
     def forward(self, d):
-        """Positions, velocities and forces from qpos/qvel (as `set_state`'s `mj_forward`)."""
+        """Positions, velocities and forces from qpos/qvel (as `set_state`'s `mj_forward`, which leaves `cfrc_ext`
+        as `mj_resetData` left it: zero, so Ant's first observation has no contact forces in either)."""
         from mujoco import mjx
 
-        d = mjx.forward(self.mx, d)
-        return mjx.rne_postconstraint(self.mx, d) if self.spec.post_constraint else d
+        return mjx.forward(self.mx, d)
 
     def with_state(self, qpos, qvel):
         """An `mjx.Data` at this qpos/qvel (Gymnasium's `set_state`)."""
@@ -235,7 +239,7 @@ class MjxEnv:
         from mujoco import mjx
 
         d = d.replace(ctrl=action.astype(d.ctrl.dtype))
-        d = jax.lax.fori_loop(0, self.spec.frame_skip, lambda _, x: mjx.step(self.mx, x), d)
+        d = jax.lax.fori_loop(0, self.spec.frame_skip, lambda _, x: physics.step(self.mx, x), d)
         if self.spec.post_constraint:
             d = mjx.rne_postconstraint(self.mx, d)
         return d
