@@ -78,6 +78,18 @@ def test_the_spec_calibration_is_a_prior():
     assert spread.floor(1000).how == "prior" and spread.floor(64).how == "none"
 
 
+def test_a_rung_and_its_rounded_up_training_share_the_floor_and_the_second_seed():
+    # a 20,000-step rung trains PPO to 20,480 steps (whole rollouts): the repeat is kept at the rung's budget, the
+    # record carries the trained steps; the ranking must still see both seeds (a real run lost them, round 13)
+    a, b = rec("1.1", 2.0, 0.05, timesteps=20_480), rec("1.2", 1.9, 0.05, timesteps=20_480)
+    spread = SeedSpread([Repeat("1.1", 20_000, (0, 1), (2.0, 1.0), (0.05, 0.05))], prior=0.3, prior_budget=20_000)
+    assert spread.floor(20_480).how == "measured" and spread.repeat_of("1.1", 20_480) is not None
+    assert best_record([a, b], evidence=Evidence(spread)).id == "1.2"
+    assert pick([a, b], evidence=Evidence(spread)).as_dict()["floor"]["how"] == "measured"
+    assert SeedSpread(prior=0.3, prior_budget=20_000).floor(20_480).how == "prior"  # the calibration's, rounded up
+    assert spread.floor(40_960).how == "none" and spread.repeat_of("1.1", 5_120) is None  # other rungs stay apart
+
+
 def critic(components: dict[str, tuple[float, float, float]], codes: tuple[str, ...] = ()) -> dict:
     """A critic.json with component (mean, std, mean_abs) statistics."""
     return {

@@ -14,7 +14,9 @@ Where it comes from, best first:
   reward's spread at 1/16 of the budget says little about its spread at the full budget, and the reverse).
 - **none**: neither; the floor is 0 and only the evaluation episodes' standard error counts (the old rule).
 
-A measured floor applies to its own budget only; other budgets fall back to the prior.
+A measured floor applies to its own budget only; other budgets fall back to the prior. A budget is a rung's (or the
+calibration's) nominal step count, and a trained candidate's `timesteps` count what it really trained, which PPO
+rounds up to whole rollouts (a 20,000-step rung trains 20,480): `at_budget` matches the two.
 """
 
 from __future__ import annotations
@@ -54,6 +56,19 @@ class Floor:
 
 
 NO_FLOOR = Floor(0.0, "none")
+
+
+ROLLOUT_ROUNDING = 1.25
+"""A training of `steps` belongs to the nominal budget b when b <= steps <= b x this (PPO's rollouts round up)."""
+
+
+def at_budget(steps: int, budgets: set[int]) -> int | None:
+    """The nominal budget among `budgets` that a training of `steps` env steps ran at: `steps` itself, else the
+    largest b with b <= steps <= b x ROLLOUT_ROUNDING; None when none fits."""
+    if steps in budgets:
+        return steps
+    fits = [b for b in budgets if b <= steps <= b * ROLLOUT_ROUNDING]
+    return max(fits) if fits else None
 
 
 def prior_sd(spec: TaskSpec | None) -> float | None:
@@ -133,15 +148,19 @@ class SeedSpread:
                 write_json_atomic(self.path, {"repeats": [r.as_dict() for r in self.repeats]})
 
     def repeat_of(self, candidate: str, budget: int) -> Repeat | None:
-        """The repeat of `candidate` at `budget`, if any."""
-        return next((r for r in self.repeats if r.candidate == candidate and r.budget == budget), None)
+        """The repeat of `candidate` at `budget` (a nominal budget or a training's step count, `at_budget`), if any."""
+        mine = [r for r in self.repeats if r.candidate == candidate]
+        nominal = at_budget(budget, {r.budget for r in mine})
+        return next((r for r in mine if r.budget == nominal), None)
 
     def floor(self, budget: int) -> Floor:
-        """The between-seed sd at `budget`: measured from this budget's repeats, else the prior, else none."""
-        pairs = [r for r in self.repeats if r.budget == budget]
+        """The between-seed sd at `budget` (a nominal budget or a training's step count, `at_budget`): measured
+        from this budget's repeats, else the prior, else none."""
+        nominal = at_budget(budget, {r.budget for r in self.repeats})
+        pairs = [r for r in self.repeats if r.budget == nominal]
         if pairs:
             return Floor(math.sqrt(pooled_variance(pairs)), "measured", len(pairs), budget)
-        if self.prior is not None and self.prior_budget in (None, budget):
+        if self.prior is not None and (self.prior_budget is None or at_budget(budget, {self.prior_budget})):
             return Floor(self.prior, "prior", 0, budget)
         return Floor(0.0, "none", 0, budget)
 
