@@ -161,6 +161,10 @@ def test_the_bootstrap_says_how_sure_the_pick_is_and_names_the_runner_up():
     assert bootstrap({"a": Sample(((5.0, 5.2),)), "b": Sample(((4.0, 4.1),))}, "a", sd=2.0).p_best < 0.9
     two = bootstrap({"a": Sample(((5.0, 5.1), (1.0, 1.1))), "b": Sample(((3.0, 3.1),))}, "a")
     assert 0.3 < two.p_best < 0.7 and "seeds" in two.method
+    # a spread measured as none beyond the episodes is not an unknown one
+    assert "no seed-to-seed spread known" in two.method
+    measured = bootstrap({"a": Sample(((5.0, 5.1), (1.0, 1.1))), "b": Sample(((3.0, 3.1),))}, "a", sd_known=True)
+    assert "measured: none beyond" in measured.method
 
 
 def test_only_the_warnings_the_pools_support_break_ties():

@@ -73,9 +73,16 @@ def draw_means(sample: Sample, sd: float, draws: int, rng: np.random.Generator) 
 
 
 def bootstrap(
-    samples: dict[str, Sample], winner: str, sd: float = 0.0, draws: int = DRAWS, seed: int = 0
+    samples: dict[str, Sample],
+    winner: str,
+    sd: float = 0.0,
+    draws: int = DRAWS,
+    seed: int = 0,
+    *,
+    sd_known: bool = False,
 ) -> Confidence:
-    """P(winner > each peer) over `draws` bootstrap draws (ties count half)."""
+    """P(winner > each peer) over `draws` bootstrap draws (ties count half). `sd_known`: the between-seed `sd` was
+    measured or given (an sd of 0 then means the seeds differed by no more than their episodes), not unknown."""
     rng = np.random.default_rng(seed)
     means = {k: draw_means(v, sd, draws, rng) for k, v in samples.items()}
     peers = {
@@ -85,7 +92,11 @@ def bootstrap(
     joint = float(np.mean(means[winner] > np.max(np.stack(others), axis=0))) if others else None
     two = any(sum(1 for s in v.seeds if len(s)) > 1 for v in samples.values())
     method = f"bootstrap over episodes{' and seeds' if two else ''} ({draws} draws)" + (
-        f", one-seed candidates with a normal seed draw of sd {sd:.3g}" if sd > 0 else ", no seed-to-seed spread known"
+        f", one-seed candidates with a normal seed draw of sd {sd:.3g}"
+        if sd > 0
+        else ", seed-to-seed spread measured: none beyond the episodes' noise"
+        if sd_known
+        else ", no seed-to-seed spread known"
     )
     return Confidence(winner, peers, method, joint)
 
@@ -113,9 +124,10 @@ def confidence(
     ]
     if not peers:
         return None
-    sd = evidence.floor(winner.timesteps).sd if evidence is not None else 0.0
+    floor = evidence.floor(winner.timesteps) if evidence is not None else None
     samples = {r.id: sample_of(folder, r, evidence) for r in [winner, *peers]}
-    return bootstrap(samples, winner.id, sd)
+    sd = floor.sd if floor is not None else 0.0
+    return bootstrap(samples, winner.id, sd, sd_known=floor is not None and floor.how != "none")
 
 
 def describe_confidence(data: dict[str, Any] | None) -> str:
