@@ -21,6 +21,8 @@ from rewardsmith.reward.wrappers import ApplyReward
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 
 MAX_STEPS = 300  # per episode: enough to see a policy-blind scorer, cheap before every run
+PLACEHOLDER = "TODO"
+"""What `rewardsmith new-task` writes where the user must describe the task (description, success, scorer unit)."""
 
 
 def _episode(
@@ -108,6 +110,14 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
             f"{spec.source or spec.name}: reset(seed={seed}) gives a different first observation in two fresh envs: "
             "the evaluation's episodes will differ between candidates and between training and evaluation "
             "(for Meta-World/MT1, set a `seed` in env_kwargs: it fixes the 50 goals it draws from)"
+        )
+    unit = getattr(env.scorer, "unit", None)  # optional, as the designer reads it (`stages.designer.fitness_unit`)
+    told = {"description": spec.description, "success": spec.success, "the scorer's unit": unit}
+    unedited = [name for name, text in told.items() if isinstance(text, str) and PLACEHOLDER in text]
+    if unedited:
+        warnings.append(
+            f"{spec.source or spec.name}: {', '.join(unedited)} still hold new-task's {PLACEHOLDER} placeholders, "
+            "and the designer's prompt shows them as they are: edit them before a run"
         )
     if all(success for _, success in results):
         warnings.append(f"{spec.source or spec.name}: random and zero-action episodes all succeed: the task is trivial")
