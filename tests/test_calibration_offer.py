@@ -50,7 +50,7 @@ def test_new_task_and_check_task_offer_the_calibration(cli, tmp_path: Path) -> N
     assert code == 0, out + err
     assert "my-task: search budget uncalibrated" in out
     # the skeleton's placeholders would reach the designer's prompt as they are
-    assert "description, success, the scorer's unit still hold new-task's TODO placeholders" in out
+    assert "new-task's TODO placeholders are still in the description, success, scorer's unit" in out
     lines = [line for line in out.splitlines() if line.startswith("calibrate it (~")]
     assert len(lines) == 1 and lines[0].endswith(f"CPU-h here): rewardsmith calibrate {spec} --reward REWARD.py --write-spec")
     code, out, _ = cli("check-task", spec, "--reward", tmp_path / "good.py")

@@ -112,11 +112,11 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
             "(for Meta-World/MT1, set a `seed` in env_kwargs: it fixes the 50 goals it draws from)"
         )
     unit = getattr(env.scorer, "unit", None)  # optional, as the designer reads it (`stages.designer.fitness_unit`)
-    told = {"description": spec.description, "success": spec.success, "the scorer's unit": unit}
+    told = {"description": spec.description, "success": spec.success, "scorer's unit": unit}
     unedited = [name for name, text in told.items() if isinstance(text, str) and PLACEHOLDER in text]
     if unedited:
         warnings.append(
-            f"{spec.source or spec.name}: {', '.join(unedited)} still hold new-task's {PLACEHOLDER} placeholders, "
+            f"{spec.source or spec.name}: new-task's {PLACEHOLDER} placeholders are still in the {', '.join(unedited)}, "
             "and the designer's prompt shows them as they are: edit them before a run"
         )
     if all(success for _, success in results):
