@@ -89,6 +89,27 @@ def test_why_ahead_names_the_key_that_decided():
     assert "highest mean" in why_ahead(rec("1.1", 1.1), rec("1.2", 1.0), rule="mean")
 
 
+def test_load_evidence_drops_a_warning_on_the_signed_first_cut_screen_never_a_planted_one(tmp_path):
+    from rewardsmith.files import write_json_atomic
+    from rewardsmith.run_folder.names import RUNG_SCREEN_DIR, SCREEN_FILE
+
+    (tmp_path / "task").mkdir()
+    s = planted_run(tmp_path, [rec("1.1", 1.0), rec("1.2", 0.9), rec("1.3", 0.9)])
+    fired = [{"label": "1.1", "episode": i, "fitness": 0.0, "steps": 50, "return": r} for i, r in enumerate([0, 0, 5, 0])]
+    for index in (1, 2, 3):
+        cand = s.folder.cand(1, index)
+        cand.save_json(cand.critic_path, {"accepted": True, "findings": [{"code": "constant-total"}]})
+        cand.rung_screen_dir.mkdir()
+        write_json_atomic(cand.rung_screen_dir / SCREEN_FILE, {"details": fired})
+        if index != 2:  # 1.2's screen verdict was written by someone else: no proof
+            cand.sign(cand.rung_screen_dir / SCREEN_FILE)
+    (s.folder.cand(1, 3).rung_screen_dir / SCREEN_FILE).write_text('{"details": []}')  # changed after signing
+    evidence = load_evidence(s.folder, s.spec)
+    assert set(evidence.cleared) == {"1.1"} and set(evidence.warnings) == {"1.2", "1.3"}
+    assert s.folder.cand(1, 2).unproven() == [s.folder.cand(1, 2).rung_screen_dir / SCREEN_FILE]
+    assert RUNG_SCREEN_DIR in str(s.folder.cand(1, 3).unproven()[0])
+
+
 def test_live_lines_carry_the_steps_behind_a_fitness():
     assert describe_state("analysed", {"fitness": 0.31, "steps": 1024}) == "analysed: fitness 0.31 at 1,024 steps"
     assert describe_state("analysed", {"fitness": 0.31}) == "analysed: fitness 0.31"

@@ -15,6 +15,7 @@ from rewardsmith.search.evidence import Evidence, structural_warning
 from rewardsmith.search.halving import close_pair, successive_halving
 from rewardsmith.search.selection import best_record, describe_selection, pick
 from rewardsmith.search.spread import Repeat, SeedSpread, pooled_variance, prior_sd
+from rewardsmith.stages.screen import ScreenReport
 from rewardsmith.task import Calibration
 
 
@@ -119,6 +120,51 @@ def test_the_critics_warning_breaks_a_tie_but_never_a_distinguishable_lead():
     sure = pick([rec("1.1", 2.0, 0.01), rec("1.2", 1.9, 0.01)], evidence=evidence)
     assert sure.winner == "1.1" and sure.tie_break is None
     assert pick([warned, clean], rule="mean", evidence=evidence).winner == "1.1"  # Eureka's rule is left as it is
+
+
+def screened(per_step: list[float], steps: int = 50) -> ScreenReport:
+    details = [
+        {"label": f"1.{i % 3}", "episode": i, "fitness": 0.0, "steps": steps, "return": v * steps}
+        for i, v in enumerate(per_step)
+    ]
+    return ScreenReport(True, 0.7, 0.5, len(details), "ok", 3, details)
+
+
+def test_a_sparse_reward_the_critic_saw_as_constant_loses_its_warning_where_it_fired():
+    """The critic's smoke states are near-random, so a reward paid only near the goal looks constant there; the
+    first cut's screen replays it over the first rung's episodes, and a per-step return that varied there drops the
+    warning (reacher's 5 mm reward, good at 65,536 steps, lost the tie-break on it). An alive bonus stays warned."""
+    warning = "critic: the total is constant over the sampled states"
+    evidence = Evidence(SeedSpread(), {"1.1": warning, "1.2": warning, "1.3": warning})
+    evidence.recheck(
+        {
+            "1.1": screened([0.0, 0.0, 0.0, 0.4, 0.0, 0.9]),  # fired on two episodes
+            "1.2": screened([1.0] * 6),  # +1 a step on every episode
+            "1.3": {"details": [{"label": "1.1", "episode": 0, "fitness": 0.0, "return": 3.0}]},  # no lengths
+        }
+    )
+    assert set(evidence.warnings) == {"1.2", "1.3"} and "varied across 6 archived episodes" in evidence.cleared["1.1"]
+    sparse, clean = rec("1.1", 2.0, 0.3), rec("1.2", 1.9, 0.3)
+    verdict = pick([sparse, clean], evidence=evidence)
+    assert verdict.winner == "1.1" and "no tie-break on 1.1" in verdict.tie_break
+
+
+def test_halving_rechecks_the_warnings_on_the_first_cuts_screen():
+    rates = {"1.1": 1.0, "1.2": 1.0001, "1.3": 0.5, "1.4": 0.4}
+    warning = "critic: the total is constant over the sampled states"
+
+    def train(record, timesteps, resume):
+        return record.model_copy(
+            update=dict(status="trained", fitness=rates[record.id], fitness_se=0.2, timesteps=timesteps)
+        )
+
+    designed = [CandidateRecord(id=f"1.{j}", iteration=1, index=j, status="designed") for j in range(1, 5)]
+    for screen, winner in ((None, "1.1"), ({"1.2": screened([0.0, 0.0, 0.5, 0.0, 0.2, 0.0])}, "1.2")):
+        evidence = Evidence(SeedSpread(), {"1.2": warning})
+        rungs = successive_halving(
+            designed, train, [100, 200], evidence=evidence, screen=(lambda ok, s=screen: s) if screen else None
+        )
+        assert pick(rungs[-1].trained, evidence=evidence).winner == winner  # the warning, unless it fired
 
 
 def test_halving_trains_a_close_leader_and_rival_on_a_second_seed_once():

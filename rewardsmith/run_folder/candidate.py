@@ -66,6 +66,7 @@ PARENT_ONLY = (
     "attempt_*.reply.md",
     "attempt_*.critic.json",
     "attempt_*.screen.json",
+    f"{RUNG_SCREEN_DIR}/{SCREEN_FILE}",
     f"{EVAL_DIR}/{EVALUATION_FILE}",
     f"{EVAL_DIR}/{EPISODES_FILE}",
     f"{EVAL_DIR}/{TRAJECTORIES_FILE}",
@@ -195,7 +196,7 @@ class CandidateFolder:
     def unproven(self) -> list[Path]:
         """The parent-only files present without a valid proof (planted, or changed after the parent wrote them)."""
         found = []
-        for folder in (self.path, self.eval_dir):  # where PARENT_ONLY names are: no walk into a planted deep tree
+        for folder in (self.path, self.rung_screen_dir, self.eval_dir):  # where PARENT_ONLY names are: no deep walk
             try:
                 entries = sorted(os.scandir(folder), key=lambda e: e.name)
             except OSError:
@@ -287,6 +288,11 @@ class CandidateFolder:
         if record.status in ("designed", "rejected") and self.record() is None:
             self.accept_design()
         self.save_json(self.record_path, record.model_dump())
+
+    def rung_screen(self) -> dict[str, Any] | None:
+        """The first cut's screen verdict (`rung_screen/screen.json`), verified; None if absent or unproven."""
+        data = self.verified_json(self.rung_screen_dir / SCREEN_FILE, MAX_SIGNED_BYTES)
+        return data if isinstance(data, dict) else None
 
     def critic(self) -> CriticRecord | None:
         """The critic's last report (`critic.json`), verified."""

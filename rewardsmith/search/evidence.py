@@ -12,12 +12,18 @@ from the critic's smoke run (`critic.json`: its findings and per-component stati
 
 The selection uses it only to break ties (`rewardsmith.search.selection.tie_break`), and only the kinds in
 `TIE_BREAK_KINDS`: their weight is learned from the labelled pools (`bench/critic_warnings.py`, see there).
+
+The critic samples near-random states, where a sparse reward (paid only near the goal) never fires and looks
+constant. So the first cut's screen, which replays every reward over the first rung's episodes (where the policies
+went), re-judges it: a warned reward whose per-step return varied there (`rewardsmith.stages.screen.varies_per_step`)
+loses its warning (`Evidence.recheck`, and `load_evidence` from the signed `rung_screen/screen.json`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +31,7 @@ from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import SPREAD_FILE
 from rewardsmith.search.spread import NO_FLOOR, Floor, SeedSpread, prior_sd
+from rewardsmith.stages.screen import varies_per_step
 from rewardsmith.task import TaskSpec
 
 CONSTANT_SHARE = 0.5
@@ -45,10 +52,23 @@ class Evidence:
 
     spread: SeedSpread | None = None
     warnings: dict[str, str] = field(default_factory=dict)
+    cleared: dict[str, str] = field(default_factory=dict)
+    """Candidate id -> why its critic warning was dropped (`recheck`)."""
 
     def floor(self, budget: int) -> Floor:
         """The between-seed floor at `budget` (none without a spread)."""
         return self.spread.floor(budget) if self.spread is not None else NO_FLOOR
+
+    def recheck(self, screens: Mapping[str, Any]) -> None:
+        """Drop the warning of each candidate whose first-cut screen (candidate id -> a `ScreenReport` or its
+        `screen.json` dict) shows a per-step return that varied over the episodes it replayed (module docstring)."""
+        for cid in list(self.warnings):
+            report = screens.get(cid)
+            details = report.get("details") if isinstance(report, dict) else getattr(report, "details", None)
+            why = varies_per_step(details) if isinstance(details, list) else None
+            if why is not None:
+                self.cleared[cid] = f"critic's warning dropped: {why}"
+                del self.warnings[cid]
 
 
 def constant(stats: Any) -> bool:
@@ -104,8 +124,9 @@ def tie_break_warning(critic: dict[str, Any] | None) -> str | None:
 
 def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
     """The run's evidence: its `seed_spread.json` (with the spec's calibration prior) and the tie-breaking structural
-    warnings (`tie_break_warning`) of its designed and trained candidates' critic reports (verified; an unproven report gives no warning), so the
-    cuts of the halving that is about to train them see them too."""
+    warnings (`tie_break_warning`) of its designed and trained candidates' critic reports (verified; an unproven
+    report gives no warning), rechecked on their first-cut screens (`Evidence.recheck`), so the cuts of the halving
+    that is about to train them see them too."""
     if spec is None:
         try:
             spec = folder.spec()
@@ -113,12 +134,15 @@ def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
             spec = None  # a view of a folder whose task.toml is unreadable: no prior
     calibrated_at = spec.calibration.budget if spec is not None and spec.calibration is not None else None
     spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec), calibrated_at)
-    warnings = {}
+    evidence, screens = Evidence(spread), {}
     for record in folder.candidates():
         if record.status not in ("designed", "trained"):
             continue
-        critic = folder.cand_of(record).critic()
+        cand = folder.cand_of(record)
+        critic = cand.critic()
         warning = tie_break_warning(critic.model_dump() if critic is not None else None)
         if warning:
-            warnings[record.id] = warning
-    return Evidence(spread, warnings)
+            evidence.warnings[record.id] = warning
+            screens[record.id] = cand.rung_screen()
+    evidence.recheck(screens)
+    return evidence

@@ -19,6 +19,7 @@ from rewardsmith.run_folder.names import (
     REPEAT_DIR,
     REWARD_FILE,
     RUNG_SCREEN_DIR,
+    SCREEN_FILE,
     Event,
     iter_dir_name,
 )
@@ -126,6 +127,7 @@ def rung_screener(
             except RewardsmithError as e:
                 progress.log(f"{record.id}: the first-cut screen could not run, no verdict ({e})")
                 return None
+            folder.cand_of(record).sign(cand / RUNG_SCREEN_DIR / SCREEN_FILE)  # `load_evidence` reads it back
             folder.event(
                 Event.SCREEN_DONE,
                 candidate=record.id,

@@ -185,7 +185,7 @@ class Pick:
     floor: dict[str, Any] | None = None
     """The between-seed floor at the winner's budget (`rewardsmith.search.spread.Floor.as_dict`)."""
     tie_break: str | None = None
-    """Why the critic's tie-breaker changed the leader, if it did."""
+    """Why the critic's tie-breaker changed the leader, if it did (or why the winner's warning was dropped)."""
     confidence: dict[str, Any] | None = None
     """`rewardsmith.search.confidence.Confidence.as_dict`: how sure the search is that the winner is the best."""
 
@@ -275,8 +275,9 @@ def pick(records: list[CandidateRecord], rule: Rule = "lcb", z: float = Z, evide
     budget = getattr(winner, "timesteps", 0)
     floor = evidence.floor(budget).as_dict() if evidence is not None and rule == "lcb" else None
     plain = ranked(records, rule=rule, evidence=Evidence(evidence.spread, {})) if evidence is not None else order
+    cleared = evidence.cleared.get(winner.id) if evidence is not None else None
     swapped = (
-        None
+        (f"no tie-break on {winner.id}: {cleared}" if cleared else None)
         if plain[0].id == winner.id
         else (
             f"{winner.id} leads over {plain[0].id}, which the critic warned about "

@@ -178,15 +178,38 @@ def not_enough(
     return ScreenReport(True, None, None, len(details), f"passed without a verdict: {reason}", pairs, details)
 
 
+def per_step_returns(details: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray] | None:
+    """(rows, steps, return / steps) of the judged episodes that record their length; None when fewer than
+    `MIN_EPISODES` do."""
+    rows = [d for d in details if isinstance(d.get("steps"), (int, float)) and d["steps"] > 0 and "return" in d]
+    if len(rows) < MIN_EPISODES:
+        return None
+    steps = np.array([d["steps"] for d in rows], dtype=float)
+    return rows, steps, np.array([d["return"] for d in rows], dtype=float) / steps
+
+
+def varies_per_step(details: list[dict[str, Any]], cv_min: float = SURVIVAL_CV) -> str | None:
+    """Why a reward is not a constant per step on the judged episodes, or None: its per-step mean differs across
+    them by more than `cv_min` of its size (the stay-alive check's line, `SURVIVAL_CV`); a sparse reward that fired
+    on some episodes and not on others does."""
+    found = per_step_returns(details)
+    if found is None:
+        return None
+    rows, _, per_step = found
+    size, spread = abs(float(per_step.mean())), float(per_step.std())
+    if spread <= 1e-12 or spread <= cv_min * size:
+        return None
+    return f"its per-step return varied across {len(rows)} archived episodes ({per_step.mean():.4g} +- {spread:.2g})"
+
+
 def survival(details: list[dict[str, Any]], cv_max: float = SURVIVAL_CV) -> str | None:
     """Why a reward's return on the archive is explained by survival time or a constant per-step term, or None:
     its per-step mean is nearly constant across episodes (`SURVIVAL_CV`) while the task's fitness is not explained
     by episode length (`SURVIVAL_FITNESS_CORR`). Needs each episode's `steps`; None without them."""
-    rows = [d for d in details if isinstance(d.get("steps"), (int, float)) and d["steps"] > 0]
-    if len(rows) < MIN_EPISODES:
+    found = per_step_returns(details)
+    if found is None:
         return None
-    steps = np.array([d["steps"] for d in rows], dtype=float)
-    per_step = np.array([d["return"] for d in rows], dtype=float) / steps
+    rows, steps, per_step = found
     size = abs(float(per_step.mean()))
     if size <= 1e-12 or float(per_step.std()) > cv_max * size:
         return None
