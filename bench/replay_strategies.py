@@ -7,8 +7,13 @@ lower-bound rule with the between-seed floor, second-seed repeats, lone-survivor
 trainer (`bench/replay_table.py`): each candidate gets its reward's recorded training on one seed, drawn per (search
 seed, reward) (`training_seed`); a second-seed repeat uses the reward's next recorded seed. The Eureka-style
 strategy trains every candidate at the full budget and picks the highest mean. Not replayed: the designer, the
-critic's verdict (every pool reward in a table passed it), and the trajectory screen (it sums each reward over the
-first rung's evaluation episodes, and the tables keep fitness numbers, not those episodes' trajectories).
+critic's verdict (every pool reward in a table passed it), and the trajectory screen as it runs (it sums each
+reward over the first rung's evaluation episodes of that search's candidates; the tables keep fitness numbers).
+
+`--screen` adds the default with a recorded first-cut screen: each pool reward's verdict (and per-episode returns)
+from `bench/screen_calibration.py --rung-rho --min-signal 0` over the OTHER rewards' first-rung policies on two
+training seeds plus the random policy (bench/replay_tables/screen/), the same verdict in every search seed; with
+`--tie-break` also both, which is what a run does (the first cut rechecks the critic's warnings on those returns).
 
 `--tie-break` adds the default with the critic's tie-break: each pool reward's real structural warning, recorded by
 `bench/critic_warnings.py --record` (the critic's static rules and sandboxed smoke run, read by the product's
@@ -54,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # its sibling, also when a test 
 from converged_labels import labels as converged_labels
 from replay_pool import labels_earned, rung_rho
 from replay_steps import fewest_steps, spent, where_steps_went
-from replay_table import Table, TableTrainer, critic_warnings
+from replay_table import Table, TableTrainer, critic_warnings, recorded_screens
 
 TABLES = Path(__file__).parent / "replay_tables"
 
@@ -63,8 +68,9 @@ TABLES = Path(__file__).parent / "replay_tables"
 class Settings:
     """How the replayed default runs: its keep fraction, flat-curve stop, how many candidates a cut keeps beyond the
     fraction for being within noise of its cut line, where second seeds are spent ("all", "below the last rung",
-    "none"), the rungs after the first (fractions of the full budget), and whether the critic's tie-break warnings
-    (the table's `warnings`) go into the search's `Evidence`, as a run's `load_evidence` puts them before its cuts."""
+    "none"), the rungs after the first (fractions of the full budget), whether the critic's tie-break warnings
+    (the table's `warnings`) go into the search's `Evidence`, as a run's `load_evidence` puts them before its cuts,
+    and whether the first cut gets the table's recorded screen verdicts (`screens`), as a run's first cut does."""
 
     keep: float = DEFAULT_KEEP
     stop_flat: bool = True
@@ -72,6 +78,7 @@ class Settings:
     repeats: str = "all"
     later: tuple[float, ...] = LATER_RUNGS
     tie_break: bool = False
+    screen: bool = False
 
 
 ABLATIONS = (
@@ -136,6 +143,9 @@ def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, setti
         evidence=evidence,
         repeat=repeat if rule == "lcb" and settings.repeats != "none" else None,
         kept_on_noise=settings.kept_on_noise,
+        screen=(lambda ok: {r.id: v for r in ok if (v := table.screens.get(trainer.file[r.id]))})
+        if settings.screen
+        else None,
     )
     latest: dict[str, CandidateRecord] = {}
     for rung in rungs:
@@ -238,6 +248,10 @@ def pool_report(
         runs.append((name, budgets, settings))
         if tie_break:
             runs.append((f"{name} + tie-break", budgets, replace(settings, tie_break=True)))
+        if table.screens:
+            runs.append((f"{name} + screen", budgets, replace(settings, screen=True)))
+            if tie_break:  # what a run does
+                runs.append((f"{name} + tie-break + screen", budgets, replace(settings, tie_break=True, screen=True)))
     for what, changed in ABLATIONS if ablations else ():
         budgets = default_budgets(table, None, changed.later)[1]
         runs.append((f"ablation: {what}", budgets, replace(changed, keep=settings.keep, stop_flat=settings.stop_flat)))
@@ -318,18 +332,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ablations", action="store_true", help="also the default without each of its protections")
     parser.add_argument("--labels", choices=LABEL_SETS, default="both", help="hand, converged (where recorded), both")
     parser.add_argument("--tie-break", action="store_true", help="also the default with the critic's recorded warnings")
+    parser.add_argument(
+        "--screen", action="store_true", help="also the default with the first cut's recorded screen (TABLES/screen/)"
+    )
     args = parser.parse_args(argv)
     seeds = {int(x) for x in args.training_seeds.split(",") if x} or None
     tasks = [x for x in args.tasks.split(",") if x] or sorted(p.stem for p in args.tables.glob("*.jsonl"))
     firsts: list[float | None] = [float(x) for x in args.first.split(",") if x] or [None]
     print(
-        "A REPLAY of recorded trainings (bench/rung_rho.py tables), not new searches; the screen is not replayed, the "
-        "critic only as its recorded tie-break warnings (--tie-break)."
+        "A REPLAY of recorded trainings (bench/rung_rho.py tables), not new searches; the screen only as its recorded "
+        "first-cut verdicts (--screen), the critic only as its recorded tie-break warnings (--tie-break)."
     )
     goals: list[dict] = []
     for task in tasks:
         warnings = critic_warnings(args.tables / "critic" / f"{task}.jsonl") if args.tie_break else None
-        table = Table.load(args.tables / f"{task}.jsonl", seeds, warnings)
+        screens = recorded_screens(args.tables / "screen" / f"{task}.jsonl") if args.screen else None
+        table = Table.load(args.tables / f"{task}.jsonl", seeds, warnings, screens)
         lines, rows = pool_report(
             table,
             args.search_seeds,

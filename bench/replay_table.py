@@ -3,7 +3,8 @@ hands to the real successive halving (`TableTrainer`). Used by `bench/replay_str
 
 A row's label is the hand label (from the pool file name); `warnings` are the critic's tie-break warnings per pool
 file (`critic_warnings`, recorded by `bench/critic_warnings.py --record`), for the replayed search's
-`Evidence.warnings`.
+`Evidence.warnings`; `screens` are the first cut's screen verdicts per pool file (`recorded_screens`, recorded by
+`bench/screen_calibration.py --rung-rho --min-signal 0` on first-rung policies), for its `screen`.
 """
 
 from __future__ import annotations
@@ -17,17 +18,19 @@ from pathlib import Path
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.spread import Repeat
+from rewardsmith.stages.screen import ScreenReport
 
 
 @dataclass(frozen=True)
 class Table:
     """One pool's recorded trainings: rows {file, label, seed, budgets, fitness, se, episodes} on shared budgets,
-    and the critic's tie-break warnings ({file: why})."""
+    the critic's tie-break warnings ({file: why}) and the first cut's screen verdicts ({file: verdict})."""
 
     task: str
     budgets: list[int]
     rows: list[dict]
     warnings: dict[str, str] = field(default_factory=dict)
+    screens: dict[str, ScreenReport] = field(default_factory=dict)
 
     @classmethod
     def load(
@@ -35,15 +38,16 @@ class Table:
         path: Path,
         seeds: set[int] | None = None,
         warnings: dict[str, str] | None = None,
+        screens: dict[str, ScreenReport] | None = None,
     ) -> Table:
-        """The rows of `path` (only training `seeds`, if given), with the critic's `warnings`; every row must carry
-        the same budgets."""
+        """The rows of `path` (only training `seeds`, if given), with the critic's `warnings` and the first cut's
+        `screens`; every row must carry the same budgets."""
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         rows = [r for r in rows if seeds is None or r["seed"] in seeds]
         budgets = sorted({tuple(r["budgets"]) for r in rows})
         if len(budgets) != 1:
             raise SystemExit(f"{path}: rows on different budgets {budgets}; one table per budget list")
-        return cls(path.stem, list(budgets[0]), rows, dict(warnings or {}))
+        return cls(path.stem, list(budgets[0]), rows, dict(warnings or {}), dict(screens or {}))
 
     @property
     def files(self) -> list[str]:
@@ -140,3 +144,19 @@ def critic_warnings(path: Path) -> dict[str, str]:
         raise SystemExit(f"{path}: no recorded critic warnings; run bench/critic_warnings.py --record {path.parent}")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return {r["file"]: r["tie_break"] for r in rows if r.get("accepted") and r.get("tie_break")}
+
+
+def recorded_screens(path: Path) -> dict[str, ScreenReport]:
+    """{pool file: the screen's verdict} from a `bench/screen_calibration.py` rows file (each reward judged on the
+    other rewards' first-rung policies and the random policy, every verdict counting, `--min-signal 0`), with the
+    per-episode returns the first cut's recheck of the critic's warnings reads; a reward without a verdict has none."""
+    if not path.is_file():
+        raise SystemExit(f"{path}: no recorded screen; see bench/replay_tables/README.md (screen/)")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {
+        r["file"]: ScreenReport(
+            r["outcome"] == "passed", r["accuracy"], None, r["episodes"], r["message"], details=r.get("details") or []
+        )
+        for r in rows
+        if r["outcome"] != "no verdict"
+    }

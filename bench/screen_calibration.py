@@ -16,7 +16,9 @@ archive is too small or has too little spread), then over all tasks the false-re
 good judged) and the false-pass rates (reward-hacking passed / reward-hacking judged; weak on its own line).
 The "survival" column counts rejections by the stay-alive check (`rewardsmith.stages.screen.survival`: a return
 explained by episode length or a constant per-step term); `--survival-sweep 0.05,0.1,0.2` re-judges the same
-returns at other thresholds (no worker runs again) and prints good rejected / weak passed at each.
+returns at other thresholds (no worker runs again) and prints good rejected / weak passed at each. Last, each
+reward the critic warned about (`bench/replay_tables/critic/`) is rechecked on its returns as halving's first cut
+rechecks it (`rewardsmith.search.evidence.Evidence.recheck`): the warning kept, or dropped and why.
 Too-slow entries are left out by default (`--labels`): the screen has no time limit per call, the critic
 rejects them before any screen, and each would take minutes on a large archive.
 
@@ -50,7 +52,15 @@ from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, strip_header
 from rewardsmith.run_folder.records import EVAL_DIR, RUN_FILE, TASK_FILE, TRAJECTORIES_FILE
 from rewardsmith.search.training import evaluate_policy
 from rewardsmith.stages.designer import is_duplicate
-from rewardsmith.stages.screen import MIN_ACCURACY, MIN_SIGNAL, RANDOM_LABEL, screen, survival, trained_archives
+from rewardsmith.stages.screen import (
+    MIN_ACCURACY,
+    MIN_SIGNAL,
+    RANDOM_LABEL,
+    screen,
+    survival,
+    trained_archives,
+    varies_per_step,
+)
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import LocalExecutor
 
@@ -250,6 +260,25 @@ def sweep(rows: list[dict], thresholds: list[float]) -> str:
     return "\n".join(lines)
 
 
+def recheck(rows: list[dict]) -> str:
+    """The critic's tie-breaking warnings (recorded by `bench/critic_warnings.py --record` in
+    `bench/replay_tables/critic/<task>.jsonl`) against this archive: kept or dropped by the first cut's recheck
+    (`rewardsmith.search.evidence.Evidence.recheck`: the reward's per-step return varied over the episodes)."""
+    lines = [f"{'task':34} {'file':40} {'label':15} warning on this archive"]
+    for task in dict.fromkeys(r["task"] for r in rows):
+        path = Path(__file__).parent / "replay_tables" / "critic" / f"{task}.jsonl"
+        warned = {
+            w["file"]: w["tie_break"]
+            for w in (map(json.loads, path.read_text().splitlines()) if path.is_file() else [])
+            if w.get("tie_break")
+        }
+        for r in rows:
+            if r["task"] == task and r["file"] in warned:
+                why = varies_per_step(r.get("details") or [])
+                lines.append(f"{task:34} {r['file']:40} {r['label']:15} {'dropped: ' + why if why else 'kept'}")
+    return "\n".join(lines) if len(lines) > 1 else "no critic warning recorded for these tasks"
+
+
 def details(rows: list[dict]) -> str:
     """One line per screened file: its outcome, accuracy and the screen's message."""
     return "\n".join(
@@ -302,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     print(details(rows))
     print()
     print(table(rows))
+    print()
+    print(recheck(rows))
     if args.survival_sweep:
         print()
         print(sweep(rows, [float(x) for x in args.survival_sweep.split(",") if x]))

@@ -136,3 +136,40 @@ def test_label_sets_add_the_converged_labels_where_recorded(tmp_path: Path) -> N
     (tmp_path / "converged" / "reacher-reach.jsonl").write_text(json.dumps(converged[0]) + "\n")
     with pytest.raises(SystemExit, match="no converged label for b_good_x.py"):
         replay.label_sets(table, "both", tmp_path)
+
+
+def test_the_recorded_screen_reorders_the_first_cut_and_rechecks_the_critics_warning(tmp_path: Path) -> None:
+    """--screen: each reward's recorded first-cut verdict (and per-episode returns) goes to the real halving's first
+    cut; a warned reward whose per-step return varied there loses the critic's warning, as in a run."""
+    replay = load("replay_strategies")
+    path = tmp_path / "toy.jsonl"
+    fitness = {"a_weak_touch.py": 0.5, "b_good_x.py": 0.48, "c_weak_low.py": 0.1}
+    path.write_text(
+        "".join(
+            json.dumps({"file": f, "label": f.split("_")[1], "seed": seed, "budgets": [100, 400], "fitness": [v, v],
+                        "se": [0.05, 0.05], "episodes": [20, 20]}) + "\n"
+            for f, v in fitness.items()
+            for seed in (0, 1)
+        )
+    )  # fmt: skip
+    fired = [{"steps": 50, "return": v} for v in (0.0, 0.0, 2.0, 0.0, 1.0, 0.0)]
+    screen = tmp_path / "screen.jsonl"
+    screen.write_text(
+        "".join(
+            json.dumps({"file": f, "outcome": o, "accuracy": 0.7, "episodes": 6, "message": "m", "details": fired}) + "\n"
+            for f, o in (("a_weak_touch.py", "passed"), ("b_good_x.py", "passed"), ("c_weak_low.py", "no verdict"))
+        )
+    )  # fmt: skip
+    screens = replay.recorded_screens(screen)
+    assert set(screens) == {"a_weak_touch.py", "b_good_x.py"} and screens["a_weak_touch.py"].passed
+    warned = {"a_weak_touch.py": "critic: the total is constant over the sampled states"}
+    budgets = [100, 400]
+
+    def returned(settings, **tables) -> str:
+        return replay.replay(replay.Table.load(path, **tables), 0, budgets, "lcb", settings).file
+
+    # the critic's warning breaks the tie without the screen; the screen saw the reward vary, so it no longer does
+    assert returned(replay.Settings(tie_break=True), warnings=warned) == "b_good_x.py"
+    assert returned(replay.Settings(tie_break=True, screen=True), warnings=warned, screens=screens) == "a_weak_touch.py"
+    screens["a_weak_touch.py"].passed = False  # a screen that rejects it puts it behind at the first cut
+    assert returned(replay.Settings(screen=True), screens=screens) == "b_good_x.py"
