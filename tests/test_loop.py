@@ -94,6 +94,7 @@ def check_layout(out: Path) -> dict:
             assert (cand / "reward.py").read_text().startswith(f"# rewardsmith candidate {i}.{j} (iteration {i}")
             rung_verdict = json.loads((cand / "rung_screen" / "screen.json").read_text())  # the first cut's screen
             assert rung_verdict["passed"] in (True, False) and not rung_verdict["message"].startswith("passed without")
+            assert RunFolder(out).cand(i, j).rung_screen() == rung_verdict  # signed: the evidence reads it back
             if i == 2:  # screened against iteration 1's archives; its worker ran only if they could judge
                 verdict = json.loads((cand / "screen.json").read_text())
                 judged = not verdict["message"].startswith("passed without a verdict")
