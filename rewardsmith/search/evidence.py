@@ -16,7 +16,9 @@ The selection uses it only to break ties (`rewardsmith.search.selection.tie_brea
 The critic samples near-random states, where a sparse reward (paid only near the goal) never fires and looks
 constant. So the first cut's screen, which replays every reward over the first rung's episodes (where the policies
 went), re-judges it: a warned reward whose per-step return varied there (`rewardsmith.stages.screen.varies_per_step`)
-loses its warning (`Evidence.recheck`, and `load_evidence` from the signed `rung_screen/screen.json`).
+loses its warning (`Evidence.recheck`, and `load_evidence` from the signed `rung_screen/screen.json`). Those
+returns come from the candidate's own sandboxed screen worker, so a reward could make them vary; it could as well
+vary on the critic's states. The warning is a tie-breaker a reward can always avoid, never one it can put on another.
 """
 
 from __future__ import annotations

@@ -181,7 +181,11 @@ def not_enough(
 def per_step_returns(details: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray] | None:
     """(rows, steps, return / steps) of the judged episodes that record their length; None when fewer than
     `MIN_EPISODES` do."""
-    rows = [d for d in details if isinstance(d.get("steps"), (int, float)) and d["steps"] > 0 and "return" in d]
+    rows = [
+        d
+        for d in details
+        if isinstance(d, dict) and isinstance(d.get("steps"), (int, float)) and d["steps"] > 0 and "return" in d
+    ]
     if len(rows) < MIN_EPISODES:
         return None
     steps = np.array([d["steps"] for d in rows], dtype=float)
