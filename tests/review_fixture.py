@@ -27,14 +27,27 @@ from rewardsmith.search.selection import best_record
 from rewardsmith.search.training import train_and_evaluate
 from rewardsmith.stages.analyzer import analyze
 from rewardsmith.stages.critic import CriticFinding, CriticReport, static_findings
-from rewardsmith.task import ENVS_DIR, read_task
+from rewardsmith.task import read_task
 from rewardsmith.workers.executor import LocalExecutor
 
 TASK = "halfcheetah-run"
 PLANTED_FLAG = {"code": "no-progress", "message": "fitness never rose above its first evaluation (planted by the fixture)"}
 SMALL = {"max_episode_steps": 100, "hyperparams": {"n_steps": 256, "batch_size": 64, "n_epochs": 2}, "policy_kwargs": {"net_arch": [32, 32]}}
 
-REWARD_1 = (ENVS_DIR / "examples" / "halfcheetah_run.py").read_text()  # the shipped example reward
+REWARD_1 = '''"""Run forward fast, without wasting effort (an earlier shipped example, kept here so the diffs stay put)."""
+
+import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    forward_velocity = (next_state.body("torso").pos[0] - state.body("torso").pos[0]) / next_state.dt
+    effort = float(np.sum(np.square(action)))
+    components = {
+        "forward_velocity": float(forward_velocity),
+        "effort_penalty": -0.1 * effort,
+    }
+    return sum(components.values()), components
+'''
 
 REWARD_BROKEN = '''import os
 
