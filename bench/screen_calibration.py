@@ -44,7 +44,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from strategies import LABELS, label, pool  # bench/ is on sys.path when this file runs as a script
+from replay_table import critic_warnings  # bench/ is on sys.path when this file runs as a script
+from strategies import LABELS, label, pool
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
@@ -267,11 +268,7 @@ def recheck(rows: list[dict]) -> str:
     lines = [f"{'task':34} {'file':40} {'label':15} warning on this archive"]
     for task in dict.fromkeys(r["task"] for r in rows):
         path = Path(__file__).parent / "replay_tables" / "critic" / f"{task}.jsonl"
-        warned = {
-            w["file"]: w["tie_break"]
-            for w in (map(json.loads, path.read_text().splitlines()) if path.is_file() else [])
-            if w.get("tie_break")
-        }
+        warned = critic_warnings(path) if path.is_file() else {}
         for r in rows:
             if r["task"] == task and r["file"] in warned:
                 why = varies_per_step(r.get("details") or [])

@@ -138,9 +138,9 @@ def test_a_sparse_reward_the_critic_saw_as_constant_loses_its_warning_where_it_f
     evidence = Evidence(SeedSpread(), {"1.1": warning, "1.2": warning, "1.3": warning})
     evidence.recheck(
         {
-            "1.1": screened([0.0, 0.0, 0.0, 0.4, 0.0, 0.9]),  # fired on two episodes
-            "1.2": screened([1.0] * 6),  # +1 a step on every episode
-            "1.3": {"details": [{"label": "1.1", "episode": 0, "fitness": 0.0, "return": 3.0}]},  # no lengths
+            "1.1": screened([0.0, 0.0, 0.0, 0.4, 0.0, 0.9]).details,  # fired on two episodes
+            "1.2": screened([1.0] * 6).details,  # +1 a step on every episode
+            "1.3": [{"label": "1.1", "episode": 0, "fitness": 0.0, "return": 3.0}],  # no lengths
         }
     )
     assert set(evidence.warnings) == {"1.2", "1.3"} and "varied across 6 archived episodes" in evidence.cleared["1.1"]

@@ -61,12 +61,11 @@ class Evidence:
         """The between-seed floor at `budget` (none without a spread)."""
         return self.spread.floor(budget) if self.spread is not None else NO_FLOOR
 
-    def recheck(self, screens: Mapping[str, Any]) -> None:
-        """Drop the warning of each candidate whose first-cut screen (candidate id -> a `ScreenReport` or its
-        `screen.json` dict) shows a per-step return that varied over the episodes it replayed (module docstring)."""
+    def recheck(self, episodes: Mapping[str, Any]) -> None:
+        """Drop the warning of each candidate whose first-cut screen's episodes (candidate id -> its `details`: each
+        replayed episode's steps and return) show a per-step return that varied (module docstring)."""
         for cid in list(self.warnings):
-            report = screens.get(cid)
-            details = report.get("details") if isinstance(report, dict) else getattr(report, "details", None)
+            details = episodes.get(cid)
             why = varies_per_step(details) if isinstance(details, list) else None
             if why is not None:
                 self.cleared[cid] = f"critic's warning dropped: {why}"
@@ -136,7 +135,7 @@ def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
             spec = None  # a view of a folder whose task.toml is unreadable: no prior
     calibrated_at = spec.calibration.budget if spec is not None and spec.calibration is not None else None
     spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec), calibrated_at)
-    evidence, screens = Evidence(spread), {}
+    evidence, episodes = Evidence(spread), {}
     for record in folder.candidates():
         if record.status not in ("designed", "trained"):
             continue
@@ -145,6 +144,6 @@ def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
         warning = tie_break_warning(critic.model_dump() if critic is not None else None)
         if warning:
             evidence.warnings[record.id] = warning
-            screens[record.id] = cand.rung_screen()
-    evidence.recheck(screens)
+            episodes[record.id] = (cand.rung_screen() or {}).get("details")
+    evidence.recheck(episodes)
     return evidence

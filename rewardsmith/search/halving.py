@@ -294,7 +294,8 @@ def successive_halving(
         if screen is not None and index == 0:
             rung.screen = screen(ok)
             if evidence is not None:
-                evidence.recheck(rung.screen)  # a sparse reward the critic saw as constant, seen firing
+                # a sparse reward the critic saw as constant, seen firing
+                evidence.recheck({cid: verdict.details for cid, verdict in rung.screen.items()})
         going = cut(rung, ok, keep, previous if stop_flat else None, evidence, index == len(budgets) - 2, kept_on_noise)
         rung.promoted = [r.id for r in going]
         rungs.append(rung)
