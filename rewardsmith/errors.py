@@ -19,6 +19,11 @@ class ExtractionError(RewardFileError):
     """An LLM reply holds no usable reward code: none at all, truncated, broken, or the function is missing."""
 
 
+class Untraceable(RewardFileError):
+    """A reward cannot become a JAX computation (the MJX backend): a finding the designer can repair; the CPU
+    backend (sb3) still trains it, and a run falls back to it for that candidate."""
+
+
 class LLMError(RewardsmithError):
     """The model could not be reached or answered unusably after retries."""
 

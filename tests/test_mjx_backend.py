@@ -10,8 +10,11 @@ import numpy as np
 import pytest
 
 from rewardsmith.config import RunConfig
+from rewardsmith.sandbox.launch import WorkerResult
+from rewardsmith.search.training import backend_fallback
 from rewardsmith.task import ENVS_DIR, load_task
 from rewardsmith.workers.backends import resolve_backend
+from rewardsmith.workers.run import JobResult, classify
 
 EXAMPLES = ENVS_DIR / "examples"
 BRANCHY = """
@@ -44,6 +47,28 @@ def test_auto_without_a_gpu_keeps_the_specs_backend():
     assert resolve_backend(None, spec) == spec.train.backend
     assert resolve_backend("mjx", spec) == "mjx"
     assert resolve_backend("auto", load_task("ant-run")) == "sb3"
+
+
+def test_the_workers_word_untraceable_reaches_the_parent(tmp_path):
+    (tmp_path / "error.json").write_text(json.dumps({"kind": "untraceable", "message": "branches on a value"}))
+    ended = WorkerResult(3, None, False, False, 1.0, "", "")
+    result = classify(tmp_path, ended)
+    assert (result.status, result.error_kind, result.error) == ("rejected", "untraceable", "branches on a value")
+
+
+def test_only_an_untraceable_reward_off_the_cpu_backend_falls_back_to_it(tmp_path):
+    untraceable = JobResult("rejected", tmp_path, error="branches on a value", wall_s=2.5, error_kind="untraceable")
+    assert backend_fallback(untraceable, {"backend": "mjx"}) == {
+        "from": "mjx",
+        "to": "sb3",
+        "why": "branches on a value",
+        "wall_s": 2.5,
+    }
+    assert backend_fallback(untraceable, {})["from"] == "the spec's backend"  # a spec whose [train] backend is mjx
+    assert backend_fallback(untraceable, {"backend": "sb3"}) is None  # already there: nothing to fall back to
+    other = JobResult("rejected", tmp_path, error="NameError", error_kind="reward")
+    assert backend_fallback(other, {"backend": "mjx"}) is None  # a broken reward stays rejected
+    assert backend_fallback(JobResult("ok", tmp_path), {"backend": "mjx"}) is None
 
 
 needs_jax = pytest.mark.skipif(
@@ -101,6 +126,89 @@ def test_a_reward_that_branches_on_values_is_a_repairable_finding(idp):
 
     with pytest.raises(Untraceable, match="np.where.*--backend sb3"):
         export_reward(load_reward(BRANCHY), idp)
+
+
+@needs_jax
+@pytest.mark.mjx
+@pytest.mark.slow
+def test_the_critic_traces_the_reward_when_the_run_trains_on_mjx(tmp_path):
+    from rewardsmith.stages.critic import critique
+    from rewardsmith.workers.executor import LocalExecutor
+
+    spec = load_task("inverted-double-pendulum-balance")
+    branchy = tmp_path / "branchy.py"
+    branchy.write_text(BRANCHY)
+    example = EXAMPLES / "inverted_double_pendulum_balance.py"
+    executor = LocalExecutor(1)
+    try:
+
+        def check(reward, name, **options):
+            return critique(
+                spec, reward, tmp_path / name, model=None, executor=executor, env_description=None, options=options
+            )
+
+        found = check(branchy, "branchy", backend="mjx")
+        traced = check(example, "example", backend="mjx")
+        on_cpu = check(branchy, "cpu")
+    finally:
+        executor.shutdown()
+    assert found.accepted  # it runs on numpy: the CPU backend trains it
+    (warning,) = [f for f in found.warnings if f.code == "untraceable"]
+    assert "np.where" in warning.message and "CPU backend (sb3)" in warning.message
+    assert found.stats["dynamic"]["jax_trace"]["traced"] is False
+    assert traced.accepted and not [f for f in traced.findings if f.code == "untraceable"]
+    assert traced.stats["dynamic"]["jax_trace"]["traced"] is True
+    assert "jax_trace" not in on_cpu.stats["dynamic"] and on_cpu.accepted and not on_cpu.findings  # no JAX at all
+
+
+@needs_jax
+@pytest.mark.mjx
+@pytest.mark.slow
+def test_an_untraceable_reward_trains_on_the_cpu_backend_instead(cli, tmp_path):
+    reward, out = tmp_path / "branchy.py", tmp_path / "out"
+    reward.write_text(BRANCHY)
+    code, stdout, stderr = cli(
+        "train", "inverted-double-pendulum-balance", reward, "--backend", "mjx", "--timesteps", "256", "--out", out
+    )
+    assert code == 0, stderr
+    assert "trained on sb3 instead of mjx: the reward branches on a value" in " ".join(stdout.split())
+    assert json.loads((out / "summary.json").read_text())["backend"] == "sb3"
+    assert (out / "eval" / "evaluation.json").is_file()  # scored by the trusted evaluation, as any training
+
+
+@needs_jax
+@pytest.mark.mjx
+@pytest.mark.slow
+def test_a_run_on_mjx_trains_an_untraceable_candidate_on_the_cpu_backend_and_records_it(
+    tiny_spec, tmp_path, monkeypatch
+):
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.search.loop import run as run_search
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    spec = tiny_spec("inverted-double-pendulum-balance", timesteps=512)
+    script = tmp_path / "designer.jsonl"
+    script.write_text(json.dumps({"role": "designer", "content": f"```python\n{BRANCHY.strip()}\n```\n"}) + "\n")
+    out = tmp_path / "run"
+    config = RunConfig(
+        task=str(spec),
+        model=f"scripted:{script}",
+        iterations=1,
+        samples=1,
+        backend="mjx",
+        workers=1,
+        final_seeds=0,
+        out=out,
+    )
+    run_search(config)
+    critic = json.loads((out / "iter_1" / "cand_1" / "critic.json").read_text())
+    assert [f["code"] for f in critic["findings"]] == ["untraceable"] and critic["accepted"]
+    (done,) = [e for e in RunFolder(out).events() if e["event"] == "training_done"]
+    assert done["status"] == "trained" and done["fitness"] is not None
+    assert done["backend_fallback"]["from"] == "mjx" and done["backend_fallback"]["to"] == "sb3"
+    assert "branches on a value" in done["backend_fallback"]["why"]
+    assert json.loads((out / "iter_1" / "cand_1" / "summary.json").read_text())["backend"] == "sb3"
 
 
 @needs_jax

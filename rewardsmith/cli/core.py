@@ -225,7 +225,7 @@ def _train_in(
 ) -> None:
     """Train in `folder` with a progress bar, then print the fitness table."""
     from rewardsmith.search.baselines import load_cached, normalized_score
-    from rewardsmith.search.training import train_and_evaluate
+    from rewardsmith.search.training import fallback_line, train_and_evaluate
     from rewardsmith.workers.executor import LocalExecutor
 
     shutil.copyfile(reward, folder / REWARD_FILE)
@@ -264,6 +264,9 @@ def _train_in(
             executor.shutdown()
         if result.ok:
             progress.update(bar, completed=steps)
+    fallback = result.summary.get("backend_fallback")
+    if fallback:
+        console.print(f"[yellow]{fallback_line(fallback)}[/]", highlight=False)
     if result.status == "rejected":
         raise RewardFileError(f"{reward}: {result.error}")
     if not result.ok:

@@ -40,6 +40,7 @@ from rewardsmith.search.rung_evidence import FirstRung, default_fractions
 from rewardsmith.search.selection import rule_for
 from rewardsmith.search.spread import Repeat
 from rewardsmith.search.training import (
+    fallback_line,
     record_training,
     reward_budget,
     screen_archives,
@@ -93,6 +94,8 @@ def rung_trainer(
             options=config.job_options(),
         )
         record = record_training(folder, record, result, evaluation, timesteps)
+        if result.summary.get("backend_fallback"):
+            progress.log(f"{record.id}: {fallback_line(result.summary['backend_fallback'])}")
         if record.status == "trained" and (cand / WEIGHTS_FILE).is_file():
             tmp = cand / f".{CHECKPOINT_FILE}.{os.getpid()}.tmp"
             shutil.copyfile(cand / WEIGHTS_FILE, tmp)

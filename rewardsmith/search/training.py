@@ -33,6 +33,7 @@ from rewardsmith.run_folder.records import (
 )
 from rewardsmith.stages.screen import RANDOM_LABEL, trained_archives
 from rewardsmith.task import TaskSpec
+from rewardsmith.workers.backends import CPU_BACKEND
 from rewardsmith.workers.evaluate import MAX_WEIGHTS_BYTES
 from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
@@ -93,6 +94,15 @@ def train_and_evaluate(
         options=job_options,
     )
     result = executor.submit(job, on_progress).result()
+    fallback = backend_fallback(result, job_options)
+    if fallback is not None:  # untraceable on MJX: the same job on the CPU backend, in the emptied folder
+        clear_training_outputs(out_dir)
+        job = job.model_copy(update={"options": {**job_options, "backend": CPU_BACKEND}})
+        result = executor.submit(job, on_progress).result()
+        result.wall_s += fallback["wall_s"]
+    result.summary.pop("backend_fallback", None)  # only the parent says so, never a worker's summary
+    if fallback is not None:
+        result.summary["backend_fallback"] = fallback
     if not result.ok:
         return result, None
     trained_steps = int(result.summary.get("timesteps") or timesteps_done + timesteps)
@@ -109,6 +119,26 @@ def train_and_evaluate(
         return JobResult(evaluated.status, out_dir, error=f"[evaluation] {evaluated.error}", wall_s=wall_s), None
     summary = {**result.summary, "timesteps": trained_steps}
     return JobResult("ok", out_dir, summary=summary, wall_s=wall_s), evaluation
+
+
+def backend_fallback(result: JobResult, options: dict[str, Any]) -> dict[str, Any] | None:
+    """When a training asked for a backend other than the CPU one failed because the reward does not trace to JAX
+    (the worker's error kind "untraceable"), what the fallback to `CPU_BACKEND` records: {from, to, why, wall_s};
+    else None. The kind comes from a worker that ran the candidate, which can at most choose the CPU backend."""
+    requested = options.get("backend")
+    if result.ok or result.error_kind != "untraceable" or requested == CPU_BACKEND:
+        return None
+    return {
+        "from": str(requested or "the spec's backend"),
+        "to": CPU_BACKEND,
+        "why": result.error[:500],
+        "wall_s": round(result.wall_s, 3),
+    }
+
+
+def fallback_line(fallback: dict[str, Any]) -> str:
+    """One line for the user about a `backend_fallback` record."""
+    return f"trained on {fallback.get('to')} instead of {fallback.get('from')}: {fallback.get('why')}"
 
 
 def evaluate_policy(
@@ -308,5 +338,6 @@ def record_training(
         timesteps=record.timesteps,
         eval_seeds=evaluation.seeds if evaluation else None,
         error=record.reason or None,
+        backend_fallback=result.summary.get("backend_fallback"),
     )
     return record

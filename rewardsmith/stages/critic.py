@@ -236,6 +236,7 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
     components: dict[Any, Any] = raw_components if isinstance(raw_components, dict) else {}
     sandbox: dict[Any, Any] = raw_sandbox if isinstance(raw_sandbox, dict) else {}
     progress = _progress_stats(smoke.get("progress"))
+    trace = smoke.get("jax_trace")
     return {
         "transitions": smoke.get("transitions"),
         "evaluated": smoke.get("evaluated"),
@@ -244,6 +245,7 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
         "total": numbers(smoke.get("total")),
         "components": {clean_name(k): numbers(v) for k, v in list(components.items())[:MAX_COMPONENTS]},
         **({"progress": progress} if progress else {}),
+        **({"jax_trace": {"traced": trace.get("traced") is True, **numbers(trace)}} if isinstance(trace, dict) else {}),
         "sandbox": {str(k): str(v)[:200] for k, v in sandbox.items()},
     }
 

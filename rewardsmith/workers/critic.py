@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from rewardsmith.errors import RewardFileError
+from rewardsmith.errors import RewardFileError, RewardsmithError, Untraceable, require_extra
 from rewardsmith.files import write_json_atomic
 from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.progress import PROGRESS_CONTRACT, ProgressOptions, load_with_progress, validate_progress
@@ -78,6 +78,7 @@ def run_critic_job(job: WorkerJob) -> dict[str, Any]:
     reward_file = str(job.reward_path)
     source = read_job_reward(job)
     with_progress = ProgressOptions.from_job(options) is not None
+    mjx_env = mjx_env_to_trace_on(spec, options, report)  # JAX's imports and the model, before lock-down
     report["sandbox"] = enter_sandbox(job)  # before any of the reward's code runs, module body included
     progress_fn = None
     try:
@@ -104,6 +105,8 @@ def run_critic_job(job: WorkerJob) -> dict[str, Any]:
         if progress_fn is not None:
             _call_once(lambda s, a, n: progress_fn(n), transitions[0])
         findings += evaluate(reward_fn, transitions, reward_file, options, report, progress_fn=progress_fn)
+    if reward_fn is not None and mjx_env is not None and not any(f["severity"] == "error" for f in findings):
+        findings += trace_findings(reward_fn, mjx_env, report)
     report["findings"] = findings
     write_json_atomic(job.out_dir / SMOKE_FILE, report)
     errors = sum(f["severity"] == "error" for f in findings)
@@ -112,6 +115,50 @@ def run_critic_job(job: WorkerJob) -> dict[str, Any]:
         {"status": "checked", "errors": errors, "warnings": len(findings) - errors, "transitions": len(transitions)},
     )
     return report
+
+
+def mjx_env_to_trace_on(spec: TaskSpec, options: dict[str, Any], report: dict[str, Any]):
+    """When this run trains on the MJX backend (`options["backend"]`, resolved as the training worker resolves
+    it), the MJX env to trace the reward on, built before lock-down; else None. `report["jax_trace"]` says why
+    no trace will run when the backend is MJX but the env or the `mjx` extra is missing (training says so too)."""
+    from rewardsmith.workers.backends import resolve_backend
+
+    if resolve_backend(options.get("backend"), spec) != "mjx":
+        return None
+    try:
+        require_extra("jax")
+        from rewardsmith.workers.mjx.envs import MjxEnv, env_def
+
+        env_def(spec.env, spec.env_kwargs)
+        return MjxEnv(spec.env)
+    except RewardsmithError as e:
+        report["jax_trace"] = {"traced": False, "skipped": str(e)[:500]}
+        return None
+
+
+def trace_findings(reward_fn, mjx_env, report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Trace the reward to JAX as the MJX training worker will (`workers.mjx.reward_export`); a reward that does
+    not trace is a warning the designer can repair: until then its candidate trains on the CPU backend."""
+    from rewardsmith.workers.mjx.reward_export import export_reward
+
+    started = time.perf_counter()
+    try:
+        artifact = export_reward(reward_fn, mjx_env)
+    except Untraceable as e:
+        report["jax_trace"] = {"traced": False, "seconds": round(time.perf_counter() - started, 3)}
+        return [
+            _finding(
+                "untraceable",
+                f"{e}. Until it traces, this candidate trains on the CPU backend (sb3) instead of MJX.",
+                severity="warning",
+            )
+        ]
+    report["jax_trace"] = {
+        "traced": True,
+        "components": artifact.components,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    return []
 
 
 def collect_transitions(spec: TaskSpec, count: int, episode_steps: int, seed: int) -> tuple[list[Transition], int]:

@@ -14,7 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from rewardsmith.errors import RewardFileError, RewardsmithError
+from rewardsmith.errors import RewardFileError, RewardsmithError, Untraceable
 from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.names import ERROR_FILE
 from rewardsmith.run_folder.records import SANDBOX_FILE
@@ -72,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         run = getattr(importlib.import_module(module_name), function_name)
         run(job)
         return 0
+    except Untraceable as e:  # the MJX backend: the parent trains this reward on the CPU backend instead
+        _record_error(job, "untraceable", str(e))
+        return EXIT_REWARD_ERROR
     except RewardFileError as e:
         _record_error(job, "reward", str(e))
         return EXIT_REWARD_ERROR

@@ -161,6 +161,7 @@ def run_on_node(job_json: str, inputs: dict[str, bytes], cap: int = MAX_OUTPUT_B
             "status": result.status,
             "summary": result.summary,
             "error": result.error,
+            "error_kind": result.error_kind,
             "wall_s": result.wall_s,
             "files": b"",
             "node": _node_id(),
@@ -294,7 +295,14 @@ class RayExecutor:
                 unpack_outputs(reply["files"], out, job.mode)
         except (UnsafeArchive, tarfile.TarError) as e:
             return JobResult("failed", out, error=f"ray: output rejected: {e}", wall_s=reply["wall_s"])
-        result = JobResult(reply["status"], out, summary=reply["summary"], error=reply["error"], wall_s=reply["wall_s"])
+        result = JobResult(
+            reply["status"],
+            out,
+            summary=reply["summary"],
+            error=reply["error"],
+            wall_s=reply["wall_s"],
+            error_kind=str(reply.get("error_kind") or ""),
+        )
         if result.ok and on_progress is not None:
             steps = int(result.summary.get("timesteps") or job.timesteps or 0)
             on_progress(steps, steps)

@@ -30,6 +30,9 @@ class JobResult:
     summary: dict[str, Any] = field(default_factory=dict)
     error: str = ""
     wall_s: float = 0.0
+    error_kind: str = ""
+    """The worker's own word for the error (`error.json`'s kind: "reward", "task", "crash", "untraceable"); it
+    comes from a process that may have run candidate code, so it may only steer towards the safe path."""
 
     @property
     def ok(self) -> bool:
@@ -153,7 +156,9 @@ def classify(out: Path, result: WorkerResult) -> JobResult:
         return JobResult("ok", out, summary=sanitize(summary), wall_s=result.wall_s)
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         status = "failed" if error.get("kind") == "task" else "rejected"
-        return JobResult(status, out, error=error["message"][:2000], wall_s=result.wall_s)
+        kind = error.get("kind")
+        kind = kind[:40] if isinstance(kind, str) else ""
+        return JobResult(status, out, error=error["message"][:2000], wall_s=result.wall_s, error_kind=kind)
     reason = result.reason or f"worker exited with code {result.returncode} without a result"
     tail = result.output_tail.strip().splitlines()[-1:] if result.output_tail else []
     return JobResult("rejected", out, error=reason + (f" ({tail[0][:300]})" if tail else ""), wall_s=result.wall_s)

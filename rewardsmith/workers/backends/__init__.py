@@ -22,9 +22,13 @@ BACKENDS: dict[str, str] = {
     "mjx": "rewardsmith.workers.backends.mjx:MjxBackend",
 }
 DEFAULT_BACKEND = "sb3"
+CPU_BACKEND = "sb3"
+"""Where a job trains when the GPU backend cannot: `auto` without a GPU, and a candidate whose reward does not
+trace to JAX (`rewardsmith.search.training.backend_fallback`)."""
 
 __all__ = [
     "BACKENDS",
+    "CPU_BACKEND",
     "DEFAULT_BACKEND",
     "TrainOutcome",
     "TrainRequest",
@@ -57,7 +61,7 @@ def resolve_backend(requested: str | None, spec, reward_source: str = "candidate
     if requested != "auto":
         return str(requested)
     fits = supported(spec.env, spec.env_kwargs) and spec.train.algo == "PPO" and reward_source == "candidate"
-    return "mjx" if fits and gpu_visible() else (fallback if fallback != "mjx" else "sb3")
+    return "mjx" if fits and gpu_visible() else (fallback if fallback != "mjx" else CPU_BACKEND)
 
 
 def load_backend(name: str) -> TrainingBackend:

@@ -4,7 +4,8 @@
 spec, to take its tensor names, shapes and activation; `check` (after lock-down, the reward loaded through the
 gate) traces the candidate's reward to JAX and exports it (`workers.mjx.reward_export`), then keeps only the
 deserialized export: `learn` never calls the candidate's Python. A reward that does not trace fails with
-`Untraceable`, whose message says what to change or to use `--backend sb3`.
+`Untraceable`, whose message says what to change; the worker records its kind ("untraceable") and the parent
+trains the candidate on the CPU backend instead (`rewardsmith.search.training.backend_fallback`).
 
 Supported: PPO specs of the envs in `workers.mjx.envs.ENVS` with default env kwargs, candidate rewards (not the
 native or sparse baselines, not the progress strategy). Job option `n_envs` sets the batch (default 2048 on

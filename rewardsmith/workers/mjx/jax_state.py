@@ -18,8 +18,10 @@ import math
 import types
 from typing import Any
 
-from rewardsmith.errors import RewardFileError
+from rewardsmith.errors import Untraceable
 from rewardsmith.reward.state import StateSchema
+
+__all__ = ["JaxState", "Untraceable", "jax_globals", "traceable"]
 
 MATH_TO_JNP = {"atan2": "arctan2", "atan": "arctan", "asin": "arcsin", "acos": "arccos", "fabs": "abs", "pow": "power"}
 MATH_SAME = [
@@ -47,10 +49,6 @@ MATH_SAME = [
     "radians",
     "trunc",
 ]
-
-
-class Untraceable(RewardFileError):
-    """The reward cannot become a JAX computation (the MJX backend); the CPU backend still trains it."""
 
 
 class JaxBody:

@@ -80,13 +80,13 @@ def export_reward(fn: Callable[..., Any], env) -> RewardArtifact:
     try:
         with traceable(getattr(fn, "__globals__", {})):
             exported = export.export(batched)(*args)
-    except Untraceable:
-        raise
+    except (Untraceable, MemoryError, RecursionError):
+        raise  # the worker's own handlers name the last two
     except (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError) as e:
         raise Untraceable(f"the reward branches on a value ({_first_line(e)}); {ADVICE}") from None
     except jax.errors.TracerIntegerConversionError as e:
         raise Untraceable(f"the reward converts a value to int ({_first_line(e)}); {ADVICE}") from None
-    except (TypeError, ValueError, AttributeError, IndexError, NotImplementedError) as e:
+    except Exception as e:  # noqa: BLE001 - anything the candidate's code raised while traced: it does not trace
         raise Untraceable(
             f"the reward does not trace to JAX ({type(e).__name__}: {_first_line(e)}); {ADVICE}"
         ) from None
