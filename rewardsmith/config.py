@@ -90,7 +90,7 @@ class RunConfig(BaseModel):
     device: str = Field("cpu", description="Torch device for training: cpu, cuda or auto.")
     backend: Literal["auto", "sb3", "mjx"] | None = Field(
         None,
-        description="Training backend: sb3 (SB3 on CPU envs), mjx (JAX PPO on MJX envs; the `mjx` extra) or auto "
+        description="Training backend: sb3 (SB3 on CPU envs), mjx (Brax PPO on MJX envs; the `mjx` extra) or auto "
         "(mjx when a GPU is visible and the task's env is supported); default: the spec's [train] backend.",
     )
     semantic: bool | None = Field(None, description="LLM review in the critic (default: on for API models only).")

@@ -52,6 +52,7 @@ class OutputFolderError(RewardsmithError):
 EXTRAS = {
     "ray": ("ray", "the Ray executor (--executor ray) needs"),
     "jax": ("mjx", "the MJX training backend (--backend mjx) needs"),
+    "brax": ("mjx", "the MJX training backend's learner (Brax's PPO) needs"),
     "metaworld": ("metaworld", "Meta-World tasks need"),
     "gymnasium_robotics": ("robotics", "Fetch, Adroit and Shadow Hand tasks need"),
     "xllamacpp": ("local", "the built-in local model needs"),

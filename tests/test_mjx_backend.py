@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -209,6 +211,87 @@ def test_a_run_on_mjx_trains_an_untraceable_candidate_on_the_cpu_backend_and_rec
     assert done["backend_fallback"]["from"] == "mjx" and done["backend_fallback"]["to"] == "sb3"
     assert "branches on a value" in done["backend_fallback"]["why"]
     assert json.loads((out / "iter_1" / "cand_1" / "summary.json").read_text())["backend"] == "sb3"
+
+
+@needs_jax
+@pytest.mark.mjx
+@pytest.mark.slow
+def test_brax_parameters_become_the_sb3_policy_the_evaluation_worker_loads():
+    """Brax's networks, renamed to SB3's tensors, give the same action mean, std and value as Brax's own apply."""
+    import jax
+    import jax.numpy as jnp
+    import torch
+
+    from rewardsmith.task import make_env
+    from rewardsmith.workers.backends.mjx import weights_bytes
+    from rewardsmith.workers.evaluate import build_policy, load_weights
+    from rewardsmith.workers.mjx import brax_ppo
+
+    spec = load_task("hopper-hop")  # two hidden layers of its own sizes; tanh, as SB3's MlpPolicy
+    env = make_env(spec)
+    policy = build_policy(spec, env.observation_space, env.action_space)
+    shapes = {k: v.detach().numpy() for k, v in policy.state_dict().items()}
+    n_obs, n_act = env.observation_space.shape[0], env.action_space.shape[0]
+    networks = brax_ppo.network_factory(
+        brax_ppo.hidden_sizes(shapes, "policy_net"), brax_ppo.hidden_sizes(shapes, "value_net"), jnp.tanh, -0.5
+    )(n_obs, n_act)
+    k1, k2, k3 = jax.random.split(jax.random.PRNGKey(3), 3)
+    normaliser = brax_ppo.running_statistics.init_state(jax.ShapeDtypeStruct((n_obs,), jnp.float32))
+    params = (normaliser, networks.policy_network.init(k1), networks.value_network.init(k2))
+    state_dict = brax_ppo.sb3_state_dict(params)
+    assert set(state_dict) == set(shapes) and all(state_dict[k].shape == shapes[k].shape for k in shapes)
+    weights = Path(tempfile.mkdtemp()) / "policy.safetensors"
+    weights.write_bytes(weights_bytes(state_dict))
+    load_weights(policy, weights)  # strictly, as the evaluation worker does
+    obs = jax.random.normal(k3, (5, n_obs))
+    mean, std = networks.policy_network.apply(params[0], params[1], obs)
+    value = networks.value_network.apply(params[0], params[2], obs)
+    with torch.no_grad():
+        dist = policy.get_distribution(torch.as_tensor(np.asarray(obs)))
+        np.testing.assert_allclose(dist.distribution.mean.numpy(), np.asarray(mean), atol=1e-5)
+        np.testing.assert_allclose(dist.distribution.stddev.numpy(), np.asarray(std), atol=1e-6)
+        np.testing.assert_allclose(
+            policy.predict_values(torch.as_tensor(np.asarray(obs)))[:, 0].numpy(), np.asarray(value), atol=1e-5
+        )
+    back = brax_ppo.brax_params(state_dict, n_obs)
+    assert jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: bool(jnp.all(a == b)), back[1:], params[1:]))
+
+
+@needs_jax
+@pytest.mark.mjx
+@pytest.mark.slow
+def test_a_resumed_training_starts_from_the_checkpoint(idp):
+    """With a learning rate of 0, Brax's PPO restored from SB3 weights hands the same weights back."""
+    import jax
+    import jax.numpy as jnp
+
+    from rewardsmith.workers.mjx import brax_ppo
+
+    factory = brax_ppo.network_factory([16], [16], jnp.tanh, 0.0)
+    networks = factory(idp.obs_size, idp.action_size)
+    k1, k2 = jax.random.split(jax.random.PRNGKey(7))
+    normaliser = brax_ppo.running_statistics.init_state(jax.ShapeDtypeStruct((idp.obs_size,), jnp.float32))
+    start = brax_ppo.sb3_state_dict((normaliser, networks.policy_network.init(k1), networks.value_network.init(k2)))
+
+    def reward_call(obs, *_):
+        return jnp.ones(obs.shape[0]), jnp.ones((obs.shape[0], 1))
+
+    settings = brax_ppo.PPOSettings(learning_rate=0.0, unroll=8)
+    params, steps = brax_ppo.train(
+        idp,
+        reward_call,
+        1,
+        settings,
+        timesteps=256,
+        n_envs=8,
+        seed=0,
+        factory=factory,
+        restore=brax_ppo.brax_params(start, idp.obs_size),
+        progress=lambda *_: None,
+    )
+    assert steps >= 256
+    end = brax_ppo.sb3_state_dict(params)
+    assert all(np.array_equal(end[k], start[k]) for k in start)
 
 
 @needs_jax

@@ -50,29 +50,35 @@ class MjxBackend(TrainingBackend):
 
     def _prepare(self, request: TrainRequest) -> None:
         require_extra("jax")
+        require_extra("brax")
         import jax
 
         from rewardsmith.task import make_env
-        from rewardsmith.workers.evaluate import build_policy
+        from rewardsmith.workers.evaluate import build_policy, load_weights
+        from rewardsmith.workers.mjx import brax_ppo
         from rewardsmith.workers.mjx.envs import MjxEnv
-        from rewardsmith.workers.mjx.ppo import PPOConfig, adam_state, init_params
 
         check_supported(request)
         self.request = request
         self.env = MjxEnv(request.spec.env)
         gym_env = make_env(request.spec)
-        self.policy = build_policy(request.spec, gym_env.observation_space, gym_env.action_space)
+        policy = build_policy(request.spec, gym_env.observation_space, gym_env.action_space)
         gym_env.close()
-        self.activation = activation_of(self.policy)
-        self.cfg = PPOConfig.from_hyperparams(request.hyperparams)
+        self.settings = brax_ppo.PPOSettings.from_hyperparams(request.hyperparams)
         self.device = jax.default_backend()
         self.n_envs = int(request.job.options.get("n_envs") or DEFAULT_ENVS.get(self.device, DEFAULT_ENVS["gpu"]))
-        shapes = {k: tuple(v.shape) for k, v in self.policy.state_dict().items()}
-        log_std_init = float(request.spec.train.policy_kwargs.get("log_std_init", 0.0))
-        self.params = init_params(shapes, jax.random.PRNGKey(request.seed), log_std_init)
-        if request.checkpoint is not None:
-            self.params = params_from_weights(request.checkpoint, self.policy)
-        self.opt = adam_state(self.params)
+        state_dict = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+        self.factory = brax_ppo.network_factory(
+            brax_ppo.hidden_sizes(state_dict, "policy_net"),
+            brax_ppo.hidden_sizes(state_dict, "value_net"),
+            activation_of(policy),
+            float(request.spec.train.policy_kwargs.get("log_std_init", 0.0)),
+        )
+        self.restore = None
+        if request.checkpoint is not None:  # loaded strictly, as the evaluation worker loads it
+            load_weights(policy, request.checkpoint)
+            weights = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+            self.restore = brax_ppo.brax_params(weights, self.env.obs_size)
 
     def check(self) -> None:
         from rewardsmith.workers.mjx.reward_export import export_reward, load_reward_artifact
@@ -85,42 +91,47 @@ class MjxBackend(TrainingBackend):
         self.request.reward.fn = None  # the trainer keeps no reference to the candidate's Python
 
     def learn(self) -> TrainOutcome:
-        import numpy as np
+        from rewardsmith.workers.mjx import brax_ppo
 
-        from rewardsmith.workers.mjx.rollout import initial_runner, make_iteration
+        req, started = self.request, time.perf_counter()
 
-        req, n = self.request, len(self.components)
-        iteration = make_iteration(self.env, self.reward_call, self.cfg, self.activation, n)
-        with pulse(req.log, 0):  # the first jit compiles the whole iteration: minutes on a busy CPU
-            runner = initial_runner(self.env, self.params, self.opt, self.n_envs, n, req.seed)
-            iteration = iteration.lower(runner).compile()
-        per_iteration = self.n_envs * self.cfg.unroll
-        done, started = 0, time.perf_counter()
-        while done < req.timesteps:
-            runner, acc = iteration(runner)
-            done += per_iteration
-            req.log.heartbeat(min(done, req.timesteps))
-            episodes = int(acc["episodes"])
-            if episodes:
-                comps = np.asarray(acc["components"]) / episodes
-                record = {"kind": "train", "reported_by": "training worker", "timesteps": done}
+        def progress(steps: int, metrics: dict) -> None:
+            req.log.heartbeat(min(steps, req.timesteps))
+            if "episode/sum_reward" in metrics:  # Brax's means over the episodes ended since its last report
+                record = {"kind": "train", "reported_by": "training worker", "timesteps": steps}
+                components = {name: metrics.get(f"episode/c{i}") for i, name in enumerate(self.components)}
                 record.update(
                     wall_s=round(time.perf_counter() - started, 3),
-                    episodes=episodes,
-                    ep_len=float(acc["length"]) / episodes,
-                    components=dict(zip(self.components, map(float, comps), strict=True)),
+                    ep_len=float(metrics["episode/length"]),
+                    components={name: float(v) for name, v in components.items() if v is not None},
                     fitness=None,
                     success_rate=None,
-                    **{"return": float(acc["return"]) / episodes},
+                    **{"return": float(metrics["episode/sum_reward"])},
                 )
                 append_jsonl(req.out_dir / METRICS_FILE, record)
-        self.params = runner[0]
+
+        with pulse(req.log, 0):  # Brax compiles the whole training epoch first: minutes on a busy CPU
+            params, done = brax_ppo.train(
+                self.env,
+                self.reward_call,
+                len(self.components),
+                self.settings,
+                timesteps=req.timesteps,
+                n_envs=self.n_envs,
+                seed=req.seed,
+                factory=self.factory,
+                restore=self.restore,
+                progress=progress,
+            )
         summary = {
             "n_envs": self.n_envs,
+            "learner": "brax PPO",
             "reward_artifact_bytes": self.artifact_bytes,
             "steps_per_s": _rate(done, started),
         }
-        return TrainOutcome(req.resume_timesteps + done, weights_bytes(self.params), self.device, summary)
+        return TrainOutcome(
+            req.resume_timesteps + done, weights_bytes(brax_ppo.sb3_state_dict(params)), self.device, summary
+        )
 
 
 @contextlib.contextmanager
@@ -160,20 +171,10 @@ def activation_of(policy):
     return jax.numpy.tanh
 
 
-def weights_bytes(params: dict) -> bytes:
-    """`params` as safetensors bytes with SB3's tensor names (float32, contiguous)."""
+def weights_bytes(state_dict: dict) -> bytes:
+    """SB3-named tensors as safetensors bytes (float32, contiguous)."""
     import numpy as np
     import torch
     from safetensors.torch import save
 
-    return save({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in params.items()})
-
-
-def params_from_weights(path, policy) -> dict:
-    """A checkpoint's weights (loaded strictly, as the evaluation worker does) as JAX parameters."""
-    import jax.numpy as jnp
-
-    from rewardsmith.workers.evaluate import load_weights
-
-    load_weights(policy, path)
-    return {k: jnp.asarray(v.detach().cpu().numpy()) for k, v in policy.state_dict().items()}
+    return save({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in state_dict.items()})
