@@ -166,6 +166,32 @@ def test_the_critic_traces_the_reward_when_the_run_trains_on_mjx(tmp_path):
 @needs_jax
 @pytest.mark.mjx
 @pytest.mark.slow
+def test_a_reward_that_picks_numbers_with_if_expressions_traces_after_its_rewrite(tmp_path):
+    """hopper-hop's example (`x if healthy else 0.0`, `healthy = a >= 0.7 and b <= 0.2`) does not trace as written;
+    its rewrite keeps its values on the critic's states and traces, so no warning and no fallback."""
+    from rewardsmith.stages.critic import critique
+    from rewardsmith.workers.executor import LocalExecutor
+
+    executor = LocalExecutor(1)
+    try:
+        report = critique(
+            load_task("hopper-hop"),
+            EXAMPLES / "hopper_hop.py",
+            tmp_path,
+            model=None,
+            executor=executor,
+            env_description=None,
+            options={"backend": "mjx"},
+        )
+    finally:
+        executor.shutdown()
+    assert report.accepted and not report.findings
+    assert report.stats["dynamic"]["jax_trace"] | {"seconds": 0} == {"traced": True, "rewritten": True, "seconds": 0}
+
+
+@needs_jax
+@pytest.mark.mjx
+@pytest.mark.slow
 def test_an_untraceable_reward_trains_on_the_cpu_backend_instead(cli, tmp_path):
     reward, out = tmp_path / "branchy.py", tmp_path / "out"
     reward.write_text(BRANCHY)
@@ -247,11 +273,11 @@ def test_brax_parameters_become_the_sb3_policy_the_evaluation_worker_loads():
     mean, std = networks.policy_network.apply(params[0], params[1], obs)
     value = networks.value_network.apply(params[0], params[2], obs)
     with torch.no_grad():
-        dist = policy.get_distribution(torch.as_tensor(np.asarray(obs)))
+        dist = policy.get_distribution(torch.as_tensor(np.array(obs)))
         np.testing.assert_allclose(dist.distribution.mean.numpy(), np.asarray(mean), atol=1e-5)
         np.testing.assert_allclose(dist.distribution.stddev.numpy(), np.asarray(std), atol=1e-6)
         np.testing.assert_allclose(
-            policy.predict_values(torch.as_tensor(np.asarray(obs)))[:, 0].numpy(), np.asarray(value), atol=1e-5
+            policy.predict_values(torch.as_tensor(np.array(obs)))[:, 0].numpy(), np.asarray(value), atol=1e-5
         )
     back = brax_ppo.brax_params(state_dict, n_obs)
     assert jax.tree_util.tree_all(jax.tree_util.tree_map(lambda a, b: bool(jnp.all(a == b)), back[1:], params[1:]))

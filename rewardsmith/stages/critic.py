@@ -245,7 +245,11 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
         "total": numbers(smoke.get("total")),
         "components": {clean_name(k): numbers(v) for k, v in list(components.items())[:MAX_COMPONENTS]},
         **({"progress": progress} if progress else {}),
-        **({"jax_trace": {"traced": trace.get("traced") is True, **numbers(trace)}} if isinstance(trace, dict) else {}),
+        **(
+            {"jax_trace": {k: trace.get(k) is True for k in ("traced", "rewritten")} | numbers(trace)}
+            if isinstance(trace, dict)
+            else {}
+        ),
         "sandbox": {str(k): str(v)[:200] for k, v in sandbox.items()},
     }
 

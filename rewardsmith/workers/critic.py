@@ -106,7 +106,8 @@ def run_critic_job(job: WorkerJob) -> dict[str, Any]:
             _call_once(lambda s, a, n: progress_fn(n), transitions[0])
         findings += evaluate(reward_fn, transitions, reward_file, options, report, progress_fn=progress_fn)
     if reward_fn is not None and mjx_env is not None and not any(f["severity"] == "error" for f in findings):
-        findings += trace_findings(reward_fn, mjx_env, report)
+        load = lambda rewritten: load_job_reward(job, rewritten)  # noqa: E731 - the gate, as for the source
+        findings += trace_findings(reward_fn, mjx_env, report, source=source, load=load, transitions=transitions)
     report["findings"] = findings
     write_json_atomic(job.out_dir / SMOKE_FILE, report)
     errors = sum(f["severity"] == "error" for f in findings)
@@ -136,14 +137,17 @@ def mjx_env_to_trace_on(spec: TaskSpec, options: dict[str, Any], report: dict[st
         return None
 
 
-def trace_findings(reward_fn, mjx_env, report: dict[str, Any]) -> list[dict[str, Any]]:
-    """Trace the reward to JAX as the MJX training worker will (`workers.mjx.reward_export`); a reward that does
-    not trace is a warning the designer can repair: until then its candidate trains on the CPU backend."""
+def trace_findings(
+    reward_fn, mjx_env, report: dict[str, Any], *, source: str, load, transitions: list[Transition]
+) -> list[dict[str, Any]]:
+    """Trace the reward to JAX as the MJX training worker will (`workers.mjx.reward_export`, its branch rewrite
+    checked on these transitions); a reward that does not trace is a warning the designer can repair: until then
+    its candidate trains on the CPU backend."""
     from rewardsmith.workers.mjx.reward_export import export_reward
 
     started = time.perf_counter()
     try:
-        artifact = export_reward(reward_fn, mjx_env)
+        artifact = export_reward(reward_fn, mjx_env, source=source, load=load, transitions=transitions)
     except Untraceable as e:
         report["jax_trace"] = {"traced": False, "seconds": round(time.perf_counter() - started, 3)}
         return [
@@ -155,6 +159,7 @@ def trace_findings(reward_fn, mjx_env, report: dict[str, Any]) -> list[dict[str,
         ]
     report["jax_trace"] = {
         "traced": True,
+        "rewritten": artifact.rewritten,
         "components": artifact.components,
         "seconds": round(time.perf_counter() - started, 3),
     }

@@ -76,7 +76,7 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
         if progress.fn is None:
             raise RewardFileError(f"{job.reward_path}: the progress strategy is on but it defines no `progress(state)`")
     elif job.reward_source == "candidate":
-        reward.fn = load_job_reward(job, source)
+        reward.fn, reward.source = load_job_reward(job, source), source
     phases.done("sandbox")
     backend.check()  # checks the reward contract once before training
     if request.counts is not None:

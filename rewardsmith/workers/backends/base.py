@@ -52,6 +52,8 @@ class LateReward:
     of the last `BUDGET_WINDOW` calls went over the budget the training stops with a RewardFileError."""
 
     fn: Any = None
+    source: str | None = None
+    """The module's source as the gate passed it (the MJX backend rewrites its branches when it does not trace)."""
     what = "reward"
 
     def __init__(self, budget_s: float | None = None, window: int = BUDGET_WINDOW) -> None:

@@ -24,6 +24,8 @@ from rewardsmith.run_folder.names import METRICS_FILE
 from rewardsmith.workers.backends.base import TrainingBackend, TrainOutcome, TrainRequest
 
 DEFAULT_ENVS = {"gpu": 2048, "cpu": 64}
+REWRITE_CHECK_TRANSITIONS = 200
+"""Real transitions (random and zero actions, as the critic's) on which a branch-rewritten reward must agree."""
 
 
 def check_supported(request: TrainRequest) -> None:
@@ -54,6 +56,7 @@ class MjxBackend(TrainingBackend):
         import jax
 
         from rewardsmith.task import make_env
+        from rewardsmith.workers.critic import collect_transitions
         from rewardsmith.workers.evaluate import build_policy, load_weights
         from rewardsmith.workers.mjx import brax_ppo
         from rewardsmith.workers.mjx.envs import MjxEnv
@@ -64,6 +67,8 @@ class MjxBackend(TrainingBackend):
         gym_env = make_env(request.spec)
         policy = build_policy(request.spec, gym_env.observation_space, gym_env.action_space)
         gym_env.close()
+        # real states on which a branch-rewritten reward must agree with the source (`workers.mjx.rewrite`)
+        self.transitions, _ = collect_transitions(request.spec, REWRITE_CHECK_TRANSITIONS, 100, request.seed)
         self.settings = brax_ppo.PPOSettings.from_hyperparams(request.hyperparams)
         self.device = jax.default_backend()
         self.n_envs = int(request.job.options.get("n_envs") or DEFAULT_ENVS.get(self.device, DEFAULT_ENVS["gpu"]))
@@ -81,10 +86,19 @@ class MjxBackend(TrainingBackend):
             self.restore = brax_ppo.brax_params(weights, self.env.obs_size)
 
     def check(self) -> None:
+        from rewardsmith.workers.main import load_job_reward
         from rewardsmith.workers.mjx.reward_export import export_reward, load_reward_artifact
 
-        with pulse(self.request.log, 0):  # tracing and exporting take a while on a CPU
-            artifact = export_reward(self.request.reward.fn, self.env)  # the candidate's Python runs here, traced
+        req = self.request
+        with pulse(req.log, 0):  # tracing and exporting take a while on a CPU
+            artifact = export_reward(  # the candidate's Python runs here, traced
+                req.reward.fn,
+                self.env,
+                source=req.reward.source,
+                load=lambda source: load_job_reward(req.job, source),
+                transitions=self.transitions,
+            )
+        self.rewritten = artifact.rewritten
         self.components = artifact.components
         self.artifact_bytes = len(artifact.blob)
         self.reward_call = load_reward_artifact(artifact.blob)  # from here on, only the export
@@ -126,6 +140,7 @@ class MjxBackend(TrainingBackend):
         summary = {
             "n_envs": self.n_envs,
             "learner": "brax PPO",
+            "reward_rewritten": self.rewritten,
             "reward_artifact_bytes": self.artifact_bytes,
             "steps_per_s": _rate(done, started),
         }
@@ -172,9 +187,9 @@ def activation_of(policy):
 
 
 def weights_bytes(state_dict: dict) -> bytes:
-    """SB3-named tensors as safetensors bytes (float32, contiguous)."""
+    """SB3-named tensors as safetensors bytes (float32, C-contiguous writable copies: Brax kernels arrive transposed)."""
     import numpy as np
     import torch
     from safetensors.torch import save
 
-    return save({k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in state_dict.items()})
+    return save({k: torch.from_numpy(np.array(v, dtype=np.float32, order="C")) for k, v in state_dict.items()})

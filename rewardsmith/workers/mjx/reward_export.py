@@ -5,18 +5,22 @@ was loaded through the gate): it calls the reward once per traced batch against 
 `jax.export` bytes. The trainer then runs `load_reward_artifact(bytes)` only: a fixed computation of arrays in,
 arrays out, which can make no system calls, with no Python of the candidate's left in it.
 
-A reward that cannot be traced (a Python `if` on a value, in-place updates, `int()` of a value, the contact
-list) raises `Untraceable`, a RewardFileError whose text says what to change, or to train on the CPU backend.
+A reward whose `a if c else b`, `and`/`or`/`not` or chained comparisons branch on values gets a second chance: its
+source rewritten into `np.where` and logical operators (`workers.mjx.rewrite`), used only when it gives the same
+values on real states. A reward that still cannot be traced (an `if` statement on a value, in-place updates,
+`int()` of a value, the contact list) raises `Untraceable`, a RewardFileError whose text says what to change, or
+to train on the CPU backend.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rewardsmith.reward.state import StateSchema
 from rewardsmith.workers.mjx.jax_state import JaxState, Untraceable, traceable
+from rewardsmith.workers.mjx.rewrite import same_values, traceable_source
 
 ADVICE = (
     "to train on the GPU (MJX) backend the reward must trace to JAX: branch with np.where instead of Python "
@@ -27,10 +31,12 @@ ADVICE = (
 
 @dataclass
 class RewardArtifact:
-    """The exported reward: bytes for the trainer, and the component names in the order of its output."""
+    """The exported reward: bytes for the trainer, the component names in the order of its output, and whether
+    it is the branch-rewritten reward (`workers.mjx.rewrite`) rather than the source as written."""
 
     blob: bytes
     components: list[str]
+    rewritten: bool = False
 
 
 def _reward_inputs(env) -> tuple[int, int, int, int]:
@@ -64,8 +70,44 @@ def traced_reward(fn: Callable[..., Any], env, schema: StateSchema, names_out: l
     return reward
 
 
-def export_reward(fn: Callable[..., Any], env) -> RewardArtifact:
-    """Trace the candidate's reward over a symbolic batch and serialize it; Untraceable names the cause."""
+def export_reward(
+    fn: Callable[..., Any],
+    env,
+    *,
+    source: str | None = None,
+    load: Callable[[str], Callable[..., Any]] | None = None,
+    transitions: Sequence[tuple[Any, Any, Any]] = (),
+) -> RewardArtifact:
+    """Trace the candidate's reward over a symbolic batch and serialize it; Untraceable names the cause.
+
+    When `fn` does not trace and its `source` can be rewritten (`rewrite.traceable_source`), the rewritten module
+    is loaded with `load` (the worker's gated loader), and exported instead if it gives the same values as `fn`
+    on every one of `transitions` (real states) and traces; otherwise the first Untraceable stands."""
+    try:
+        return _export(fn, env)
+    except Untraceable as first:
+        rewritten_source = traceable_source(source) if source is not None and load is not None else None
+        if rewritten_source is None or load is None:
+            raise
+        try:
+            rewritten = load(rewritten_source)
+        except Exception:  # noqa: BLE001 - the rewrite is only a second chance
+            raise first from None
+        differs = same_values(fn, rewritten, transitions) if transitions else "no real states to compare them on"
+        if differs is not None:
+            raise Untraceable(
+                f"{first} (rewriting its branches with np.where did not keep its values: {differs})"
+            ) from None
+        try:
+            artifact = _export(rewritten, env)
+        except Untraceable:
+            raise first from None
+        artifact.rewritten = True
+        return artifact
+
+
+def _export(fn: Callable[..., Any], env) -> RewardArtifact:
+    """`fn` traced over a symbolic batch and serialized."""
     import jax
     import jax.numpy as jnp
     from jax import export
