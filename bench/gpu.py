@@ -75,6 +75,8 @@ def training(task: str, steps: int) -> dict:
     tail = [r for r in records if r.get("kind") == "train"][-5:]
     return {
         "task": spec.name,
+        "backend": summary.get("backend"),  # sb3 when the reward did not trace and the job fell back
+        "reward_rewritten": summary.get("reward_rewritten"),
         "wall_s": round(wall, 1),
         "train_steps_per_s": summary.get("steps_per_s"),
         "n_envs": summary.get("n_envs"),
