@@ -288,7 +288,7 @@ def train(
         gae_lambda=settings.gae_lambda,
         clipping_epsilon=settings.clip,
         max_grad_norm=settings.max_grad_norm,
-        vf_loss_coefficient=settings.vf_coef,
+        vf_loss_coefficient=2 * settings.vf_coef,  # Brax's value loss is 0.5 x coef x MSE, SB3's coef x MSE
         normalize_advantage=True,
         normalize_observations=False,
         network_factory=factory,
