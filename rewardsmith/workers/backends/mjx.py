@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections.abc import Callable
 
 from rewardsmith.errors import TaskSpecError, require_extra
 from rewardsmith.files import append_jsonl
@@ -108,9 +109,11 @@ class MjxBackend(TrainingBackend):
         from rewardsmith.workers.mjx import brax_ppo
 
         req, started = self.request, time.perf_counter()
+        latest = {"steps": 0}
 
         def progress(steps: int, metrics: dict) -> None:
-            req.log.heartbeat(min(steps, req.timesteps))
+            latest["steps"] = max(latest["steps"], min(steps, req.timesteps))
+            req.log.heartbeat(latest["steps"])
             if "episode/sum_reward" in metrics:  # Brax's means over the episodes ended since its last report
                 record = {"kind": "train", "reported_by": "training worker", "timesteps": steps}
                 components = {name: metrics.get(f"episode/c{i}") for i, name in enumerate(self.components)}
@@ -124,7 +127,7 @@ class MjxBackend(TrainingBackend):
                 )
                 append_jsonl(req.out_dir / METRICS_FILE, record)
 
-        with pulse(req.log, 0):  # Brax compiles the whole training epoch first: minutes on a busy CPU
+        with pulse(req.log, lambda: latest["steps"]):  # Brax compiles each epoch first: minutes on a busy CPU
             params, done = brax_ppo.train(
                 self.env,
                 self.reward_call,
@@ -150,13 +153,14 @@ class MjxBackend(TrainingBackend):
 
 
 @contextlib.contextmanager
-def pulse(log, done: int, every_s: float = 20.0):
-    """Within: a heartbeat every `every_s` from a daemon thread (compiling sends none by itself)."""
+def pulse(log, done: int | Callable[[], int], every_s: float = 20.0):
+    """Within: a heartbeat every `every_s` from a daemon thread (compiling sends none by itself), with `done`
+    steps (or what `done()` says at each beat, so a beat never moves the progress back)."""
     stop = threading.Event()
 
     def beat() -> None:
         while not stop.wait(every_s):
-            log.heartbeat(done)
+            log.heartbeat(done() if callable(done) else done)
 
     thread = threading.Thread(target=beat, daemon=True)
     thread.start()
