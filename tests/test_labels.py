@@ -80,6 +80,9 @@ def test_new_best_names_the_rules_pick_and_why_it_ranks_above_a_higher_number(tm
 def test_why_ahead_names_the_key_that_decided():
     steady, lucky = rec("1.2", 0.9, se=0.01), rec("1.1", 1.0, se=0.5)
     assert "lower confidence bound" in why_ahead(steady, lucky)
+    assert "1.1's mean 1 is higher than its 0.9, but less certain" in why_ahead(steady, lucky)
+    # ranked by means over two seeds that a single rung number does not show: the reason names the means
+    assert "its mean is higher too: 1 vs 0.9" in why_ahead(rec("1.2", 1.0, se=0.1), rec("1.1", 0.9, se=0.1))
     assert "1.1 stopped at 1,000 steps" in why_ahead(rec("1.2", 0.5, timesteps=4000), lucky)
     warned = Evidence(SeedSpread(prior=0.5), {"1.1": "critic: the total is constant over the sampled states"})
     plain, swapped = rec("1.2", 1.0, se=0.05), rec("1.1", 1.1, se=0.05)

@@ -149,10 +149,13 @@ def why_ahead(
     if lead[1] != rival[1] and rule == "mean":
         return f"its mean {lead[1]:.4g} is above {other.id}'s {rival[1]:.4g} (rule: highest mean)"
     if lead[1] != rival[1]:
-        return (
+        bound = (
             f"its lower confidence bound (mean - {Z:g} s.e., seed spread included) {lead[1]:.4g} is above "
-            f"{other.id}'s {rival[1]:.4g}: {other.id}'s number is less certain"
+            f"{other.id}'s {rival[1]:.4g}"
         )
+        if rival[2] > lead[2]:
+            return f"{bound}: {other.id}'s mean {rival[2]:.4g} is higher than its {lead[2]:.4g}, but less certain"
+        return f"{bound}, and its mean is higher too: {lead[2]:.4g} vs {rival[2]:.4g} (over both seeds, where trained twice)"
     if lead[2] != rival[2]:
         return f"its mean (over both seeds, where trained twice) is higher: {lead[2]:.4g} vs {rival[2]:.4g}"
     return "their numbers tie and it has the higher success rate or came first"
