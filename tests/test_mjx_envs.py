@@ -17,11 +17,14 @@ pytestmark = pytest.mark.mjx
 
 HORIZON = 20
 """Control steps compared: short, since chaotic contact dynamics amplify float32 rounding without bound."""
-TOLERANCE = {"HalfCheetah-v5": 5e-3}
+TOLERANCE = {"HalfCheetah-v5": 1e-2}
 """Largest |difference| allowed in qpos/qvel/obs over HORIZON steps; 1e-3 where not named. Measured on CPU JAX
 (float32 vs MuJoCo's float64), seed 0, on the corrected step (`workers/mjx/physics.py`): IDP 5.3e-7, Hopper
 6.7e-6, Walker2d 1.5e-4, HalfCheetah 7.4e-4 (qvel, floor contacts), Ant 2.5e-4 (its contact-force obs), Reacher
-2.5e-6, Pusher's arm 3.8e-6. (Before the corrections HalfCheetah drifted 1.1e-2 and Reacher's obs 1.5e-2.)"""
+2.5e-6, Pusher's arm 3.8e-6. (Before the corrections HalfCheetah drifted 1.1e-2 and Reacher's obs 1.5e-2.)
+HalfCheetah's float32 drift depends on the CPU that XLA compiles for: 7.4e-4 where it was first measured, 6.7e-3
+(qvel; qpos 3.3e-4) on an AMD EPYC, where float64 MJX gives 2.0e-10, so the dynamics agree and the float32 gap is
+rounding that its floor contacts amplify; hence 1e-2 (5e-3 failed a CI run on that machine)."""
 
 
 def mjx_rollout(menv, seed: int, actions):
