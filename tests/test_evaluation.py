@@ -397,9 +397,10 @@ def test_scripted_run_selects_the_honest_candidate(tiny_spec, tmp_path, monkeypa
     finally:
         executor.shutdown()
     records = {r.id: r for r in folder.candidates()}
-    honest = next(
-        r for r in records.values() if "tip_height" in (folder.cand_dir(r.iteration, r.index) / "reward.py").read_text()
-    )
+    # the two design requests run in parallel, so either candidate may hold the honest reply; a rejected one has
+    # no reward.py
+    rewards = {r.id: folder.cand_dir(r.iteration, r.index) / "reward.py" for r in records.values()}
+    honest = next(r for r in records.values() if rewards[r.id].is_file() and "tip_height" in rewards[r.id].read_text())
     forging = next(r for r in records.values() if r.id != honest.id)
     summary = folder.summary()
     assert honest.status == "trained" and best_record(list(records.values())) == honest
