@@ -62,7 +62,6 @@ class MjxBackend(TrainingBackend):
         from rewardsmith.workers.mjx import brax_ppo
         from rewardsmith.workers.mjx.envs import MjxEnv
 
-        check_supported(request)
         self.request = request
         self.env = MjxEnv(request.spec.env)
         gym_env = make_env(request.spec)

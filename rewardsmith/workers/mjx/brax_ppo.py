@@ -54,7 +54,8 @@ class PPOSettings:
 
     unroll: int = 32
     epochs: int = 4
-    minibatches: int = 4
+    batch: int | None = None
+    """Transitions per minibatch (SB3's `batch_size`); None: 4 minibatches per update."""
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -66,7 +67,8 @@ class PPOSettings:
     @classmethod
     def from_hyperparams(cls, hp: dict[str, Any]) -> PPOSettings:
         """The spec's SB3 names mapped (n_epochs, clip_range, ent_coef, ...); others are ignored."""
-        names = {"n_epochs": "epochs", "clip_range": "clip", "gae_lambda": "gae_lambda", "gamma": "gamma"}
+        names = {"n_epochs": "epochs", "batch_size": "batch", "clip_range": "clip", "gae_lambda": "gae_lambda"}
+        names["gamma"] = "gamma"
         names.update(
             ent_coef="ent_coef", vf_coef="vf_coef", max_grad_norm="max_grad_norm", learning_rate="learning_rate"
         )
@@ -245,6 +247,17 @@ def _ordered(layers: dict) -> list[str]:
     return sorted(layers, key=lambda k: int(k.split("_")[-1]))
 
 
+def minibatch_segments(settings: PPOSettings, n_envs: int) -> int:
+    """Unrolls per minibatch: Brax fills each with whole unrolls, and one update (an unroll of every env) must
+    split into equal minibatches. With the spec's `batch_size` that is as close to SB3's minibatch, and so to
+    SB3's gradient steps per env step, as the unroll allows; without it, 4 minibatches."""
+    wanted = settings.batch // settings.unroll if settings.batch else n_envs // 4
+    segments = max(1, min(wanted, n_envs))
+    while n_envs % segments:
+        segments -= 1
+    return segments
+
+
 def train(
     env,
     reward_call: Callable,
@@ -261,9 +274,7 @@ def train(
     """Brax's `ppo.train` on `training_env`; returns (the final parameters, the env steps trained).
     `progress(steps, metrics)` hears every epoch's end and the episode statistics (`sum_reward`, `length`,
     `c<i>`, means over the episodes that ended since the last report)."""
-    minibatches = max(1, min(settings.minibatches, n_envs))
-    while n_envs % minibatches:  # Brax fills its minibatches with whole unrolls of the envs
-        minibatches -= 1
+    segments = minibatch_segments(settings, n_envs)
     per_update = n_envs * settings.unroll
     reports = max(2, min(20, math.ceil(timesteps / per_update)))
     trained = {"steps": 0}
@@ -279,8 +290,8 @@ def train(
         episode_length=env.spec.max_steps,
         num_envs=n_envs,
         unroll_length=settings.unroll,
-        batch_size=n_envs // minibatches,
-        num_minibatches=minibatches,
+        batch_size=segments,
+        num_minibatches=n_envs // segments,
         num_updates_per_batch=settings.epochs,
         learning_rate=settings.learning_rate,
         entropy_cost=settings.ent_coef,
