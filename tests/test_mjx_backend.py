@@ -258,6 +258,25 @@ def test_brax_minibatches_hold_the_specs_batch_size_so_gradient_steps_per_env_st
 
 @needs_jax
 @pytest.mark.mjx
+def test_brax_trains_the_budget_with_less_than_one_reports_updates_over():
+    """Brax trains `reports` epochs of ceil(T / (reports x update)) updates each (`ppo.train`'s own formula); the
+    report count keeps that at or above T and under one report's worth of updates over it."""
+    import math
+
+    from rewardsmith.workers.mjx.brax_ppo import report_count
+
+    for timesteps in (256, 6_250, 50_000, 200_000, 1_000_000):
+        for per_update in (256, 2_048, 4_096, 8_192, 65_536):
+            reports = report_count(timesteps, per_update)
+            updates = max(2, math.ceil(timesteps / per_update))
+            trained = reports * math.ceil(timesteps / (reports * per_update)) * per_update
+            assert 2 <= reports <= 20 and trained >= timesteps
+            assert trained / per_update - updates < math.ceil(updates / 20), (timesteps, per_update, trained)
+    assert report_count(200_000, 4_096) == 17  # 51 updates of 128 envs (a fixed 20 reports trained 60)
+
+
+@needs_jax
+@pytest.mark.mjx
 @pytest.mark.slow
 def test_brax_parameters_become_the_sb3_policy_the_evaluation_worker_loads():
     """Brax's networks, renamed to SB3's tensors, give the same action mean, std and value as Brax's own apply."""

@@ -258,6 +258,15 @@ def minibatch_segments(settings: PPOSettings, n_envs: int) -> int:
     return segments
 
 
+def report_count(timesteps: int, per_update: int, most: int = 20) -> int:
+    """How many reports (Brax's evaluation epochs) to split a training into. Brax trains each epoch for the same
+    whole number of updates, enough to reach `timesteps`; so many reports of 1 update each, up to `most`, then as
+    few as keep the overshoot under one report's updates (a fixed 20 turned 49 updates into 60)."""
+    updates = max(2, math.ceil(timesteps / per_update))
+    per_report = math.ceil(updates / most)
+    return math.ceil(updates / per_report)
+
+
 def train(
     env,
     reward_call: Callable,
@@ -276,7 +285,7 @@ def train(
     `c<i>`, means over the episodes that ended since the last report)."""
     segments = minibatch_segments(settings, n_envs)
     per_update = n_envs * settings.unroll
-    reports = max(2, min(20, math.ceil(timesteps / per_update)))
+    reports = report_count(timesteps, per_update)
     trained = {"steps": 0}
 
     def heard(steps: int, metrics: dict[str, Any]) -> None:
