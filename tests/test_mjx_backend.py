@@ -51,6 +51,22 @@ def test_auto_without_a_gpu_keeps_the_specs_backend():
     assert resolve_backend("auto", load_task("ant-run")) == "sb3"
 
 
+def test_small_budgets_train_on_fewer_mjx_envs_so_ppo_still_updates_often():
+    """Each PPO update is one 32-step unroll of every env: 200,000 steps on a GPU's 2,048 envs would be 4 updates,
+    which left the pendulum unbalanced where 7 balanced it (docs/mjx.md)."""
+    from rewardsmith.workers.backends.mjx import MIN_UPDATES, envs_for
+
+    assert envs_for("gpu", 20_000_000, 32) == 2048
+    assert envs_for("gpu", 200_000, 32) == 128  # 48 updates; 256 envs would be 24
+    assert envs_for("cpu", 200_000, 32) == 64  # the CPU default, 97 updates
+    assert envs_for("cpu", 50_000, 32) == 32  # a first rung: 48 updates
+    assert envs_for("cpu", 1_000, 32) == 4  # no fewer, even if that means fewer updates
+    for budget in (6_250, 50_000, 200_000, 1_000_000, 20_000_000):
+        n = envs_for("gpu", budget, 32)
+        enough = budget // (n * 32) >= MIN_UPDATES
+        assert (enough or n == 4) and (n == 2048 or budget // (2 * n * 32) < MIN_UPDATES)
+
+
 def test_the_workers_word_untraceable_reaches_the_parent(tmp_path):
     (tmp_path / "error.json").write_text(json.dumps({"kind": "untraceable", "message": "branches on a value"}))
     ended = WorkerResult(3, None, False, False, 1.0, "", "")

@@ -8,8 +8,9 @@ deserialized export: `learn` never calls the candidate's Python. A reward that d
 trains the candidate on the CPU backend instead (`rewardsmith.search.training.backend_fallback`).
 
 Supported: PPO specs of the envs in `workers.mjx.envs.ENVS` with default env kwargs, candidate rewards (not the
-native or sparse baselines, not the progress strategy). Job option `n_envs` sets the batch (default 2048 on
-a GPU, 64 on a CPU).
+native or sparse baselines, not the progress strategy). Job option `n_envs` sets the batch; by default it is
+2048 on a GPU and 64 on a CPU, fewer where the budget would give fewer than `MIN_UPDATES` PPO updates
+(`envs_for`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,21 @@ from rewardsmith.run_folder.names import METRICS_FILE
 from rewardsmith.workers.backends.base import TrainingBackend, TrainOutcome, TrainRequest
 
 DEFAULT_ENVS = {"gpu": 2048, "cpu": 64}
+MIN_UPDATES = 32
+"""PPO updates a training gets at least, unless that takes fewer than `FEWEST_ENVS` envs. On the pendulum at
+200,000 steps, 4 updates (2,048 envs) failed and 7 or more balanced it (docs/mjx.md): 32 keeps a margin."""
+FEWEST_ENVS = 4
 REWRITE_CHECK_TRANSITIONS = 200
 """Real transitions (random and zero actions, as the critic's) on which a branch-rewritten reward must agree."""
+
+
+def envs_for(device: str, timesteps: int, unroll: int) -> int:
+    """The batch of MJX envs: the device's default, halved while a training of `timesteps` would get fewer than
+    `MIN_UPDATES` PPO updates (each one unroll of every env): 200,000 steps on a GPU's 2,048 envs are 4."""
+    n = DEFAULT_ENVS.get(device, DEFAULT_ENVS["gpu"])
+    while n > FEWEST_ENVS and timesteps < MIN_UPDATES * n * unroll:
+        n //= 2
+    return n
 
 
 def check_supported(request: TrainRequest) -> None:
@@ -71,7 +85,8 @@ class MjxBackend(TrainingBackend):
         self.transitions, _ = collect_transitions(request.spec, REWRITE_CHECK_TRANSITIONS, 100, request.seed)
         self.settings = brax_ppo.PPOSettings.from_hyperparams(request.hyperparams)
         self.device = jax.default_backend()
-        self.n_envs = int(request.job.options.get("n_envs") or DEFAULT_ENVS.get(self.device, DEFAULT_ENVS["gpu"]))
+        chosen = request.job.options.get("n_envs")
+        self.n_envs = int(chosen) if chosen else envs_for(self.device, request.timesteps, self.settings.unroll)
         state_dict = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
         self.factory = brax_ppo.network_factory(
             brax_ppo.hidden_sizes(state_dict, "policy_net"),
