@@ -67,11 +67,9 @@ class PPOSettings:
     @classmethod
     def from_hyperparams(cls, hp: dict[str, Any]) -> PPOSettings:
         """The spec's SB3 names mapped (n_epochs, clip_range, ent_coef, ...); others are ignored."""
-        names = {"n_epochs": "epochs", "batch_size": "batch", "clip_range": "clip", "gae_lambda": "gae_lambda"}
-        names["gamma"] = "gamma"
-        names.update(
-            ent_coef="ent_coef", vf_coef="vf_coef", max_grad_norm="max_grad_norm", learning_rate="learning_rate"
-        )
+        names = {"n_epochs": "epochs", "batch_size": "batch", "clip_range": "clip"}
+        same = ("gamma", "gae_lambda", "ent_coef", "vf_coef", "max_grad_norm", "learning_rate")
+        names.update({name: name for name in same})
         values = {ours: hp[theirs] for theirs, ours in names.items() if isinstance(hp.get(theirs), int | float)}
         return cls(**values)
 
