@@ -39,14 +39,6 @@ def se_suffix(se: float | None) -> str:
     return f" ± {cell(se, 2)} s.e." if se is not None else ""
 
 
-def final_result(final: Any) -> str | None:
-    """The headline of a run: its final retraining (summary.json "final") as mean ± std over seeds, or None."""
-    if not isinstance(final, dict) or final.get("fitness_mean") is None:
-        return None
-    seeds = [s for s in final.get("seeds") or [] if isinstance(s, dict) and s.get("fitness") is not None]
-    return mean_pm(final["fitness_mean"], final.get("fitness_std"), len(seeds) or len(final.get("seeds") or []))
-
-
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 

@@ -42,10 +42,6 @@ class ProgressOptions:
     beta: float
     bins: int = DEFAULT_BINS
 
-    def to_job(self) -> dict[str, float | int]:
-        """The form carried in a worker job's options under `progress`."""
-        return {"beta": self.beta, "bins": self.bins}
-
     @classmethod
     def from_job(cls, options: dict[str, Any]) -> ProgressOptions | None:
         """The settings a job's options carry (`options["progress"]`), or None when the strategy is off."""

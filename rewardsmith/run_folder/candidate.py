@@ -45,14 +45,12 @@ from rewardsmith.run_folder.names import (
 )
 from rewardsmith.run_folder.proofs import MAX_SIGNED_BYTES, Proofs
 from rewardsmith.run_folder.records import (
-    Analysis,
     Attempt,
     Attempts,
     CandidateRecord,
     CriticRecord,
     Evaluation,
     R,
-    TrainSummary,
 )
 
 PARENT_ONLY = (
@@ -112,11 +110,6 @@ class CandidateFolder:
         if match is None:
             raise ValueError(f"{path}: not a candidate folder (iter_<i>/cand_<j>)")
         return cls(path.parent.parent, int(match[1]), int(match[2]))
-
-    @classmethod
-    def of(cls, run: Path, record: CandidateRecord) -> CandidateFolder:
-        """The folder of a candidate's record."""
-        return cls(Path(run), record.iteration, record.index)
 
     # -- paths -------------------------------------------------------------------------------------------------
 
@@ -307,22 +300,9 @@ class CandidateFolder:
         data = self.verified_json(self.analysis_path, 16 * MAX_READ_BYTES)
         return data if isinstance(data, dict) else None
 
-    def analysis_record(self) -> Analysis | None:
-        """`analysis.json` as a typed record (verified)."""
-        data = self.analysis()
-        return Analysis.model_validate(data) if data is not None else None
-
     def save_analysis(self, analysis: dict[str, Any]) -> None:
         """Write `analysis.json` (the analyzer's dict; `Analysis` reads it back)."""
         self.save_json(self.analysis_path, analysis)
-
-    def train_summary(self) -> TrainSummary | None:
-        """The training worker's `summary.json`: reported by the worker that ran the reward, never trusted."""
-        data = parse_json(read_plain(self.summary_path))
-        try:
-            return TrainSummary.model_validate(data) if isinstance(data, dict) else None
-        except ValueError:
-            return None
 
     def video(self) -> Path | None:
         """The policy video, if the parent recorded it (verified), else None."""

@@ -88,12 +88,6 @@ class Proofs:
             self._ledger[rel] = digest
         return True
 
-    def revoke(self, path: Path) -> None:
-        """Withdraw the proof of a file (its content is no longer the parent's)."""
-        with _LOCK:
-            append_jsonl(self.run / PROOFS_FILE, {"path": self.rel(path), "hmac": None})
-            self._ledger.pop(self.rel(path), None)
-
     def ledger(self) -> dict[str, str]:
         """Path -> the last proof recorded for it (re-read when `proofs.jsonl` changed)."""
         path = self.run / PROOFS_FILE

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, RootModel, ValidationError, field_validator
 
 from rewardsmith.files import MAX_READ_BYTES, clean_components, read_json
 from rewardsmith.formatting import mean_pm
@@ -80,7 +80,6 @@ __all__ = [  # the file names are re-exported from `names`, their first home
     "CriticRecord",
     "MetricsPoint",
     "Evaluation",
-    "TrainSummary",
     "FinalSeed",
     "FinalResult",
     "RunSummary",
@@ -217,33 +216,6 @@ class Evaluation(Record):
     fitness_std: float | None = None
     fitness_se: float | None = None
     success_rate: float | None = None
-
-
-class TrainSummary(Record):
-    """`summary.json` of a training job: the final evaluation's means and how the job ran."""
-
-    status: str = "ok"
-    fitness: float | None = None
-    fitness_std: float | None = None
-    success_rate: float | None = None
-    ep_len: float | None = None
-    return_: float | None = Field(None, alias="return")
-    native_return: float | None = None
-    components: dict[str, float] = {}
-    """Capped and cleaned as in `MetricsPoint` (`rewardsmith.files.clean_components`)."""
-    episodes: int = 0
-    timesteps: int = 0
-    wall_s: float = 0.0
-    algo: str = ""
-    seed: int = 0
-    device: str = ""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-    @field_validator("components", mode="before")
-    @classmethod
-    def _clean(cls, value: Any) -> dict[str, float]:
-        return clean_components(value)
 
 
 class FinalSeed(Record):

@@ -165,7 +165,7 @@ _shared_lock = threading.Lock()
 
 def shared(command: list[str], env: dict[str, str]) -> ForkServer | None:
     """This process's fork server, started on first use; None when warm workers are off or it cannot run
-    (why: `unavailable_reason()`). A server that died is replaced once; a second failure turns it off."""
+    (why: `_shared_failed`). A server that died is replaced once; a second failure turns it off."""
     global _shared, _shared_failed
     if not enabled() or not hasattr(os, "pidfd_open") or not hasattr(socket, "send_fds"):
         return None
@@ -182,13 +182,6 @@ def shared(command: list[str], env: dict[str, str]) -> ForkServer | None:
         except (SandboxError, OSError) as exc:
             _shared, _shared_failed = None, str(exc)
         return _shared
-
-
-def unavailable_reason() -> str:
-    """Why `shared` returns None ("" when it does not or was not asked yet)."""
-    if not enabled():
-        return f"{ENV_SWITCH}=0"
-    return _shared_failed
 
 
 # ---- the server side (runs in its own clean interpreter) ----
