@@ -7,6 +7,14 @@ folder: candidates designed, how many are templates (not designed by a model), h
 (they ran on the env: runnable), how many trained, the best trusted search fitness, the random policy's
 fitness on the same scorer, whether the best beats it, wall seconds, and the first reason when nothing trained.
 
+The verdict is not the search's own number: that is the best of the run's candidates (biased upward by the pick) on
+the rung's few episodes. The run's pick (its best candidate's weights) and the random policy are each played again
+by the trusted evaluation worker on `--eval-episodes` fresh seeds (default 20), and "beats random" compares those
+two means, "by > 2 SE" with both standard errors (per-episode spread / sqrt(episodes)). `--reference` also trains
+the task's own hand-written example (`envs/examples/`, which the offline model never uses for its own task) at the
+same budget and scores it the same way: where even the example does not beat random, the budget is blind, whatever
+the model writes.
+
 The `issue25` set (the default): six shipped tasks of different families, whose own example the offline model
 never uses, and two specs made with `rewardsmith new-task` the way a user would (an Ant task and a push task:
 the TODOs filled in, the train section of the shipped task of the same robot). Minutes per task: a benchmark,
@@ -26,8 +34,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from rewardsmith.errors import RunFolderError
+from rewardsmith.run_folder.records import Evaluation
 from rewardsmith.views.run_view import RunView, read_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,29 +149,112 @@ def random_fitness(out: Path) -> tuple[float, float] | None:
     return (float(mean), float(se or 0.0)) if isinstance(mean, (int, float)) else None
 
 
-def row(task: str, out: Path, code: int, wall: float, tail: str) -> tuple[list[str], dict[str, int]]:
-    """The table row of one task and its counts (designed, templates, runnable, trained, beats)."""
+def scored(evaluation: Evaluation) -> tuple[float, float]:
+    """The mean trusted fitness over an evaluation's episodes and its standard error."""
+    fitness = [float(f) for f in evaluation.fitness]
+    mean = sum(fitness) / len(fitness)
+    var = sum((f - mean) ** 2 for f in fitness) / (len(fitness) - 1) if len(fitness) > 1 else 0.0
+    return mean, (var / len(fitness)) ** 0.5
+
+
+def fresh_policy(folder: Path, episodes: int, task: str | None = None) -> tuple[float, float] | str:
+    """The policy in a run or training folder played by the trusted evaluation worker on `episodes` fresh seeds:
+    (mean, se), or why not."""
+    from rewardsmith.errors import RewardsmithError
+    from rewardsmith.search.saved_policy import evaluate_target, find_policy
+
+    try:
+        evaluation, _ = evaluate_target(find_policy(folder, task=task), episodes=episodes)
+    except RewardsmithError as e:
+        return str(e)
+    return scored(evaluation)
+
+
+def fresh_random(spec_path: Path, episodes: int) -> tuple[float, float]:
+    """Uniform random actions on the same scorer, `episodes` fresh seeds: (mean, se)."""
+    from rewardsmith.search.training import evaluate_policy
+    from rewardsmith.workers.executor import LocalExecutor
+
+    executor = LocalExecutor(1)
+    with tempfile.TemporaryDirectory(prefix="offline-random-") as work:
+        try:
+            result, evaluation = evaluate_policy(
+                spec_path, Path(work), episodes=episodes, executor=executor, random_policy=True
+            )
+        finally:
+            executor.shutdown()
+    if evaluation is None:
+        raise RuntimeError(f"the random policy's evaluation failed: {result.error}")
+    return scored(evaluation)
+
+
+def example_reward(task: str) -> Path | None:
+    """The shipped task's own hand-written example reward, if any."""
+    path = ROOT / "envs" / "examples" / f"{task.replace('-', '_')}.py"
+    return path if path.is_file() else None
+
+
+def train_reference(task: str, reward: Path, out: Path, args: argparse.Namespace) -> tuple[float, float] | str:
+    """`rewardsmith train TASK REWARD` at the bench's budget (seed 0), then its policy on fresh seeds."""
+    command = [*cli(args.nice), "train", task, str(reward), "--timesteps", str(args.timesteps), "--out", str(out)]
+    done = subprocess.run(command, env=environment(), capture_output=True, text=True, timeout=args.timeout, check=False)
+    if done.returncode != 0:
+        return f"train exit {done.returncode}: " + " ".join((done.stdout + done.stderr).split()[-20:])
+    return fresh_policy(out, args.eval_episodes, task=task)
+
+
+def pm(score: tuple[float, float] | str | None) -> str:
+    return f"{score[0]:.4g} ± {score[1]:.2g}" if isinstance(score, tuple) else "-"
+
+
+def verdict(best: tuple[float, float] | str | None, rand: tuple[float, float] | None) -> tuple[bool, bool]:
+    """(beats random, by more than 2 standard errors of the difference)."""
+    if not isinstance(best, tuple) or rand is None:
+        return False, False
+    lead = best[0] - rand[0]
+    return lead > 0, lead > 2 * (best[1] ** 2 + rand[1] ** 2) ** 0.5
+
+
+def row(
+    task: str, out: Path, code: int, wall: float, tail: str, fresh: dict[str, Any]
+) -> tuple[list[str], dict[str, int]]:
+    """The table row of one task and its counts (designed, templates, runnable, trained, beats, clear, and the
+    example's beats_ref/clear_ref). `fresh`: the pick's, the random policy's and the example's trusted scores on
+    fresh seeds ("pick", "random", "example")."""
     try:
         view = read_run(out)
     except RunFolderError as e:
         counts = {"designed": 0, "templates": 0, "runnable": 0, "trained": 0, "beats": 0, "clear": 0}
-        return [task, "-", "-", "-", "-", "-", "-", "no", f"{wall:.0f}", f"exit {code}: {e} / {tail}"], counts
+        return [task, "-", "-", "-", "-", "-", "-", "-", "no", "-", f"{wall:.0f}", f"exit {code}: {e} / {tail}"], counts
     cands = view.candidates
     templates = sum(1 for c in cands if c.record and c.record.template)
     runnable = sum(1 for c in cands if c.status in ("designed", "trained", "failed"))  # the critic ran and accepted it
     trained = [c.record for c in cands if c.status == "trained" and c.record and c.record.fitness is not None]
     best = max(trained, key=lambda r: r.fitness or 0.0) if trained else None
-    rand = random_fitness(out)
-    fitness, se = (best.fitness or 0.0, best.fitness_se or 0.0) if best else (0.0, 0.0)
-    beats = best is not None and rand is not None and fitness > rand[0]
-    clear = beats and rand is not None and fitness - rand[0] > 2 * (se**2 + rand[1] ** 2) ** 0.5
+    search = f"{best.id}: {best.fitness or 0.0:.4g} ± {best.fitness_se or 0.0:.2g}" if best else "-"
+    pick = fresh.get("pick") if best else None
+    rand = fresh.get("random")
+    beats, clear = verdict(pick, rand)
+    ref_beats, ref_clear = verdict(fresh.get("example"), rand)
     why = "" if trained else (first_reason(view) or f"exit {code}: {tail}")
-    cells = [task, str(len(cands)), str(templates), str(runnable), str(len(trained))]
-    cells.append(f"{fitness:.4g} ± {se:.2g}" if best else "-")
-    cells.append(f"{rand[0]:.4g} ± {rand[1]:.2g}" if rand is not None else "-")
-    cells += ["yes, by > 2 SE" if clear else "yes" if beats else "no", f"{wall:.0f}", " ".join(why.split())[:140]]
+    if isinstance(pick, str):
+        why = why or pick
+    cells = [task, str(len(cands)), str(templates), str(runnable), str(len(trained)), search, pm(pick), pm(rand)]
+    cells.append("yes, by > 2 SE" if clear else "yes" if beats else "no")
+    example = fresh.get("example")
+    if "example" in fresh:
+        cells.append(pm(example) + (" (> 2 SE)" if ref_clear else " (above)" if ref_beats else " (not above)"))
+    else:
+        cells.append("-")
+    cells += [f"{wall:.0f}", " ".join(why.split())[:140]]
     counts = {"designed": len(cands), "templates": templates, "runnable": runnable, "trained": len(trained)}
-    return cells, counts | {"beats": int(beats), "clear": int(clear)}
+    return cells, counts | {
+        "beats": int(beats),
+        "clear": int(clear),
+        "with_example": int("example" in fresh),
+        "beats_ref": int(ref_beats),
+        "clear_ref": int(ref_clear),
+    }
 
 
 def main() -> int:
@@ -172,13 +265,19 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per task before it counts as failed")
     parser.add_argument("--nice", type=int, default=10, help="niceness increment of each run (default 10)")
     parser.add_argument("--keep", type=Path, help="keep the run folders here instead of a temporary directory")
-    parser.add_argument("--table-from", type=Path, help="print the table of the kept run folders in DIR; run nothing")
+    parser.add_argument(
+        "--table-from", type=Path, help="the table of the kept run folders in DIR (re-scored on fresh seeds); no runs"
+    )
+    parser.add_argument("--eval-episodes", type=int, default=20, help="fresh seeds for the pick and random (20)")
+    parser.add_argument("--reference", action="store_true", help="also train each shipped task's own example")
     args = parser.parse_args()
     named = {"issue25": ISSUE25, "original": ORIGINAL, "all": all_tasks()}
     tasks = named.get(args.tasks) or args.tasks.split(",")
-    head = ["task", "designed", "templates", "runnable", "trained", "best fitness ± SE", "random ± SE", "beats random"]
+    head = ["task", "designed", "templates", "runnable", "trained", "search's best ± SE", "pick, fresh ± SE"]
+    head += ["random, fresh ± SE", "pick beats random", "example, fresh ± SE"]
     print("offline model: built-in local (first sample of a round: a template; others: the tiny model)", flush=True)
     print(f"budget: {args.samples} sample(s) a task, {args.timesteps} timesteps each", flush=True)
+    print(f"fresh: the trusted evaluation worker on {args.eval_episodes} fresh seeds", flush=True)
     print(" | ".join([*head, "wall s", "first reason (if none trained)"]), flush=True)
     totals: dict[str, int] = {}
     measured, beaten = 0, 0
@@ -200,7 +299,19 @@ def main() -> int:
                     code, wall, tail = run_task(target, out, args)
                 except subprocess.TimeoutExpired:
                     code, wall, tail = -1, args.timeout, "timed out"
-            cells, counts = row(task, out, code, wall, tail)
+            spec_path = (args.table_from or root) / "specs" / f"{name}.toml" if task.startswith("new:") else None
+            fresh: dict[str, Any] = {
+                "random": fresh_random(spec_path or ROOT / "envs" / f"{task}.toml", args.eval_episodes)
+            }
+            fresh["pick"] = fresh_policy(out, args.eval_episodes)
+            reference = example_reward(task) if args.reference and not task.startswith("new:") else None
+            if reference is not None:
+                ref_out = (args.table_from or root) / "reference" / name
+                if args.table_from:
+                    fresh["example"] = fresh_policy(ref_out, args.eval_episodes, task=task)
+                else:
+                    fresh["example"] = train_reference(task, reference, ref_out, args)
+            cells, counts = row(task, out, code, wall, tail, fresh)
             print(" | ".join(cells), flush=True)
             totals = {k: totals.get(k, 0) + v for k, v in counts.items()}
             measured += 1
@@ -213,10 +324,16 @@ def main() -> int:
         flush=True,
     )
     print(
-        f"tasks whose best trusted fitness beats the random policy: {beaten}/{measured} "
+        f"tasks whose pick beats the random policy on fresh seeds: {beaten}/{measured} "
         f"({totals.get('clear', 0)} by more than 2 standard errors)",
         flush=True,
     )
+    if totals.get("with_example"):
+        print(
+            f"the tasks' own examples at the same budget beat it on {totals.get('beats_ref', 0)}/"
+            f"{totals['with_example']} ({totals.get('clear_ref', 0)} by more than 2 standard errors)",
+            flush=True,
+        )
     return 0 if beaten == measured else 1
 
 
