@@ -170,3 +170,35 @@ def test_humanoid_is_refused_with_its_reason():
     assert supported("Ant-v5")  # no longer refused: it matches Gymnasium step by step and in distribution
     with pytest.raises(UnsupportedEnv, match="kwargs"):
         env_def("Hopper-v5", {"frame_skip": 2})
+
+
+def test_never_ending_episodes_and_the_specs_time_limit_as_gymnasium_has_them():
+    """hopper-backflip's env (`terminate_when_unhealthy = false`, 500-step episodes) trains on MJX as Gymnasium
+    runs it: a hopper lying down does not end the episode there either, and the episode is the spec's length."""
+    import gymnasium as gym
+
+    from rewardsmith.task import load_task, make_env
+
+    spec = load_task("hopper-backflip")
+    env = MjxEnv(spec.env, spec.env_kwargs, max_steps=spec.train.max_episode_steps)
+    default = MjxEnv("Hopper-v5")
+    genv = make_env(spec)
+    assert env.spec.max_steps == spec.train.max_episode_steps == genv.spec.max_episode_steps == 500
+    assert default.spec.max_steps == gym.make("Hopper-v5").spec.max_episode_steps == 1000
+    base = genv.unwrapped
+    genv.reset(seed=0)
+    lying = base.init_qpos.copy()
+    lying[1] = 0.3  # the torso 0.3 m up: far below the healthy height (0.7)
+    fallen = env.forward(env._blank.replace(qpos=lying.astype(np.float32)))
+    assert bool(default.terminated(fallen)) and not bool(env.terminated(fallen))
+    base.set_state(lying, np.zeros(base.model.nv))
+    assert not genv.step(np.zeros(base.model.nu, dtype=np.float32))[2]  # Gymnasium: not terminated either
+    assert supported("Walker2d-v5", {"terminate_when_unhealthy": False})
+    for env_id, kwargs in [
+        ("InvertedDoublePendulum-v5", {"terminate_when_unhealthy": False}),  # its class has no such kwarg
+        ("Hopper-v5", {"terminate_when_unhealthy": "no"}),
+        ("Hopper-v5", {"terminate_when_unhealthy": False, "healthy_z_range": (0.5, 2.0)}),
+    ]:
+        assert not supported(env_id, kwargs)
+        with pytest.raises(UnsupportedEnv, match="kwargs"):
+            env_def(env_id, kwargs)

@@ -128,10 +128,9 @@ def mjx_env_to_trace_on(spec: TaskSpec, options: dict[str, Any], report: dict[st
         return None
     try:
         require_extra("jax")
-        from rewardsmith.workers.mjx.envs import MjxEnv, env_def
+        from rewardsmith.workers.mjx.envs import MjxEnv
 
-        env_def(spec.env, spec.env_kwargs)
-        return MjxEnv(spec.env)
+        return MjxEnv(spec.env, spec.env_kwargs, max_steps=spec.train.max_episode_steps)
     except RewardsmithError as e:
         report["jax_trace"] = {"traced": False, "skipped": str(e)[:500]}
         return None

@@ -7,7 +7,8 @@ deserialized export: `learn` never calls the candidate's Python. A reward that d
 `Untraceable`, whose message says what to change; the worker records its kind ("untraceable") and the parent
 trains the candidate on the CPU backend instead (`rewardsmith.search.training.backend_fallback`).
 
-Supported: PPO specs of the envs in `workers.mjx.envs.ENVS` with default env kwargs, candidate rewards (not the
+Supported: PPO specs of the envs in `workers.mjx.envs.ENVS` (env kwargs: only `terminate_when_unhealthy`; the spec's
+`max_episode_steps` is the episode length), candidate rewards (not the
 native or sparse baselines, not the progress strategy). Job option `n_envs` sets the batch; by default it is
 2048 on a GPU and 64 on a CPU, fewer where the budget would give fewer than `MIN_UPDATES` PPO updates
 (`envs_for`).
@@ -78,7 +79,7 @@ class MjxBackend(TrainingBackend):
         from rewardsmith.workers.mjx.envs import MjxEnv
 
         self.request = request
-        self.env = MjxEnv(request.spec.env)
+        self.env = MjxEnv(request.spec.env, request.spec.env_kwargs, max_steps=request.spec.train.max_episode_steps)
         gym_env = make_env(request.spec)
         policy = build_policy(request.spec, gym_env.observation_space, gym_env.action_space)
         gym_env.close()

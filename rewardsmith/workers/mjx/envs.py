@@ -6,7 +6,8 @@ Every function here is pure JAX over an `mjx.Data` (one env; `jax.vmap` makes a 
 leaves them). Not supported, with a stated reason (`UnsupportedEnv`, `UNSUPPORTED`): Humanoid and
 HumanoidStandup (their XML uses the PGS solver, which MJX refuses; changing the solver would change the dynamics
 silently), Pusher (ported, but MJX's capsule-cylinder collider disagrees with MuJoCo's where the arm meets the
-object), and every env whose kwargs differ from the v5 defaults (the layout below is theirs).
+object), and every env kwarg but `terminate_when_unhealthy` (the layout below is the v5 defaults').
+A spec's `max_episode_steps` replaces the time limit, as `make_env`'s TimeLimit does on the CPU.
 
 Ant's `cfrc_ext` observations need `rne_postconstraint` after each step, which `mjx.step` does not run; it is
 run here after the last substep, as Gymnasium's `do_simulation` does.
@@ -15,7 +16,7 @@ run here after the last substep, as Gymnasium's `do_simulation` does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -136,21 +137,43 @@ ENVS: dict[str, EnvDef] = {
 }
 
 
-def env_def(env_id: str, kwargs: dict | None = None, measure_only: bool = False) -> EnvDef:
-    """The definition of a supported env, or UnsupportedEnv naming why not (`measure_only`: also the ported
-    envs that fail parity, for the parity tests to measure them)."""
+ENDS_EARLY = "terminate_when_unhealthy"
+"""The one env kwarg the MJX envs take, on the envs whose Gymnasium class takes it: False means an episode never
+ends early (`EnvDef.healthy` None), as Gymnasium's env then does."""
+TAKES_ENDS_EARLY = ("Hopper-v5", "Walker2d-v5", "Ant-v5")
+
+
+def env_def(
+    env_id: str, kwargs: dict | None = None, measure_only: bool = False, max_steps: int | None = None
+) -> EnvDef:
+    """The definition of a supported env with these kwargs and time limit (`max_steps`: the spec's
+    `max_episode_steps`; None keeps the v5 one), or UnsupportedEnv naming why not (`measure_only`: also the
+    ported envs that fail parity, for the parity tests to measure them)."""
     if env_id in UNSUPPORTED and not (measure_only and env_id in ENVS):
         raise UnsupportedEnv(f"{env_id} is not supported by the MJX backend: {UNSUPPORTED[env_id]}")
     if env_id not in ENVS:
         raise UnsupportedEnv(f"{env_id} is not supported by the MJX backend (supported: {', '.join(ENVS)})")
-    if kwargs:
-        raise UnsupportedEnv(f"{env_id} with env kwargs {sorted(kwargs)} is not supported by the MJX backend")
-    return ENVS[env_id]
+    rest = dict(kwargs or {})
+    ends_early = rest.pop(ENDS_EARLY, True) if env_id in TAKES_ENDS_EARLY else True
+    if rest or not isinstance(ends_early, bool):
+        shown = sorted(rest) if rest else [f"{ENDS_EARLY}={ends_early!r}"]
+        raise UnsupportedEnv(
+            f"{env_id} with env kwargs {shown} is not supported by the MJX backend (it takes only {ENDS_EARLY} "
+            f"= true/false, on {', '.join(TAKES_ENDS_EARLY)})"
+        )
+    spec = ENVS[env_id]
+    if not ends_early:
+        spec = replace(spec, healthy=None)
+    return replace(spec, max_steps=int(max_steps)) if max_steps else spec
 
 
 def supported(env_id: str, kwargs: dict | None = None) -> bool:
     """True when `env_id` (with these kwargs) runs on the MJX backend."""
-    return env_id in ENVS and env_id not in UNSUPPORTED and not kwargs
+    try:
+        env_def(env_id, kwargs)
+    except UnsupportedEnv:
+        return False
+    return True
 
 
 def xml_path(name: str) -> Path:
@@ -178,13 +201,15 @@ def _pusher_object(key):
 class MjxEnv:
     """One Gymnasium v5 env on MJX. `reset(key)` and `step(data, action)` are pure and jit/vmap-able."""
 
-    def __init__(self, env_id: str, kwargs: dict | None = None, measure_only: bool = False) -> None:
+    def __init__(
+        self, env_id: str, kwargs: dict | None = None, measure_only: bool = False, max_steps: int | None = None
+    ) -> None:
+        self.env_id = env_id
+        self.spec = env_def(env_id, kwargs, measure_only, max_steps)  # before JAX: an unsupported env fails fast
         import jax
         import mujoco
         from mujoco import mjx
 
-        self.env_id = env_id
-        self.spec = env_def(env_id, kwargs, measure_only)
         physics.install()
         self.model = mujoco.MjModel.from_xml_path(str(xml_path(self.spec.xml)))
         self.mx = mjx.put_model(self.model)
