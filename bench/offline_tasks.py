@@ -170,6 +170,21 @@ def fresh_policy(folder: Path, episodes: int, task: str | None = None) -> tuple[
     return scored(evaluation)
 
 
+def fresh_best_trained(out: Path, episodes: int) -> tuple[float, float] | None:
+    """The trained candidate with the best search fitness of a run that wrote no `best/` (cut short), played on
+    fresh seeds as `fresh_policy` plays a run's pick; None when none trained."""
+    try:
+        view = read_run(out)
+    except RunFolderError:
+        return None
+    trained = [c for c in view.candidates if c.status == "trained" and c.record and c.record.fitness is not None]
+    if not trained:
+        return None
+    best = max(trained, key=lambda c: c.record.fitness or 0.0 if c.record else 0.0)
+    score = fresh_policy(best.path, episodes)  # its run's task, found from the folder
+    return score if isinstance(score, tuple) else None
+
+
 def fresh_random(spec_path: Path, episodes: int) -> tuple[float, float]:
     """Uniform random actions on the same scorer, `episodes` fresh seeds: (mean, se)."""
     from rewardsmith.search.training import evaluate_policy
@@ -304,6 +319,8 @@ def main() -> int:
                 "random": fresh_random(spec_path or ROOT / "envs" / f"{task}.toml", args.eval_episodes)
             }
             fresh["pick"] = fresh_policy(out, args.eval_episodes)
+            if isinstance(fresh["pick"], str):  # a run cut short by --timeout names no best: its best trained one
+                fresh["pick"] = fresh_best_trained(out, args.eval_episodes) or fresh["pick"]
             reference = example_reward(task) if args.reference and not task.startswith("new:") else None
             if reference is not None:
                 ref_out = (args.table_from or root) / "reference" / name
