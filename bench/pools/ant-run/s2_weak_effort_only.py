@@ -1,0 +1,8 @@
+"""Hand-written pool entry, label: weak. Only an effort cost: the ant learns to stand still on its legs."""
+
+import numpy as np
+
+
+def compute_reward(state, action, next_state):
+    components = {"effort": -0.1 * float(np.sum(np.square(action)))}
+    return sum(components.values()), components
