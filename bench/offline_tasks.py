@@ -26,7 +26,6 @@ Run: `.venv/bin/python bench/offline_tasks.py [--tasks issue25|original|all|NAME
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -38,6 +37,7 @@ from typing import Any
 
 from rewardsmith.errors import RunFolderError
 from rewardsmith.run_folder.records import Evaluation
+from rewardsmith.views.candidate_view import CandidateView
 from rewardsmith.views.run_view import RunView, read_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,23 +138,9 @@ def first_reason(view: RunView) -> str:
     return ""
 
 
-def random_fitness(out: Path) -> tuple[float, float] | None:
-    """The random policy's mean trusted fitness on the run's scorer and its standard error (judged before the final
-    phase), or None."""
-    try:
-        signal = json.loads((out / "summary.json").read_text()).get("signal") or {}
-    except (OSError, ValueError):
-        return None
-    mean, se = signal.get("random_fitness"), signal.get("random_fitness_se")
-    return (float(mean), float(se or 0.0)) if isinstance(mean, (int, float)) else None
-
-
 def scored(evaluation: Evaluation) -> tuple[float, float]:
-    """The mean trusted fitness over an evaluation's episodes and its standard error."""
-    fitness = [float(f) for f in evaluation.fitness]
-    mean = sum(fitness) / len(fitness)
-    var = sum((f - mean) ** 2 for f in fitness) / (len(fitness) - 1) if len(fitness) > 1 else 0.0
-    return mean, (var / len(fitness)) ** 0.5
+    """The evaluation worker's mean trusted fitness over the episodes and its standard error."""
+    return float(evaluation.fitness_mean or 0.0), float(evaluation.fitness_se or 0.0)
 
 
 def fresh_policy(folder: Path, episodes: int, task: str | None = None) -> tuple[float, float] | str:
@@ -170,6 +156,16 @@ def fresh_policy(folder: Path, episodes: int, task: str | None = None) -> tuple[
     return scored(evaluation)
 
 
+def trained(view: RunView) -> list[CandidateView]:
+    """The run's candidates that trained and have a search fitness."""
+    return [c for c in view.candidates if c.status == "trained" and c.record and c.record.fitness is not None]
+
+
+def best_trained(view: RunView) -> CandidateView | None:
+    """The trained candidate with the best search fitness, or None."""
+    return max(trained(view), key=lambda c: c.record.fitness or 0.0 if c.record else 0.0, default=None)
+
+
 def fresh_best_trained(out: Path, episodes: int) -> tuple[float, float] | None:
     """The trained candidate with the best search fitness of a run that wrote no `best/` (cut short), played on
     fresh seeds as `fresh_policy` plays a run's pick; None when none trained."""
@@ -177,10 +173,9 @@ def fresh_best_trained(out: Path, episodes: int) -> tuple[float, float] | None:
         view = read_run(out)
     except RunFolderError:
         return None
-    trained = [c for c in view.candidates if c.status == "trained" and c.record and c.record.fitness is not None]
-    if not trained:
+    best = best_trained(view)
+    if best is None:
         return None
-    best = max(trained, key=lambda c: c.record.fitness or 0.0 if c.record else 0.0)
     score = fresh_policy(best.path, episodes)  # its run's task, found from the folder
     return score if isinstance(score, tuple) else None
 
@@ -244,17 +239,18 @@ def row(
     cands = view.candidates
     templates = sum(1 for c in cands if c.record and c.record.template)
     runnable = sum(1 for c in cands if c.status in ("designed", "trained", "failed"))  # the critic ran and accepted it
-    trained = [c.record for c in cands if c.status == "trained" and c.record and c.record.fitness is not None]
-    best = max(trained, key=lambda r: r.fitness or 0.0) if trained else None
+    done = trained(view)
+    leader = best_trained(view)
+    best = leader.record if leader else None
     search = f"{best.id}: {best.fitness or 0.0:.4g} ± {best.fitness_se or 0.0:.2g}" if best else "-"
     pick = fresh.get("pick") if best else None
     rand = fresh.get("random")
     beats, clear = verdict(pick, rand)
     ref_beats, ref_clear = verdict(fresh.get("example"), rand)
-    why = "" if trained else (first_reason(view) or f"exit {code}: {tail}")
+    why = "" if done else (first_reason(view) or f"exit {code}: {tail}")
     if isinstance(pick, str):
         why = why or pick
-    cells = [task, str(len(cands)), str(templates), str(runnable), str(len(trained)), search, pm(pick), pm(rand)]
+    cells = [task, str(len(cands)), str(templates), str(runnable), str(len(done)), search, pm(pick), pm(rand)]
     cells.append("yes, by > 2 SE" if clear else "yes" if beats else "no")
     example = fresh.get("example")
     if "example" in fresh:
@@ -262,7 +258,7 @@ def row(
     else:
         cells.append("-")
     cells += [f"{wall:.0f}", " ".join(why.split())[:140]]
-    counts = {"designed": len(cands), "templates": templates, "runnable": runnable, "trained": len(trained)}
+    counts = {"designed": len(cands), "templates": templates, "runnable": runnable, "trained": len(done)}
     return cells, counts | {
         "beats": int(beats),
         "clear": int(clear),
