@@ -180,7 +180,7 @@ def test_never_ending_episodes_and_the_specs_time_limit_as_gymnasium_has_them():
     from rewardsmith.task import load_task, make_env
 
     spec = load_task("hopper-backflip")
-    env = MjxEnv(spec.env, spec.env_kwargs, max_steps=spec.train.max_episode_steps)
+    env = MjxEnv.for_spec(spec)
     default = MjxEnv("Hopper-v5")
     genv = make_env(spec)
     assert env.spec.max_steps == spec.train.max_episode_steps == genv.spec.max_episode_steps == 500

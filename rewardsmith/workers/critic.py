@@ -130,7 +130,7 @@ def mjx_env_to_trace_on(spec: TaskSpec, options: dict[str, Any], report: dict[st
         require_extra("jax")
         from rewardsmith.workers.mjx.envs import MjxEnv
 
-        return MjxEnv(spec.env, spec.env_kwargs, max_steps=spec.train.max_episode_steps)
+        return MjxEnv.for_spec(spec)
     except RewardsmithError as e:
         report["jax_trace"] = {"traced": False, "skipped": str(e)[:500]}
         return None

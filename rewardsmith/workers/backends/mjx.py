@@ -79,7 +79,7 @@ class MjxBackend(TrainingBackend):
         from rewardsmith.workers.mjx.envs import MjxEnv
 
         self.request = request
-        self.env = MjxEnv(request.spec.env, request.spec.env_kwargs, max_steps=request.spec.train.max_episode_steps)
+        self.env = MjxEnv.for_spec(request.spec)
         gym_env = make_env(request.spec)
         policy = build_policy(request.spec, gym_env.observation_space, gym_env.action_space)
         gym_env.close()

@@ -18,10 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.workers.mjx import physics
+
+if TYPE_CHECKING:
+    from rewardsmith.task import TaskSpec
 
 
 class UnsupportedEnv(RewardsmithError):
@@ -219,6 +222,11 @@ class MjxEnv:
         self.action_low, self.action_high = low.copy(), high.copy()
         self._blank = mjx.make_data(self.mx)
         self.obs_size = int(jax.eval_shape(lambda d: self.observe(self.forward(d)), self._blank).shape[0])
+
+    @classmethod
+    def for_spec(cls, spec: TaskSpec) -> MjxEnv:
+        """The env a task spec trains on: its env, env kwargs and `max_episode_steps`."""
+        return cls(spec.env, spec.env_kwargs, max_steps=spec.train.max_episode_steps)
 
     def forward(self, d):
         """Positions, velocities and forces from qpos/qvel (as `set_state`'s `mj_forward`, which leaves `cfrc_ext`
