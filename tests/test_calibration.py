@@ -221,20 +221,24 @@ class NoTraining:
 
 def test_a_cut_short_row_resumes_training_by_training(tmp_path: Path) -> None:
     from rewardsmith.files import write_json_atomic
-    from rewardsmith.search.calibration import DONE_FILE, calibrate
+    from rewardsmith.search.calibration import DONE_FILE, WEAK_REWARDS, calibrate, fingerprint
 
     spec = load_task("hopper-hop")
-    good = ENVS_DIR / "examples" / "hopper_hop.py"
+    good = tmp_path / "good.py"
+    shutil.copy(ENVS_DIR / "examples" / "hopper_hop.py", good)
     work = tmp_path / "calib"
+    work.mkdir()
+    (work / "weak_effort.py").write_text(WEAK_REWARDS["effort"])
     rung_steps = first_rung(spec, 200_000)  # the family's first rung (rewardsmith.search.rung_evidence)
     rung = BudgetRow(budget=rung_steps, good=[0.1, 0.2], weak={"effort": [0.0, 0.1]}, random=[0.0] * 10, wall_s=60.0)
     saved = CalibrationReport(task=spec.name, reward=str(good), seeds=2, episodes=5, search_budget=200_000,
-                              first_rung=rung_steps, rows=[rung])
+                              first_rung=rung_steps, inputs=fingerprint(good, spec.source), rows=[rung])
     write_json_atomic(work / "calibration.json", saved.model_dump(mode="json"))  # the first rung finished
     finished = {("good", good): [1.0, 1.2], ("effort", work / "weak_effort.py"): [0.1, 0.0]}
     for (arm, reward), values in finished.items():  # every training of the search budget finished, its row did not
         for seed, value in enumerate(values):
-            key = {"reward": str(reward), "steps": 200_000, "seed": seed, "episodes": 5}
+            key = {"reward": str(reward), "inputs": fingerprint(reward, spec.source), "steps": 200_000, "seed": seed,
+                   "episodes": 5}
             done = {"key": key, "fitness_mean": value, "wall_s": 100.0}
             write_json_atomic(work / "t200000" / arm / f"seed_{seed}" / DONE_FILE, done)
     report = calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))
@@ -246,4 +250,13 @@ def test_a_cut_short_row_resumes_training_by_training(tmp_path: Path) -> None:
     (work / "calibration.json").unlink()
     write_json_atomic(work / "calibration.json", saved.model_dump(mode="json"))
     with pytest.raises(AssertionError, match="trained again: .*effort/seed_1"):
+        calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))
+    # the reward edited at the same path (as ant-spin's example was): no row measured on the old text is kept, so it
+    # starts again from the random policy's evaluation, and the good reward's finished trainings are not taken either
+    good.write_text(good.read_text() + "\n# edited\n")
+    with pytest.raises(AssertionError, match="trained again: .*calib/random"):
+        calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))
+    report = saved.model_copy(update={"inputs": fingerprint(good, spec.source)})
+    write_json_atomic(work / "calibration.json", report.model_dump(mode="json"))
+    with pytest.raises(AssertionError, match="trained again: .*t200000/good/seed_0"):
         calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))

@@ -24,6 +24,7 @@ as if the ranking meant something.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import statistics
 import time
@@ -138,6 +139,8 @@ class CalibrationReport(BaseModel):
     search_budget: int
     first_rung: int
     margin_required: float = MARGIN_SE
+    inputs: str = ""
+    """`fingerprint` of the reward's and the spec's text: a resumed calibration keeps rows measured on these only."""
     rows: list[BudgetRow] = Field(default_factory=list)
 
     def row(self, budget: int) -> BudgetRow | None:
@@ -190,6 +193,14 @@ def budget_ladder(spec: TaskSpec, search_budget: int, up_to: float) -> list[int]
     return sorted(set(ladder))
 
 
+def fingerprint(*files: Path) -> str:
+    """A short hash of the files' text: a reward or spec edited since a training was measured changes it."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def calibrate(
     spec: TaskSpec,
     reward: Path,
@@ -224,11 +235,12 @@ def calibrate(
         search_budget=budget,
         first_rung=first_rung(spec, budget),
         margin_required=margin,
+        inputs=fingerprint(reward, spec.source),
     )
     saved = read_json(work / "calibration.json")
     if isinstance(saved, dict):
         old = CalibrationReport.model_validate(saved)
-        if (old.reward, old.seeds, old.episodes) == (report.reward, seeds, episodes):
+        if (old.reward, old.inputs, old.seeds, old.episodes) == (report.reward, report.inputs, seeds, episodes):
             report.rows = [r for r in old.rows if r.random and set(r.weak) == set(weak)]
     sources = {"good": reward}
     for kind in weak:
@@ -248,7 +260,13 @@ def calibrate(
             """(fitness, wall time of a training an earlier process measured, else 0)."""
             arm, seed = job
             folder = work / f"t{steps}" / arm / f"seed_{seed}"
-            key = {"reward": str(sources[arm]), "steps": steps, "seed": seed, "episodes": episodes}
+            key = {
+                "reward": str(sources[arm]),
+                "inputs": fingerprint(sources[arm], spec.source),
+                "steps": steps,
+                "seed": seed,
+                "episodes": episodes,
+            }
             done = read_json(folder / DONE_FILE)  # a training finished before a cut-short calibration stopped
             if isinstance(done, dict) and done.get("key") == key and isinstance(done.get("fitness_mean"), float):
                 wall = done.get("wall_s")
