@@ -24,6 +24,12 @@ class Untraceable(RewardFileError):
     backend (sb3) still trains it, and a run falls back to it for that candidate."""
 
 
+class BackendFailed(RewardsmithError):
+    """A training backend other than the CPU one failed for a reason of the machine, not of the reward (the MJX
+    backend's XLA could not compile or run, as when a GPU worker could not start NVIDIA's compiler): a run trains
+    that candidate on the CPU backend instead, and says why."""
+
+
 class LLMError(RewardsmithError):
     """The model could not be reached or answered unusably after retries."""
 

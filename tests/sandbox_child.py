@@ -120,9 +120,33 @@ def run_key_checks(folder: Path) -> dict:
     }
 
 
+def run_gpu_checks(folder: Path) -> dict:
+    """Locked down as a GPU training worker (`SandboxSettings.gpu`; no GPU needed): it may start processes (XLA's
+    threads made before lock-down start NVIDIA's compiler), but neither it nor a process it starts may execute a file."""
+
+    def fork_then_exec() -> int:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.execv("/bin/true", ["true"])
+            finally:
+                os._exit(13)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+    layers = lock_down(folder, SETTINGS.model_copy(update={"gpu": True}))
+    return {
+        "layers": layers,
+        "exec": attempt(lambda: os.execv("/bin/true", ["true"])),
+        "fork_then_exec": attempt(fork_then_exec),
+        "socket": attempt(socket.socket),
+        "write_tmp": attempt(lambda: open(f"/tmp/rewardsmith-hostile-check-{os.getpid()}", "w")),
+        "threads_started": thread_bomb(1000),
+    }
+
+
 def main() -> None:
     mode, folder = sys.argv[2], Path(sys.argv[3])
-    checks = {"checks": run_checks, "key": run_key_checks}
+    checks = {"checks": run_checks, "key": run_key_checks, "gpu": run_gpu_checks}
     if mode not in checks:
         raise SystemExit(f"unknown mode {mode!r}; one of {sorted(checks)}")
     (folder / "result.json").write_text(json.dumps(checks[mode](folder)))

@@ -67,6 +67,20 @@ def test_small_budgets_train_on_fewer_mjx_envs_so_ppo_still_updates_often():
         assert (enough or n == 4) and (n == 2048 or budget // (2 * n * 32) < MIN_UPDATES)
 
 
+def test_xla_failures_are_the_machines_not_the_rewards():
+    from rewardsmith.errors import BackendFailed
+    from rewardsmith.workers.backends.mjx import machine_failures
+
+    class JaxRuntimeError(RuntimeError):  # JAX's class of that name (jax.errors), raised by XLA
+        pass
+
+    expected = "failed on this machine: JaxRuntimeError: INTERNAL: Failed to launch"
+    with pytest.raises(BackendFailed, match=expected), machine_failures():
+        raise JaxRuntimeError("INTERNAL: Failed to launch ptxas")
+    with pytest.raises(ZeroDivisionError), machine_failures():  # anything else stays what it was
+        raise ZeroDivisionError
+
+
 def test_the_workers_word_untraceable_reaches_the_parent(tmp_path):
     (tmp_path / "error.json").write_text(json.dumps({"kind": "untraceable", "message": "branches on a value"}))
     ended = WorkerResult(3, None, False, False, 1.0, "", "")
@@ -84,6 +98,8 @@ def test_only_an_untraceable_reward_off_the_cpu_backend_falls_back_to_it(tmp_pat
     }
     assert backend_fallback(untraceable, {})["from"] == "the spec's backend"  # a spec whose [train] backend is mjx
     assert backend_fallback(untraceable, {"backend": "sb3"}) is None  # already there: nothing to fall back to
+    failed = JobResult("failed", tmp_path, error="the MJX backend failed on this machine: ...", error_kind="backend")
+    assert backend_fallback(failed, {"backend": "auto"})["to"] == "sb3"  # XLA failed here (no GPU compiler): CPU
     other = JobResult("rejected", tmp_path, error="NameError", error_kind="reward")
     assert backend_fallback(other, {"backend": "mjx"}) is None  # a broken reward stays rejected
     assert backend_fallback(JobResult("ok", tmp_path), {"backend": "mjx"}) is None

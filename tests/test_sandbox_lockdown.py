@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -67,6 +68,27 @@ def test_ipc_namespace_of_its_own_where_root(checks: dict) -> None:
     assert checks["own_ipc_namespace"] == ipc.startswith("on"), ipc
     if os.geteuid() == 0:  # the worker starts as root too: it can always make one
         assert ipc.startswith("on"), ipc
+
+
+def test_a_gpu_worker_may_start_processes_but_no_program(tmp_path: Path) -> None:
+    """A GPU worker's seccomp filter allows new processes (XLA starts `ptxas` from threads it made before lock-down);
+    Landlock still grants the execute right nowhere, so neither the worker nor its children can run a program; its
+    address-space limit counts beyond what it held at lock-down (a CUDA context reserves tens of GiB)."""
+    result = run_worker("test", tmp_path / "job.json", cwd=tmp_path, log_path=tmp_path.parent / "log.txt",
+                        timeout_s=120, command=[sys.executable, "-I", str(CHILD), str(ROOT), "gpu", str(tmp_path)])
+    assert result.ok, result.reason + result.output_tail
+    checks = json.loads((tmp_path / "result.json").read_text())
+    layers = checks["layers"]
+    if not layers["landlock"].startswith("on"):
+        pytest.skip(f"without Landlock a GPU worker could run programs: {layers['landlock']}")
+    assert "new processes allowed (GPU worker)" in layers["seccomp"]
+    assert checks["exec"].startswith("blocked"), checks["exec"]
+    assert checks["fork_then_exec"] == "worked: 13", checks["fork_then_exec"]  # the child's exec failed too
+    assert checks["socket"].startswith("blocked") and checks["write_tmp"].startswith("blocked")
+    memory = int(re.search(r"as=(\d+)MiB", layers["rlimits"]).group(1))
+    assert memory > 2048  # sandbox_child's memory_mb, plus the address space held at lock-down
+    if not layers["pids"].startswith("off"):
+        assert checks["threads_started"] < 1000  # a limit still holds, with the GPU's headroom
 
 
 def test_doctor_proves_the_minimum_here() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446  # same on x86_64, arm64
@@ -65,10 +66,11 @@ def _handled_fs(abi: int) -> int:
     return rights
 
 
-def restrict(read_roots: list[Path], writable: Path, *, block_tcp: bool) -> str:
+def restrict(read_roots: list[Path], writable: Path, *, block_tcp: bool, devices: Sequence[Path] = ()) -> str:
     """Confine the calling thread (and threads it starts later); return a short description.
 
-    Reads are allowed below `read_roots`, everything below `writable` and writes to /dev/null;
+    Reads are allowed below `read_roots`, everything below `writable` and writes to /dev/null; `devices` (a GPU
+    worker's driver files) may be read, written and sent device ioctls;
     nothing may be executed. With ABI >= 4 and `block_tcp`, TCP bind/connect are denied; with
     ABI >= 6, signals and abstract unix sockets cannot reach processes outside the sandbox.
     """
@@ -86,12 +88,15 @@ def restrict(read_roots: list[Path], writable: Path, *, block_tcp: bool) -> str:
             _allow(fd, root, READ_FILE | READ_DIR)
         _allow(fd, writable, handled & ~EXECUTE)
         _allow(fd, Path("/dev/null"), (READ_FILE | WRITE_FILE | TRUNCATE) & handled)
+        for device in devices:
+            _allow(fd, device, (READ_FILE | WRITE_FILE | IOCTL_DEV) & handled)
         if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
         _syscall(ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_int(fd), ctypes.c_uint32(0))
     finally:
         os.close(fd)
     extras = (["tcp"] if abi >= 4 and block_tcp else []) + (["signal-scope"] if abi >= 6 else [])
+    extras += [f"{len(devices)} GPU device files read-write"] if devices else []
     return f"ABI {abi}" + (f" + {', '.join(extras)}" if extras else "")
 
 

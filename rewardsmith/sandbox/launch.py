@@ -29,8 +29,15 @@ from rewardsmith.sandbox.forkserver import WarmProcess
 from rewardsmith.sandbox.interrupt import STOP, raise_if_stopping
 from rewardsmith.sandbox.lockdown import release_pids_cgroup, sandbox_uid
 
-PASSTHROUGH_ENV = ("MUJOCO_GL", "PYTHONHASHSEED")
-"""The only parent variables a worker sees (when set); nothing that could hold a secret."""
+PASSTHROUGH_ENV = (
+    "MUJOCO_GL",
+    "PYTHONHASHSEED",
+    "XLA_FLAGS",
+    "XLA_PYTHON_CLIENT_MEM_FRACTION",
+    "XLA_PYTHON_CLIENT_PREALLOCATE",
+)
+"""The only parent variables a worker sees (when set); nothing that could hold a secret. The XLA ones let a user
+tune the MJX backend's JAX (compiler flags, the share of GPU memory each worker takes)."""
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 POLL_S = 0.5

@@ -95,6 +95,12 @@ class SandboxSettings(BaseModel):
     extra_read_paths: list[Path] = []
     """Folders the worker may read after lock_down besides the interpreter, the rewardsmith
     package and system folders (e.g. a folder of custom envs)."""
+    gpu: bool = False
+    """Set by a training worker that holds a CUDA context made before lock_down (the MJX backend on a GPU; see
+    `GPU_THREAD_HEADROOM`): the address-space limit is then `memory_mb` beyond the addresses the worker holds at
+    lock_down (CUDA reserves tens of GiB of addresses it never backs, so a plain limit would refuse every later
+    allocation), the thread limit counts beyond the threads it holds then, and the NVIDIA device files
+    (/dev/nvidia*) may be opened read-write with device ioctls, as the driver needs."""
     enabled: bool = True
     """Benchmark-only: False makes `lock_down` apply no layer at all, so `bench/sandbox.py` can measure
     what the sandbox costs. Never set it for candidate code."""
@@ -119,10 +125,22 @@ def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
     )
     status = {"netns": "off: allow_network=True" if settings.allow_network else _guard(_unshare_network) + thread_note}
     status["ipc-ns"] = _guard(_unshare_ipc) + thread_note
+    if settings.gpu:  # the limits count from what the CUDA context already holds
+        settings = settings.model_copy(
+            update={
+                "memory_mb": settings.memory_mb + _address_space_mb(),
+                "processes": settings.processes + threads + GPU_THREAD_HEADROOM,
+            }
+        )
     status["pids"] = _guard(lambda: _limit_processes(settings.processes))
     status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=False))
+    devices = gpu_device_files() if settings.gpu else []
     status["landlock"] = (
-        _guard(lambda: landlock_rules.restrict(read_roots(settings), writable, block_tcp=not settings.allow_network))
+        _guard(
+            lambda: landlock_rules.restrict(
+                read_roots(settings), writable, block_tcp=not settings.allow_network, devices=devices
+            )
+        )
         + thread_note
     )
     status["uid-drop"] = _guard(lambda: _drop_privileges(writable))
@@ -130,10 +148,30 @@ def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
         status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=True))
         if status["pids"].startswith("off"):
             status["pids"] = f"on (RLIMIT_NPROC={settings.processes} for the sandbox uid; {status['pids'][5:]})"
-    status["seccomp"] = _guard(lambda: syscall_filter.install(allow_network=settings.allow_network))
+    status["seccomp"] = _guard(
+        lambda: syscall_filter.install(allow_network=settings.allow_network, allow_processes=settings.gpu)
+    )
     if status["pids"].startswith("on (cgroup") and not status["landlock"].startswith("on") and os.getuid() == 0:
         status["pids"] = status["pids"][:-1] + "; but without Landlock this uid-0 worker could lift it)"
     return status
+
+
+GPU_THREAD_HEADROOM = 192
+"""Threads a GPU worker may start beyond its own limit and those it held at lock_down: XLA's GPU client starts
+thread pools sized by the machine's cores when it first compiles and runs."""
+
+
+def _address_space_mb() -> int:
+    """This process's address space now (VmSize), in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) // 1024 + 1
+    return 0
+
+
+def gpu_device_files() -> list[Path]:
+    """The NVIDIA driver's device files (/dev/nvidia0, nvidiactl, nvidia-uvm, ...) that exist here."""
+    return sorted(Path("/dev").glob("nvidia*"))
 
 
 def _guard(apply: object) -> str:

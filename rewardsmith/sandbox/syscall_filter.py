@@ -106,21 +106,32 @@ SELF_ONLY = ("sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched
 """Calls whose first argument names a process: allowed only with 0 (the caller itself)."""
 
 
-def install(*, allow_network: bool) -> str:
-    """Load the filter on every thread of this process (TSYNC); return a short description."""
+PROCESS_CALLS = ("execve", "execveat", "fork", "vfork")
+"""Denied unless `allow_processes` (a GPU worker: see `install`); clone without CLONE_THREAD goes with them."""
+
+
+def install(*, allow_network: bool, allow_processes: bool = False) -> str:
+    """Load the filter on every thread of this process (TSYNC); return a short description.
+
+    `allow_processes` (a GPU worker, `SandboxSettings.gpu`) leaves new processes and programs to the other layers:
+    XLA starts NVIDIA's `ptxas` to compile for the GPU, from threads it made before lock-down. The thread that
+    locked down, and every thread it starts, still may not execute any file (Landlock's execute right, granted
+    nowhere), and its processes count against the thread and process limit."""
     if sc is None:
         return f"off: pyseccomp unusable ({_IMPORT_ERROR})"
     deny = sc.ERRNO(errno.EPERM)
     filt = sc.SyscallFilter(sc.ALLOW)
     filt.set_attr(sc.Attr.CTL_TSYNC, 1)
     unknown = []
-    for name in DENIED + (() if allow_network else NETWORK):
+    denied = tuple(n for n in DENIED if not (allow_processes and n in PROCESS_CALLS))
+    for name in denied + (() if allow_network else NETWORK):
         try:
             filt.add_rule(deny, name)
         except (OSError, ValueError):  # a syscall this libseccomp or arch does not know
             unknown.append(name)
     filt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
-    filt.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    if not allow_processes:
+        filt.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
     pid = os.getpid()
     for name in SIGNAL_OWN_PID_ONLY:
         filt.add_rule(deny, name, sc.Arg(0, sc.NE, pid))
@@ -129,4 +140,5 @@ def install(*, allow_network: bool) -> str:
     filt.add_rule(deny, "prlimit64", sc.Arg(2, sc.NE, 0))  # reading its own limits is fine, setting is not
     filt.add_rule(deny, "ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, _TIOCSTI))
     filt.load()
-    return "EPERM filter" + (f" (unknown here: {', '.join(unknown)})" if unknown else "")
+    processes = "; new processes allowed (GPU worker)" if allow_processes else ""
+    return "EPERM filter" + processes + (f" (unknown here: {', '.join(unknown)})" if unknown else "")

@@ -222,6 +222,7 @@ def calibrate(
     Budgets above the search budget are measured only while no smaller budget was calibrated."""
     if spec.source is None:
         raise RewardsmithError(f"{spec.name}: the task spec was not read from a file")
+    spec_file = spec.source
     if seeds < 2:
         raise RewardsmithError("calibration needs at least 2 seeds: the spread between seeds is what it measures")
     budget = search_budget or spec.train.timesteps
@@ -235,7 +236,7 @@ def calibrate(
         search_budget=budget,
         first_rung=first_rung(spec, budget),
         margin_required=margin,
-        inputs=fingerprint(reward, spec.source),
+        inputs=fingerprint(reward, spec_file),
     )
     saved = read_json(work / "calibration.json")
     if isinstance(saved, dict):
@@ -262,7 +263,7 @@ def calibrate(
             folder = work / f"t{steps}" / arm / f"seed_{seed}"
             key = {
                 "reward": str(sources[arm]),
-                "inputs": fingerprint(sources[arm], spec.source),
+                "inputs": fingerprint(sources[arm], spec_file),
                 "steps": steps,
                 "seed": seed,
                 "episodes": episodes,

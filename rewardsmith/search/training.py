@@ -95,7 +95,7 @@ def train_and_evaluate(
     )
     result = executor.submit(job, on_progress).result()
     fallback = backend_fallback(result, job_options)
-    if fallback is not None:  # untraceable on MJX: the same job on the CPU backend, in the emptied folder
+    if fallback is not None:  # untraceable on MJX, or MJX failed here: the same job on the CPU backend, emptied folder
         clear_training_outputs(out_dir)
         job = job.model_copy(update={"options": {**job_options, "backend": CPU_BACKEND}})
         result = executor.submit(job, on_progress).result()
@@ -123,10 +123,11 @@ def train_and_evaluate(
 
 def backend_fallback(result: JobResult, options: dict[str, Any]) -> dict[str, Any] | None:
     """When a training asked for a backend other than the CPU one failed because the reward does not trace to JAX
-    (the worker's error kind "untraceable"), what the fallback to `CPU_BACKEND` records: {from, to, why, wall_s};
-    else None. The kind comes from a worker that ran the candidate, which can at most choose the CPU backend."""
+    (the worker's error kind "untraceable") or the backend failed on this machine ("backend": XLA could not compile
+    or run), what the fallback to `CPU_BACKEND` records: {from, to, why, wall_s}; else None. The kind comes from a
+    worker that ran the candidate, which can at most choose the CPU backend."""
     requested = options.get("backend")
-    if result.ok or result.error_kind != "untraceable" or requested == CPU_BACKEND:
+    if result.ok or result.error_kind not in ("untraceable", "backend") or requested == CPU_BACKEND:
         return None
     return {
         "from": str(requested or "the spec's backend"),

@@ -128,6 +128,11 @@ def mjx_env_to_trace_on(spec: TaskSpec, options: dict[str, Any], report: dict[st
         return None
     try:
         require_extra("jax")
+        import jax
+
+        # tracing and its rewrite check need no GPU, and a CUDA context would not fit a CPU worker's lock-down (its
+        # threads and address space: docs/mjx.md, "On a GPU"); the training worker traces again on its own device
+        jax.config.update("jax_platforms", "cpu")
         from rewardsmith.workers.mjx.envs import MjxEnv
 
         return MjxEnv.for_spec(spec)

@@ -14,7 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from rewardsmith.errors import RewardFileError, RewardsmithError, Untraceable
+from rewardsmith.errors import BackendFailed, RewardFileError, RewardsmithError, Untraceable
 from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.names import ERROR_FILE
 from rewardsmith.run_folder.records import SANDBOX_FILE
@@ -48,13 +48,14 @@ def load_job_reward(job: WorkerJob, source: str):
     return load_reward(source, filename=str(job.reward_path), gate=job.ast_gate)
 
 
-def enter_sandbox(job: WorkerJob) -> dict[str, str]:
-    """Lock this process down (after imports, env construction and a warm-up call) and record the layers."""
+def enter_sandbox(job: WorkerJob, *, gpu: bool = False) -> dict[str, str]:
+    """Lock this process down (after imports, env construction and a warm-up call) and record the layers; `gpu`:
+    the worker holds a CUDA context made before this (`SandboxSettings.gpu`)."""
     from rewardsmith.sandbox.lockdown import lock_down
     from rewardsmith.sandbox.policy import prepare_gate
 
     prepare_gate()  # numpy's lazy imports happen now, not through the gate's importer or after lock-down
-    layers = lock_down(job.out_dir, job.sandbox)
+    layers = lock_down(job.out_dir, job.sandbox.model_copy(update={"gpu": gpu}) if gpu else job.sandbox)
     write_json_atomic(job.out_dir / SANDBOX_FILE, layers)
     return layers
 
@@ -75,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     except Untraceable as e:  # the MJX backend: the parent trains this reward on the CPU backend instead
         _record_error(job, "untraceable", str(e))
         return EXIT_REWARD_ERROR
+    except BackendFailed as e:  # likewise, for a failure of the machine rather than the reward
+        _record_error(job, "backend", str(e))
+        return EXIT_ERROR
     except RewardFileError as e:
         _record_error(job, "reward", str(e))
         return EXIT_REWARD_ERROR

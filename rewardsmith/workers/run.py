@@ -31,7 +31,8 @@ class JobResult:
     error: str = ""
     wall_s: float = 0.0
     error_kind: str = ""
-    """The worker's own word for the error (`error.json`'s kind: "reward", "task", "crash", "untraceable"); it
+    """The worker's own word for the error (`error.json`'s kind: "reward", "task", "crash", "untraceable",
+    "backend"); it
     comes from a process that may have run candidate code, so it may only steer towards the safe path."""
 
     @property

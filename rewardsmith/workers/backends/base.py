@@ -270,6 +270,8 @@ class TrainingBackend(ABC):
     """A learner behind the seam; see the module docstring for the contract of each method."""
 
     name = ""
+    holds_gpu = False
+    """True once `prepare` made a CUDA context: the worker then locks down with `SandboxSettings.gpu`."""
 
     @abstractmethod
     def prepare(self, request: TrainRequest) -> None:

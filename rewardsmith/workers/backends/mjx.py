@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from rewardsmith.errors import TaskSpecError, require_extra
+from rewardsmith.errors import BackendFailed, TaskSpecError, require_extra
 from rewardsmith.files import append_jsonl
 from rewardsmith.run_folder.names import METRICS_FILE
 from rewardsmith.workers.backends.base import TrainingBackend, TrainOutcome, TrainRequest
@@ -79,6 +79,8 @@ class MjxBackend(TrainingBackend):
         from rewardsmith.workers.mjx.envs import MjxEnv
 
         self.request = request
+        self.device = jax.default_backend()  # makes the CUDA context on a GPU, before lock-down
+        self.holds_gpu = self.device == "gpu"
         self.env = MjxEnv.for_spec(request.spec)
         gym_env = make_env(request.spec)
         policy = build_policy(request.spec, gym_env.observation_space, gym_env.action_space)
@@ -86,7 +88,6 @@ class MjxBackend(TrainingBackend):
         # real states on which a branch-rewritten reward must agree with the source (`workers.mjx.rewrite`)
         self.transitions, _ = collect_transitions(request.spec, REWRITE_CHECK_TRANSITIONS, 100, request.seed)
         self.settings = brax_ppo.PPOSettings.from_hyperparams(request.hyperparams)
-        self.device = jax.default_backend()
         chosen = request.job.options.get("n_envs")
         self.n_envs = int(chosen) if chosen else envs_for(self.device, request.timesteps, self.settings.unroll)
         state_dict = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
@@ -107,7 +108,7 @@ class MjxBackend(TrainingBackend):
         from rewardsmith.workers.mjx.reward_export import export_reward, load_reward_artifact
 
         req = self.request
-        with pulse(req.log, 0):  # tracing and exporting take a while on a CPU
+        with pulse(req.log, 0), machine_failures():  # tracing and exporting take a while on a CPU
             artifact = export_reward(  # the candidate's Python runs here, traced
                 req.reward.fn,
                 self.env,
@@ -143,7 +144,7 @@ class MjxBackend(TrainingBackend):
                 )
                 append_jsonl(req.out_dir / METRICS_FILE, record)
 
-        with pulse(req.log, lambda: latest["steps"]):  # Brax compiles each epoch first: minutes on a busy CPU
+        with pulse(req.log, lambda: latest["steps"]), machine_failures():  # Brax compiles each epoch first
             params, done = brax_ppo.train(
                 self.env,
                 self.reward_call,
@@ -185,6 +186,22 @@ def pulse(log, done: int | Callable[[], int], every_s: float = 20.0):
     finally:
         stop.set()
         thread.join()
+
+
+XLA_ERRORS = ("JaxRuntimeError", "XlaRuntimeError")
+"""JAX's errors from XLA's compiler and runtime: the machine failed (no GPU compiler, GPU memory), not the reward."""
+
+
+@contextlib.contextmanager
+def machine_failures():
+    """Within: XLA's own errors become `BackendFailed`, so the run trains the candidate on the CPU backend (a reward
+    cannot reach XLA's errors but through JAX itself: at most it earns a CPU training, the default path)."""
+    try:
+        yield
+    except Exception as e:
+        if type(e).__name__ not in XLA_ERRORS:
+            raise
+        raise BackendFailed(f"the MJX backend failed on this machine: {type(e).__name__}: {str(e)[:400]}") from e
 
 
 def _rate(done: int, started: float) -> float:
