@@ -99,8 +99,9 @@ class SandboxSettings(BaseModel):
     """Set by a training worker that holds a CUDA context made before lock_down (the MJX backend on a GPU; see
     `GPU_THREAD_HEADROOM`): the address-space limit is then `memory_mb` beyond the addresses the worker holds at
     lock_down (CUDA reserves tens of GiB of addresses it never backs, so a plain limit would refuse every later
-    allocation), the thread limit counts beyond the threads it holds then, and the NVIDIA device files
-    (/dev/nvidia*) may be opened read-write with device ioctls, as the driver needs."""
+    allocation), the thread limit counts beyond the threads it holds then, the NVIDIA device files
+    (/dev/nvidia*) may be opened read-write with device ioctls, as the driver needs, and seccomp lets it start
+    processes (XLA runs NVIDIA's `ptxas`), where Landlock forbids executing any file and a process limit holds."""
     enabled: bool = True
     """Benchmark-only: False makes `lock_down` apply no layer at all, so `bench/sandbox.py` can measure
     what the sandbox costs. Never set it for candidate code."""
@@ -148,8 +149,10 @@ def lock_down(writable: Path, settings: SandboxSettings) -> dict[str, str]:
         status["rlimits"] = _guard(lambda: _set_rlimits(settings, with_nproc=True))
         if status["pids"].startswith("off"):
             status["pids"] = f"on (RLIMIT_NPROC={settings.processes} for the sandbox uid; {status['pids'][5:]})"
+    # a GPU worker's XLA starts `ptxas`; only where Landlock forbids executing and a process limit holds
+    processes = settings.gpu and status["landlock"].startswith("on") and status["pids"].startswith("on")
     status["seccomp"] = _guard(
-        lambda: syscall_filter.install(allow_network=settings.allow_network, allow_processes=settings.gpu)
+        lambda: syscall_filter.install(allow_network=settings.allow_network, allow_processes=processes)
     )
     if status["pids"].startswith("on (cgroup") and not status["landlock"].startswith("on") and os.getuid() == 0:
         status["pids"] = status["pids"][:-1] + "; but without Landlock this uid-0 worker could lift it)"
