@@ -67,6 +67,14 @@ def test_small_budgets_train_on_fewer_mjx_envs_so_ppo_still_updates_often():
         assert (enough or n == 4) and (n == 2048 or budget // (2 * n * 32) < MIN_UPDATES)
 
 
+def test_workers_split_the_gpu_memory():
+    from rewardsmith.workers.backends.mjx import gpu_memory_fraction
+
+    assert gpu_memory_fraction(1) == "0.750"  # JAX's own default
+    assert gpu_memory_fraction(2) == "0.450" and gpu_memory_fraction(8) == "0.113"
+    assert 4 * float(gpu_memory_fraction(4)) <= 0.9
+
+
 def test_xla_failures_are_the_machines_not_the_rewards():
     from rewardsmith.errors import BackendFailed
     from rewardsmith.workers.backends.mjx import machine_failures

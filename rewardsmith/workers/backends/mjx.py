@@ -11,12 +11,16 @@ Supported: PPO specs of the envs in `workers.mjx.envs.ENVS` (env kwargs: only `t
 `max_episode_steps` is the episode length), candidate rewards (not the
 native or sparse baselines, not the progress strategy). Job option `n_envs` sets the batch; by default it is
 2048 on a GPU and 64 on a CPU, fewer where the budget would give fewer than `MIN_UPDATES` PPO updates
-(`envs_for`).
+(`envs_for`). Job option `gpu_workers` (the executor's worker count, set by `train_and_evaluate`) splits the GPU's
+memory: each worker's JAX takes 0.9 / workers of it (at most JAX's default 0.75), unless the user set
+XLA_PYTHON_CLIENT_MEM_FRACTION. A failure of XLA itself (`machine_failures`) trains the candidate on the CPU
+backend instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +49,12 @@ def envs_for(device: str, timesteps: int, unroll: int) -> int:
     return n
 
 
+def gpu_memory_fraction(workers: int) -> str:
+    """The share of a GPU's memory one of `workers` workers' JAX takes (JAX alone takes 0.75: a second worker
+    would then fail to start on the same GPU)."""
+    return f"{min(0.75, 0.9 / max(1, workers)):.3f}"
+
+
 def check_supported(request: TrainRequest) -> None:
     """TaskSpecError (or UnsupportedEnv) when this job cannot train on MJX, naming why."""
     from rewardsmith.workers.mjx.envs import env_def
@@ -64,12 +74,14 @@ class MjxBackend(TrainingBackend):
 
     def prepare(self, request: TrainRequest) -> None:
         check_supported(request)  # before JAX: an unsupported task fails fast and clearly
-        with pulse(request.log, 0):  # importing JAX and building the env take a while on a busy CPU
+        with pulse(request.log, 0), machine_failures():  # importing JAX and building the env: a while on a CPU
             self._prepare(request)
 
     def _prepare(self, request: TrainRequest) -> None:
         require_extra("jax")
         require_extra("brax")
+        workers = int(request.job.options.get("gpu_workers") or 1)
+        os.environ.setdefault("XLA_PYTHON_CLIENT_MEM_FRACTION", gpu_memory_fraction(workers))
         import jax
 
         from rewardsmith.task import make_env
