@@ -32,7 +32,9 @@ loads the candidate's code, so no layer below is what keeps the fitness honest. 
   folder), a uid drop where the interpreter's folder allows it, no capabilities, and a seccomp filter (no
   sockets, exec, fork, ptrace, signals to other processes, limit changes, mount, bpf, io_uring, SysV IPC). They promise
   that even native code (a gate bypass, a numpy bug) cannot touch the network, other processes or files
-  outside its folder. Which of them hold depends on the kernel and on root; `doctor` shows it.
+  outside its folder. Which of them hold depends on the kernel and on root; `doctor` shows it. A GPU training
+  worker's seccomp filter allows fork and exec (XLA starts `ptxas`); there Landlock alone keeps the candidate's
+  thread and its descendants from executing any file, and only where a process limit holds (`lockdown`).
 
 When one fails: a gate bypass gives native code inside the worker, which the OS layers still contain (the
 hostile suite runs every program with the gate off to prove it); where OS layers are missing (no Landlock or

@@ -25,6 +25,11 @@ What each OS layer promises, and what is lost where it cannot hold (`rewardsmith
 - seccomp: no exec, fork, ptrace, namespaces, mounts, SysV IPC, sockets (unless allowed), acting on other
   processes' limits or priorities.
 
+A GPU training worker (`SandboxSettings.gpu`) counts its limits from what its CUDA context holds at lock-down, may
+open the NVIDIA device files, and, where Landlock and a process limit hold, may start processes: XLA runs NVIDIA's
+`ptxas` from threads made before lock-down, while Landlock still lets the locked-down thread and its descendants
+execute no file.
+
 The AST gate (`policy`) is a layer of its own in front of these; the OS layers assume it has been walked around.
 """
 
