@@ -139,6 +139,9 @@ class Calibration(BaseModel):
     smallest_budget: int | None = Field(None, description="The smallest budget measured that separates them.")
     wall_s: float = 0.0
     measured: str = ""
+    reward_sha: str = Field(
+        "", description="The measured reward file's fingerprint (`calibration.fingerprint`): edited since, it differs."
+    )
 
     def short_status(self, search_budget: int) -> str:
         """One or two words for the one-line task listing."""

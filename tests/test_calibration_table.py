@@ -29,6 +29,24 @@ def test_the_docs_table_matches_the_specs() -> None:
     assert [row.split(" | ")[0].strip("| ") for row in rows] == [spec.name for spec in list_tasks(ENVS_DIR)]
 
 
+def test_every_shipped_calibration_measured_todays_example() -> None:
+    """An example edited after its calibration (as ant-spin's was) leaves a record that describes another reward:
+    each record carries the fingerprint of the file it measured, and it must be today's example."""
+    from rewardsmith.search.calibration import fingerprint
+
+    checked = 0
+    for spec in list_tasks(ENVS_DIR):
+        if spec.calibration is None:
+            continue
+        example = ENVS_DIR / "examples" / f"{spec.name.replace('-', '_')}.py"
+        assert spec.calibration.reward_sha == fingerprint(example), (
+            f"{spec.name}: its example changed since it was calibrated: run `rewardsmith calibrate {spec.name} "
+            "--write-spec`, or remove its [calibration] table"
+        )
+        checked += 1
+    assert checked >= 13
+
+
 def test_a_row_says_calibrated_uncalibrated_stale_or_needs_a_longer_budget() -> None:
     spec = load_task("hopper-hop").model_copy(update={"calibration": None})
     (row,) = calibration_table([spec]).splitlines()[2:]

@@ -141,6 +141,8 @@ class CalibrationReport(BaseModel):
     margin_required: float = MARGIN_SE
     inputs: str = ""
     """`fingerprint` of the reward's and the spec's text: a resumed calibration keeps rows measured on these only."""
+    reward_sha: str = ""
+    """`fingerprint` of the reward alone, for the spec's record (writing the record changes the spec's text)."""
     rows: list[BudgetRow] = Field(default_factory=list)
 
     def row(self, budget: int) -> BudgetRow | None:
@@ -173,6 +175,7 @@ class CalibrationReport(BaseModel):
             smallest_budget=self.smallest_budget,
             wall_s=round(sum(r.wall_s for r in self.rows), 1),
             measured=time.strftime("%Y-%m-%d"),
+            reward_sha=self.reward_sha,
         )
 
 
@@ -237,6 +240,7 @@ def calibrate(
         first_rung=first_rung(spec, budget),
         margin_required=margin,
         inputs=fingerprint(reward, spec_file),
+        reward_sha=fingerprint(reward),
     )
     saved = read_json(work / "calibration.json")
     if isinstance(saved, dict):
