@@ -137,8 +137,8 @@ def test_a_call_held_up_once_is_timed_again_and_a_slow_branch_stays_slow():
     from rewardsmith.workers.critic import retime_slow_calls
 
     transitions = [(i, None, None, False, False) for i in range(3)]
-    times, timed = [0.001, 0.104, 0.002], [0, 1, 2]
-    retime_slow_calls(times, timed, transitions, lambda *t: (0.0, {}), limit_s=0.05)
+    times = [0.001, 0.104, 0.002]
+    retime_slow_calls(times, transitions, lambda *t: (0.0, {}), limit_s=0.05)
     assert times[1] < 0.05 and times[0] == 0.001  # only the slow call is timed again
 
     def slow_on_one_state(state, *rest):
@@ -147,7 +147,7 @@ def test_a_call_held_up_once_is_timed_again_and_a_slow_branch_stays_slow():
         return 0.0, {}
 
     times = [0.001, 0.104, 0.002]
-    retime_slow_calls(times, timed, transitions, slow_on_one_state, limit_s=0.05)
+    retime_slow_calls(times, transitions, slow_on_one_state, limit_s=0.05)
     assert 0.06 <= times[1] <= 0.104
 
 

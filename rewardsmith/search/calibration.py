@@ -252,6 +252,7 @@ def calibrate(
         path = work / f"weak_{kind}.py"
         path.write_text(WEAK_REWARDS[kind])
         sources[kind] = path
+    inputs = {arm: fingerprint(path, spec_file) for arm, path in sources.items()}  # each arm's, once
     random = report.rows[0].random if report.rows else random_fitness(spec, work / "random", executor, episodes * seeds)
     for steps in budget_ladder(spec, budget, up_to):
         if steps > budget and report.smallest_budget is not None:
@@ -267,7 +268,7 @@ def calibrate(
             folder = work / f"t{steps}" / arm / f"seed_{seed}"
             key = {
                 "reward": str(sources[arm]),
-                "inputs": fingerprint(sources[arm], spec_file),
+                "inputs": inputs[arm],
                 "steps": steps,
                 "seed": seed,
                 "episodes": episodes,

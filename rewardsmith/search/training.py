@@ -78,7 +78,7 @@ def train_and_evaluate(
     out_dir = Path(out_dir)
     clear_training_outputs(out_dir)
     job_options: dict[str, Any] = dict(options or {})
-    job_options.setdefault("gpu_workers", max(1, int(getattr(executor, "workers", 1))))  # they share one GPU
+    job_options.setdefault("gpu_workers", max(1, executor.workers))  # they share one GPU
     if reward_budget_s:
         job_options["reward_budget_s"] = reward_budget_s
     if continue_from is not None:

@@ -218,7 +218,7 @@ def evaluate(
     """Call the reward (and `progress_fn` on the next state, timed with it) on every transition; fill `report`
     with statistics and return the findings."""
     findings: list[dict[str, Any]] = []
-    times, totals, timed = [], [], []
+    times, totals = [], []
     components: dict[str, list[float]] = {}
     first_exception = first_violation = None
     exceptions = violations = 0
@@ -234,14 +234,12 @@ def evaluate(
             if progress is not None:
                 progress.call(progress_fn, transition[2], index)
             times.append(time.perf_counter() - start)
-            timed.append(index)
             exceptions += 1
             first_exception = first_exception or _exception_finding(e, reward_file, index)
             continue
         if progress is not None:
             progress.call(progress_fn, transition[2], index)
         times.append(time.perf_counter() - start)
-        timed.append(index)
         try:
             total, parts = validate_result(result)
         except RewardFileError as e:
@@ -256,7 +254,7 @@ def evaluate(
             first["message"] += f" ({count} of {len(times)} transitions failed this way)"
             findings.append(first)
     report["evaluated"] = len(times)
-    retime_slow_calls(times, timed, transitions, reward_fn, float(options["per_call_max_ms"]) / 1000, progress_fn)
+    retime_slow_calls(times, transitions, reward_fn, float(options["per_call_max_ms"]) / 1000, progress_fn)
     report["time_ms"] = _time_stats(times)
     findings += _time_findings(report["time_ms"], options)
     if len(times) < len(transitions):
@@ -369,10 +367,8 @@ RETIMED_CALLS = 5
 """The slowest calls over the per-call limit timed again (`retime_slow_calls`), at most this many."""
 
 
-def retime_slow_calls(
-    times: list[float], timed: list[int], transitions, reward_fn, limit_s: float, progress_fn=None
-) -> None:
-    """Call the reward again, twice, on each of the slowest transitions whose call took over `limit_s`, and keep
+def retime_slow_calls(times: list[float], transitions, reward_fn, limit_s: float, progress_fn=None) -> None:
+    """`times[i]` is the call on `transitions[i]`. Call the reward again, twice, on each of the slowest transitions whose call took over `limit_s`, and keep
     its fastest time: a call the scheduler held up on a busy machine (104 ms against a 50 ms limit, seen under
     load) was the machine's, while a branch that is expensive on that state is slow every time."""
     slow = sorted((i for i, t in enumerate(times) if t > limit_s), key=lambda i: -times[i])[:RETIMED_CALLS]
@@ -380,9 +376,9 @@ def retime_slow_calls(
         for _ in range(2):
             start = time.perf_counter()
             try:
-                reward_fn(*transitions[timed[i]])
+                reward_fn(*transitions[i])
                 if progress_fn is not None:  # timed with the reward, as the first time
-                    progress_fn(transitions[timed[i]][2])
+                    progress_fn(transitions[i][2])
             except Exception:  # noqa: BLE001 - untrusted code; its exception was counted the first time
                 pass
             times[i] = min(times[i], time.perf_counter() - start)

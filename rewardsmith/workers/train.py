@@ -70,9 +70,8 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
     phases = Phases(started)
     backend.prepare(request)
     phases.done("prepare")
-    layers = enter_sandbox(
-        job, gpu=backend.holds_gpu
-    )  # before the reward's code runs and before any logger thread starts
+    # before the reward's code runs and before any logger thread starts
+    layers = enter_sandbox(job, gpu=backend.holds_gpu)
     if progress_options is not None:
         reward.fn, progress.fn = load_with_progress(source, filename=str(job.reward_path), gate=job.ast_gate)
         if progress.fn is None:
