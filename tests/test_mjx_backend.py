@@ -51,6 +51,20 @@ def test_auto_without_a_gpu_keeps_the_specs_backend():
     assert resolve_backend("auto", load_task("ant-run")) == "sb3"
 
 
+def test_auto_trains_on_the_gpu_only_jobs_long_enough_for_it_to_win(monkeypatch):
+    """On an H200, 200,000 hopper-hop steps took longer on MJX than on one CPU worker (docs/mjx.md)."""
+    from rewardsmith.workers import backends
+
+    monkeypatch.setattr(backends, "gpu_visible", lambda: True)
+    spec = load_task("hopper-hop")
+    assert resolve_backend("auto", spec, timesteps=200_000) == "sb3"
+    assert resolve_backend("auto", spec, timesteps=backends.GPU_MIN_STEPS - 1) == "sb3"
+    assert resolve_backend("auto", spec, timesteps=backends.GPU_MIN_STEPS) == "mjx"
+    assert resolve_backend("auto", spec) == "mjx"  # the critic's question: may any of this run's jobs use it?
+    assert resolve_backend("mjx", spec, timesteps=10_000) == "mjx"  # asked for by name, it is used
+    assert resolve_backend("auto", spec, reward_source="human", timesteps=5_000_000) == "sb3"
+
+
 def test_small_budgets_train_on_fewer_mjx_envs_so_ppo_still_updates_often():
     """Each PPO update is one 32-step unroll of every env: 200,000 steps on a GPU's 2,048 envs would be 4 updates,
     which left the pendulum unbalanced where 7 balanced it (docs/mjx.md)."""

@@ -182,7 +182,9 @@ def train(
     seed: int = typer.Option(0, help="Random seed."),
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
     backend: str | None = typer.Option(
-        None, help="sb3, mjx or auto (mjx when a GPU is visible and the env is supported); default: the spec's."
+        None,
+        help="sb3, mjx or auto (mjx when a GPU is visible, the env is supported and the job trains a million "
+        "steps or more); default: the spec's.",
     ),
     out: Path | None = typer.Option(
         None, help="Folder to keep the model, metrics and logs in (default: a temporary folder, removed)."

@@ -65,7 +65,7 @@ def run_train_job(job: WorkerJob) -> dict[str, Any]:
         resume_timesteps=done_before,
         hyperparams={**spec.train.hyperparams, **job.options.get("hyperparams", {})},
     )
-    backend_name = resolve_backend(job.options.get("backend"), spec, job.reward_source)
+    backend_name = resolve_backend(job.options.get("backend"), spec, job.reward_source, timesteps)
     backend = load_backend(backend_name)
     phases = Phases(started)
     backend.prepare(request)

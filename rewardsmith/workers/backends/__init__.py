@@ -25,11 +25,19 @@ DEFAULT_BACKEND = "sb3"
 CPU_BACKEND = "sb3"
 """Where a job trains when the GPU backend cannot: `auto` without a GPU, and a candidate whose reward does not
 trace to JAX (`rewardsmith.search.training.backend_fallback`)."""
+GPU_MIN_STEPS = 1_000_000
+"""The shortest job `auto` trains on the GPU. Measured on an H200 (docs/mjx.md, "The second lease"): hopper-hop's
+200,000 steps took 225 s on MJX (84 s to the first update, then about 1,500 steps/s on the 128 envs `envs_for`
+gives that budget), where one CPU worker trains them in about 140 CPU seconds; at 2,048 envs (budgets from 2.1
+million steps) MJX trained 12,700 steps/s, about 9 CPU workers' worth. Between the two, the rate interpolated
+from them puts the GPU's break-even with one CPU worker near 500,000 steps and a lead of about 1.8x at a
+million."""
 
 __all__ = [
     "BACKENDS",
     "CPU_BACKEND",
     "DEFAULT_BACKEND",
+    "GPU_MIN_STEPS",
     "TrainOutcome",
     "TrainRequest",
     "TrainingBackend",
@@ -50,9 +58,10 @@ def gpu_visible() -> bool:
     return Path("/dev/nvidia0").exists() and os.environ.get("CUDA_VISIBLE_DEVICES", "0") not in ("", "-1")
 
 
-def resolve_backend(requested: str | None, spec, reward_source: str = "candidate") -> str:
-    """The backend a job trains with: the requested one, else the spec's; `auto` is `mjx` when a GPU is visible
-    and the spec's env, algorithm and reward source run on MJX, else the spec's backend."""
+def resolve_backend(requested: str | None, spec, reward_source: str = "candidate", timesteps: int | None = None) -> str:
+    """The backend a job trains with: the requested one, else the spec's; `auto` is `mjx` when a GPU is visible,
+    the spec's env, algorithm and reward source run on MJX and the job trains at least `GPU_MIN_STEPS` (a job
+    of unknown length, `timesteps` None, counts as long enough), else the spec's backend."""
     from rewardsmith.workers.mjx.envs import supported
 
     fallback = spec.train.backend or DEFAULT_BACKEND
@@ -61,6 +70,7 @@ def resolve_backend(requested: str | None, spec, reward_source: str = "candidate
     if requested != "auto":
         return str(requested)
     fits = supported(spec.env, spec.env_kwargs) and spec.train.algo == "PPO" and reward_source == "candidate"
+    fits = fits and (timesteps is None or timesteps >= GPU_MIN_STEPS)
     return "mjx" if fits and gpu_visible() else (fallback if fallback != "mjx" else CPU_BACKEND)
 
 
