@@ -142,6 +142,9 @@ class Calibration(BaseModel):
     reward_sha: str = Field(
         "", description="The measured reward file's fingerprint (`calibration.fingerprint`): edited since, it differs."
     )
+    backend: str | None = Field(
+        None, description="The training backend(s) it was measured on, when asked for one (`calibrate --backend`)."
+    )
 
     def short_status(self, search_budget: int) -> str:
         """One or two words for the one-line task listing."""
@@ -155,6 +158,7 @@ class Calibration(BaseModel):
         if self.budget != search_budget:
             return f"calibrated at {self.budget:,} steps, not at today's {search_budget:,}: run `rewardsmith calibrate`"
         margin = f"{self.margin_se:+.1f} se" if self.margin_se is not None else "?"
+        margin += f" on {self.backend}" if self.backend else ""
         if self.calibrated:
             return f"calibrated ({margin} at {self.budget:,} steps)"
         if self.smallest_budget and self.smallest_budget > self.budget:

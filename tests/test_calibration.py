@@ -260,3 +260,65 @@ def test_a_cut_short_row_resumes_training_by_training(tmp_path: Path) -> None:
     write_json_atomic(work / "calibration.json", report.model_dump(mode="json"))
     with pytest.raises(AssertionError, match="trained again: .*t200000/good/seed_0"):
         calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))
+
+
+def test_a_calibration_on_another_backend_keeps_nothing_measured_on_the_spec_s(tmp_path: Path) -> None:
+    """`calibrate --backend mjx` measures another learner: the spec's backend's rows and trainings are not its."""
+    from rewardsmith.files import write_json_atomic
+    from rewardsmith.search.calibration import DONE_FILE, calibrate, fingerprint
+
+    spec = load_task("hopper-hop")
+    good = tmp_path / "good.py"
+    shutil.copy(ENVS_DIR / "examples" / "hopper_hop.py", good)
+    work = tmp_path / "calib"
+    rung_steps = first_rung(spec, 200_000)
+    rows = [BudgetRow(budget=b, good=[0.1, 0.2], weak={"effort": [0.0, 0.1]}, random=[0.0] * 10)
+            for b in (rung_steps, 200_000)]
+    saved = CalibrationReport(task=spec.name, reward=str(good), seeds=2, episodes=5, search_budget=200_000,
+                              first_rung=rung_steps, inputs=fingerprint(good, spec.source), rows=rows)
+    write_json_atomic(work / "calibration.json", saved.model_dump(mode="json"))
+    report = calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))
+    assert report.row(200_000) is not None  # the spec's backend again: every row kept
+    with pytest.raises(AssertionError, match="trained again: .*calib/random"):
+        calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",), backend="mjx")
+    write_json_atomic(work / "calibration.json", saved.model_copy(update={"backend": "mjx", "rows": rows[:1]})
+                      .model_dump(mode="json"))
+    key = {"reward": str(good), "inputs": fingerprint(good, spec.source), "steps": 200_000, "seed": 0, "episodes": 5}
+    write_json_atomic(work / "t200000" / "good" / "seed_0" / DONE_FILE, {"key": key, "fitness_mean": 1.0})
+    with pytest.raises(AssertionError, match="trained again: .*t200000/good/seed_0"):  # trained on the spec's backend
+        calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",), backend="mjx")
+
+
+def test_an_arm_that_fell_back_to_the_cpu_stops_a_calibration_on_mjx(tmp_path: Path, monkeypatch) -> None:
+    from rewardsmith.search import calibration
+    from rewardsmith.workers.run import JobResult
+
+    fallback = {"from": "mjx", "to": "sb3", "why": "untraceable: `sorted` of values", "wall_s": 3.0}
+    trained: list[dict] = []
+
+    def fake_training(spec_path, reward_path, out_dir, *, options, **_):
+        trained.append(options)
+        used = "sb3" if "weak" not in Path(reward_path).name and options.get("backend") == "mjx" else "mjx"
+        summary = {"backend": used} | ({"backend_fallback": fallback} if used == "sb3" else {})
+        return JobResult("ok", out_dir, summary=summary), random_eval(0.5, 0.1)
+
+    monkeypatch.setattr(calibration, "train_and_evaluate", fake_training)
+    monkeypatch.setattr(calibration, "random_fitness", lambda *a: [0.0, 0.1, 0.0, 0.1])
+    spec = load_task("walker2d-one-leg")
+    good = ENVS_DIR / "examples" / "walker2d_one_leg.py"
+    with pytest.raises(Exception, match="on mjx: good seed 0 .*trained on sb3 instead of mjx: untraceable"):
+        calibration.calibrate(spec, good, tmp_path / "a", NoTraining(), seeds=2, episodes=4, up_to=1.0,
+                              weak=("effort",), backend="mjx")
+    assert trained and all(o["backend"] == "mjx" for o in trained)
+    monkeypatch.setattr(calibration, "train_and_evaluate", lambda *a, options, **k: (
+        JobResult("ok", Path(a[2]), summary={"backend": "mjx"}), random_eval(1.0, 0.1)))
+    report = calibration.calibrate(spec, good, tmp_path / "b", NoTraining(), seeds=2, episodes=4, up_to=1.0,
+                                   weak=("effort",), backend="mjx")
+    assert report.row(spec.train.timesteps).backends == ["mjx"]
+    record = report.spec_record()
+    assert record.backend == "mjx" and "on mjx" in record.status(spec.train.timesteps)
+    monkeypatch.setattr(calibration, "train_and_evaluate", lambda *a, **k: pytest.fail("trained again"))
+    assert calibration.calibrate(spec, good, tmp_path / "b", NoTraining(), seeds=2, episodes=4, up_to=1.0,
+                                 weak=("effort",), backend="mjx").spec_record().backend == "mjx"  # resumed, kept
+    assert calibration.CalibrationReport.model_validate({**report.model_dump(), "backend": ""}).spec_record().backend \
+        is None  # a calibration on the spec's own backend records none

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from rewardsmith.cli import app, console
-from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here
+from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, choose_backend_option, require_sandbox_here
 
 if TYPE_CHECKING:
     from rewardsmith.search.calibration import CalibrationReport
@@ -38,6 +38,10 @@ def calibrate(
     ),
     margin: float = typer.Option(2.0, min=0.0, help="Standard errors good must lead by."),
     workers: int = typer.Option(1, min=1, help="Trainings in parallel."),
+    backend: str | None = typer.Option(
+        None,
+        help="Training backend: sb3, mjx or auto, as `run --backend` (default: the spec's); recorded with the result.",
+    ),
     out: Path | None = typer.Option(None, help="Folder for the trainings (default: runs/calibration/<task>)."),
     write_spec: bool = typer.Option(False, "--write-spec", help="Record the result as the spec's [calibration]."),
     sandbox_minimum: str | None = SandboxMinimumOpt,
@@ -60,6 +64,8 @@ def calibrate(
         raise RewardsmithError(f"{spec.name} has no example reward (envs/examples/); name a good one with --reward")
     if not Path(good).is_file():
         raise RewardsmithError(f"{good}: no such reward file")
+    if backend is not None:
+        backend = choose_backend_option(backend)
     require_sandbox_here(sandbox_minimum)
     report = calibrate_and_print(
         spec,
@@ -72,6 +78,7 @@ def calibrate(
         weak=kinds,
         margin=margin,
         workers=workers,
+        backend=backend,
     )
     if write_spec:
         if spec.source is None:
@@ -92,6 +99,7 @@ def calibrate_and_print(
     weak: tuple[str, ...] = WEAK_CHOICES,
     margin: float = 2.0,
     workers: int = 1,
+    backend: str | None = None,
 ) -> CalibrationReport:
     """Run `rewardsmith.search.calibration.calibrate` on a local worker pool, printing each budget as it is
     measured and then the table and verdict (`calibrate`, `check-task --calibrate` and the bench print this)."""
@@ -100,7 +108,7 @@ def calibrate_and_print(
 
     console.print(
         f"calibrating {spec.name}: {good} vs {', '.join(weak) or 'no weak reference'} vs random, {seeds} seeds, "
-        f"search budget {budget or spec.train.timesteps:,} steps",
+        f"search budget {budget or spec.train.timesteps:,} steps" + (f", backend {backend}" if backend else ""),
         highlight=False,
         markup=False,
     )
@@ -118,6 +126,7 @@ def calibrate_and_print(
             weak=weak,  # type: ignore[arg-type]
             margin=margin,
             parallel=workers,
+            backend=backend,
             on_row=lambda row: console.print(
                 f"  {row.budget:,} steps: good leads by {se_words(row.margin)} ({row.wall_s:.0f} s)", highlight=False
             ),
@@ -161,6 +170,11 @@ def se_words(gap: float) -> str:
     return "-" if math.isnan(gap) else f"{gap:+.1f} se" if math.isfinite(gap) else ("+inf se" if gap > 0 else "-inf se")
 
 
+def on(backend: str | None) -> str:
+    """ ", on mjx" for a calibration measured on a backend asked for by name; "" for the spec's own."""
+    return f", on {backend}" if backend else ""
+
+
 TABLE_HEAD = (
     "| task | search budget | first rung | example | strongest weak | random | margin (first rung) | calibrated | wall |\n"
     "|---|---|---|---|---|---|---|---|---|"
@@ -191,7 +205,7 @@ def calibration_table(specs: list[TaskSpec], seeds: int = 3) -> str:
         margins = f"{se_words(at)} ({se_words(first)})"
         rows.append(
             f"| {spec.name} | {budget:,} | {cal.first_rung or rung:,} | {pm(*cal.good)} | {weak} | {pm(*cal.random)} "
-            f"| {margins} | {verdict} | {cal.wall_s / 60:.0f} min, {cal.seeds} seeds |"
+            f"| {margins} | {verdict} | {cal.wall_s / 60:.0f} min, {cal.seeds} seeds{on(cal.backend)} |"
         )
     return "\n".join(rows)
 

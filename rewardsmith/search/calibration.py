@@ -43,7 +43,7 @@ from rewardsmith.search import rung_evidence
 from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.halving import first_rung_minimum, rung_budgets
 from rewardsmith.search.selection import estimate, standard_error
-from rewardsmith.search.training import evaluate_policy, train_and_evaluate
+from rewardsmith.search.training import evaluate_policy, fallback_line, train_and_evaluate
 from rewardsmith.task import Calibration, TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -96,6 +96,8 @@ class BudgetRow(BaseModel):
     weak: dict[str, list[float]] = Field(default_factory=dict)
     random: list[float] = Field(default_factory=list)
     wall_s: float = 0.0
+    backends: list[str] = Field(default_factory=list)
+    """The training backends its trainings ran on (`summary.json`'s `backend`); empty in rows from before."""
 
     @property
     def strongest_weak(self) -> tuple[str, list[float]]:
@@ -143,6 +145,8 @@ class CalibrationReport(BaseModel):
     """`fingerprint` of the reward's and the spec's text: a resumed calibration keeps rows measured on these only."""
     reward_sha: str = ""
     """`fingerprint` of the reward alone, for the spec's record (writing the record changes the spec's text)."""
+    backend: str = ""
+    """The backend asked for (`--backend`: sb3, mjx or auto); "" for the spec's own. Rows of another are not kept."""
     rows: list[BudgetRow] = Field(default_factory=list)
 
     def row(self, budget: int) -> BudgetRow | None:
@@ -176,6 +180,7 @@ class CalibrationReport(BaseModel):
             wall_s=round(sum(r.wall_s for r in self.rows), 1),
             measured=time.strftime("%Y-%m-%d"),
             reward_sha=self.reward_sha,
+            backend=("+".join(at.backends) or self.backend) if at and self.backend else None,
         )
 
 
@@ -217,12 +222,16 @@ def calibrate(
     weak: tuple[WeakKind, ...] = ("alive", "effort"),
     margin: float = MARGIN_SE,
     parallel: int = 1,
+    backend: str | None = None,
     on_row: Callable[[BudgetRow], None] | None = None,
 ) -> CalibrationReport:
     """Measure good vs weak vs random at each budget of the ladder (see the module docstring); rows already in
-    `work/calibration.json` for the same reward, seeds and episodes are kept, and so is each finished training of
-    a row cut short (its `DONE_FILE`), so a cut-short calibration resumes.
-    Budgets above the search budget are measured only while no smaller budget was calibrated."""
+    `work/calibration.json` for the same reward, seeds, episodes and backend are kept, and so is each finished
+    training of a row cut short (its `DONE_FILE`), so a cut-short calibration resumes.
+    Budgets above the search budget are measured only while no smaller budget was calibrated. `backend`: the
+    trainings' backend (the job option, as `run --backend`; None: the spec's). Asked for `mjx`, an arm that had to
+    train on the CPU backend instead (its reward does not trace, or MJX failed here) stops the calibration: its
+    numbers would describe another learner."""
     if spec.source is None:
         raise RewardsmithError(f"{spec.name}: the task spec was not read from a file")
     spec_file = spec.source
@@ -241,11 +250,13 @@ def calibrate(
         margin_required=margin,
         inputs=fingerprint(reward, spec_file),
         reward_sha=fingerprint(reward),
+        backend=backend or "",
     )
     saved = read_json(work / "calibration.json")
     if isinstance(saved, dict):
         old = CalibrationReport.model_validate(saved)
-        if (old.reward, old.inputs, old.seeds, old.episodes) == (report.reward, report.inputs, seeds, episodes):
+        same = (report.reward, report.inputs, seeds, episodes, report.backend)
+        if (old.reward, old.inputs, old.seeds, old.episodes, old.backend) == same:
             report.rows = [r for r in old.rows if r.random and set(r.weak) == set(weak)]
     sources = {"good": reward}
     for kind in weak:
@@ -262,8 +273,8 @@ def calibrate(
         started = time.monotonic()
         jobs = [(arm, seed) for seed in range(seeds) for arm in sources]  # seed-major: a cut leaves whole seeds
 
-        def one(job: tuple[str, int], steps: int = steps) -> tuple[float, float]:
-            """(fitness, wall time of a training an earlier process measured, else 0)."""
+        def one(job: tuple[str, int], steps: int = steps) -> tuple[float, float, str]:
+            """(fitness, wall time of a training an earlier process measured, else 0, the backend it trained on)."""
             arm, seed = job
             folder = work / f"t{steps}" / arm / f"seed_{seed}"
             key = {
@@ -272,11 +283,12 @@ def calibrate(
                 "steps": steps,
                 "seed": seed,
                 "episodes": episodes,
-            }
+            } | ({"backend": backend} if backend else {})
             done = read_json(folder / DONE_FILE)  # a training finished before a cut-short calibration stopped
             if isinstance(done, dict) and done.get("key") == key and isinstance(done.get("fitness_mean"), float):
                 wall = done.get("wall_s")
-                return done["fitness_mean"], float(wall) if isinstance(wall, (int, float)) else 0.0
+                used = str(done.get("backend") or "")
+                return done["fitness_mean"], float(wall) if isinstance(wall, (int, float)) else 0.0, used
             folder.mkdir(parents=True, exist_ok=True)
             t0 = time.monotonic()
             result, evaluation = train_and_evaluate(
@@ -287,26 +299,35 @@ def calibrate(
                 seed=seed,
                 eval_episodes=episodes,
                 executor=executor,
-                options={"timeout_s": 600 + steps / 10},
+                options={"timeout_s": 600 + steps / 10} | ({"backend": backend} if backend else {}),
             )
             if evaluation is None or evaluation.fitness_mean is None:
                 raise RewardsmithError(
                     f"calibration of {spec.name}: {arm} seed {seed} at {steps} steps: {result.error}"
                 )
+            fallback = result.summary.get("backend_fallback")
+            if backend == "mjx" and fallback:
+                raise RewardsmithError(
+                    f"calibration of {spec.name} on mjx: {arm} seed {seed} at {steps} steps {fallback_line(fallback)}; "
+                    "calibrate with --backend sb3, or make the reward trace (docs/mjx.md)"
+                )
             fitness, wall = float(evaluation.fitness_mean), round(time.monotonic() - t0, 1)
-            write_json_atomic(folder / DONE_FILE, {"key": key, "fitness_mean": fitness, "wall_s": wall})
-            return fitness, 0.0
+            used = str(result.summary.get("backend") or "")
+            done = {"key": key, "fitness_mean": fitness, "wall_s": wall, "backend": used}
+            write_json_atomic(folder / DONE_FILE, done)
+            return fitness, 0.0, used
 
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
             measured = dict(zip(jobs, pool.map(one, jobs)))
-        values = {job: fitness for job, (fitness, _) in measured.items()}
-        earlier = sum(wall for _, wall in measured.values()) / max(1, parallel)  # trainings of a cut-short process
+        values = {job: fitness for job, (fitness, _, _) in measured.items()}
+        earlier = sum(wall for _, wall, _ in measured.values()) / max(1, parallel)  # trainings of a cut-short process
         row = BudgetRow(
             budget=steps,
             good=[values["good", s] for s in range(seeds)],
             weak={k: [values[k, s] for s in range(seeds)] for k in weak},
             random=random,
             wall_s=round(time.monotonic() - started + earlier, 1),
+            backends=sorted({used for _, _, used in measured.values() if used}),
         )
         report.rows = sorted([*report.rows, row], key=lambda r: r.budget)
         write_json_atomic(work / "calibration.json", report.model_dump(mode="json"))
