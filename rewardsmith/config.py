@@ -197,11 +197,16 @@ class RunConfig(BaseModel):
 
     def job_options(self) -> dict[str, Any]:
         """What every critic and training job of this run is told besides its own budget: the progress strategy's
-        options under "progress" when it is on, the training backend under "backend" when one is chosen."""
+        options under "progress" when it is on, the training backend under "backend" when one is chosen, and
+        with `auto` the run's longest training under "longest_training" (once the budgets are resolved), so the
+        critic traces a reward for MJX only when some training of the run may use it."""
         progress = self.progress_options()
         options: dict[str, Any] = {"progress": progress} if progress else {}
         if self.backend is not None:
             options["backend"] = self.backend
+        if self.backend == "auto" and isinstance(self.timesteps, int):
+            final = self.final_timesteps if isinstance(self.final_timesteps, int) and self.final_seeds else 0
+            options["longest_training"] = max(self.timesteps, final)
         return options
 
     def rung_fractions(self) -> list[float]:

@@ -65,6 +65,21 @@ def test_auto_trains_on_the_gpu_only_jobs_long_enough_for_it_to_win(monkeypatch)
     assert resolve_backend("auto", spec, reward_source="human", timesteps=5_000_000) == "sb3"
 
 
+def test_under_auto_the_critic_hears_the_runs_longest_training():
+    """So it traces a reward for MJX (and warns the designer when one does not trace) only when some training of
+    the run may use MJX: a 200,000-step search with a 1,000,000-step final retraining may; without one, it may not."""
+    base = RunConfig(task="hopper-hop", model="scripted:x.jsonl", backend="auto")
+    spec = load_task("hopper-hop")
+    assert "longest_training" not in base.job_options()  # budgets not resolved yet: unknown, so traced
+    resolved = base.model_copy(update={"final_timesteps": 1_000_000}).resolve(spec)
+    assert resolved.job_options()["longest_training"] == 1_000_000
+    no_final = base.model_copy(update={"final_timesteps": 1_000_000, "final_seeds": 0}).resolve(spec)
+    assert no_final.job_options()["longest_training"] == spec.train.timesteps
+    assert "longest_training" not in RunConfig(task="hopper-hop", model="scripted:x.jsonl", backend="mjx").resolve(
+        spec
+    ).job_options()
+
+
 def test_small_budgets_train_on_fewer_mjx_envs_so_ppo_still_updates_often():
     """Each PPO update is one 32-step unroll of every env: 200,000 steps on a GPU's 2,048 envs would be 4 updates,
     which left the pendulum unbalanced where 7 balanced it (docs/mjx.md)."""

@@ -120,11 +120,12 @@ def run_critic_job(job: WorkerJob) -> dict[str, Any]:
 
 def mjx_env_to_trace_on(spec: TaskSpec, options: dict[str, Any], report: dict[str, Any]):
     """When this run trains on the MJX backend (`options["backend"]`, resolved as the training worker resolves
-    it), the MJX env to trace the reward on, built before lock-down; else None. `report["jax_trace"]` says why
-    no trace will run when the backend is MJX but the env or the `mjx` extra is missing (training says so too)."""
+    it; under `auto`, for the run's longest training, `options["longest_training"]`), the MJX env to trace the
+    reward on, built before lock-down; else None. `report["jax_trace"]` says why no trace will run when the
+    backend is MJX but the env or the `mjx` extra is missing (training says so too)."""
     from rewardsmith.workers.backends import resolve_backend
 
-    if resolve_backend(options.get("backend"), spec) != "mjx":
+    if resolve_backend(options.get("backend"), spec, timesteps=options.get("longest_training")) != "mjx":
         return None
     try:
         require_extra("jax")
