@@ -67,13 +67,13 @@ def test_auto_trains_on_the_gpu_only_jobs_long_enough_for_it_to_win(monkeypatch)
 
 def test_under_auto_the_critic_hears_the_runs_longest_training():
     """So it traces a reward for MJX (and warns the designer when one does not trace) only when some training of
-    the run may use MJX: a 200,000-step search with a 1,000,000-step final retraining may; without one, it may not."""
+    the run may use MJX: a 200,000-step search with a 3,000,000-step final retraining may; without one, it may not."""
     base = RunConfig(task="hopper-hop", model="scripted:x.jsonl", backend="auto")
     spec = load_task("hopper-hop")
     assert "longest_training" not in base.job_options()  # budgets not resolved yet: unknown, so traced
-    resolved = base.model_copy(update={"final_timesteps": 1_000_000}).resolve(spec)
-    assert resolved.job_options()["longest_training"] == 1_000_000
-    no_final = base.model_copy(update={"final_timesteps": 1_000_000, "final_seeds": 0}).resolve(spec)
+    resolved = base.model_copy(update={"final_timesteps": 3_000_000}).resolve(spec)
+    assert resolved.job_options()["longest_training"] == 3_000_000
+    no_final = base.model_copy(update={"final_timesteps": 3_000_000, "final_seeds": 0}).resolve(spec)
     assert no_final.job_options()["longest_training"] == spec.train.timesteps
     assert "longest_training" not in RunConfig(task="hopper-hop", model="scripted:x.jsonl", backend="mjx").resolve(
         spec

@@ -183,8 +183,8 @@ def train(
     device: str = typer.Option("cpu", help="cpu, cuda or auto (passed to SB3)."),
     backend: str | None = typer.Option(
         None,
-        help="sb3, mjx or auto (mjx when a GPU is visible, the env is supported and the job trains a million "
-        "steps or more); default: the spec's.",
+        help="sb3, mjx or auto (mjx when a GPU is visible, the env is supported and the job trains 2.1 "
+        "million steps or more); default: the spec's.",
     ),
     out: Path | None = typer.Option(
         None, help="Folder to keep the model, metrics and logs in (default: a temporary folder, removed)."

@@ -25,13 +25,15 @@ DEFAULT_BACKEND = "sb3"
 CPU_BACKEND = "sb3"
 """Where a job trains when the GPU backend cannot: `auto` without a GPU, and a candidate whose reward does not
 trace to JAX (`rewardsmith.search.training.backend_fallback`)."""
-GPU_MIN_STEPS = 1_000_000
-"""The shortest job `auto` trains on the GPU. Measured on an H200 (docs/mjx.md, "The second lease"): hopper-hop's
-200,000 steps took 225 s on MJX (84 s to the first update, then about 1,500 steps/s on the 128 envs `envs_for`
-gives that budget), where one CPU worker trains them in about 140 CPU seconds; at 2,048 envs (budgets from 2.1
-million steps) MJX trained 12,700 steps/s, about 9 CPU workers' worth. Between the two, the rate interpolated
-from them puts the GPU's break-even with one CPU worker near 500,000 steps and a lead of about 1.8x at a
-million."""
+GPU_MIN_STEPS = 2048 * 32 * 32
+"""The shortest job `auto` trains on the GPU: 2,097,152 steps, from which `backends.mjx.envs_for` gives a GPU all
+its 2,048 envs (32 PPO updates of 32 steps each), the one batch measured to win. Measured (docs/mjx.md, "The
+second lease"): on an H200, 200,000 hopper-hop steps took 225 s on MJX (84 s to the first update, then about 1,500
+steps/s on the 128 envs that budget gets), where `rewardsmith train` on one idle CPU core of this project's
+machine took 42.8 s (4,672 steps/s, `bench/throughput.py`); at 2,048 envs MJX trained 12,700 steps/s, so a
+2.2-million-step job takes about 270 s there against about 470 s on that core. Below the full batch the GPU's rate
+falls with the envs, and the rate interpolated between the two measured batches puts the break-even with one CPU
+core near 1.5 million steps."""
 
 __all__ = [
     "BACKENDS",
