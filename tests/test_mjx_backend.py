@@ -63,6 +63,11 @@ def test_auto_trains_on_the_gpu_only_jobs_long_enough_for_it_to_win(monkeypatch)
     assert resolve_backend("auto", spec) == "mjx"  # the critic's question: may any of this run's jobs use it?
     assert resolve_backend("mjx", spec, timesteps=10_000) == "mjx"  # asked for by name, it is used
     assert resolve_backend("auto", spec, reward_source="human", timesteps=5_000_000) == "sb3"
+    from rewardsmith.workers.backends.mjx import DEFAULT_ENVS, envs_for
+
+    unroll = 32  # brax_ppo.Settings.unroll; GPU_MIN_STEPS is the smallest budget given the GPU's whole batch
+    assert envs_for("gpu", backends.GPU_MIN_STEPS, unroll) == DEFAULT_ENVS["gpu"]
+    assert envs_for("gpu", backends.GPU_MIN_STEPS - 1, unroll) < DEFAULT_ENVS["gpu"]
 
 
 def test_under_auto_the_critic_hears_the_runs_longest_training():

@@ -369,9 +369,10 @@ RETIMED_CALLS = 5
 
 
 def retime_slow_calls(times: list[float], transitions, reward_fn, limit_s: float, progress_fn=None) -> None:
-    """`times[i]` is the call on `transitions[i]`. Call the reward again, twice, on each of the slowest transitions whose call took over `limit_s`, and keep
-    its fastest time: a call the scheduler held up on a busy machine (104 ms against a 50 ms limit, seen under
-    load) was the machine's, while a branch that is expensive on that state is slow every time."""
+    """`times[i]` is the call on `transitions[i]`. Call the reward again, twice, on each of the slowest transitions
+    whose call took over `limit_s`, and keep its fastest time: a call the scheduler held up on a busy machine
+    (104 ms against a 50 ms limit, seen under load) was the machine's, while a branch that is expensive on that
+    state is slow every time."""
     slow = sorted((i for i, t in enumerate(times) if t > limit_s), key=lambda i: -times[i])[:RETIMED_CALLS]
     for i in slow:
         for _ in range(2):
