@@ -6,9 +6,11 @@ A spec is validated with pydantic. Its fitness scorer lives in a Python module n
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -18,7 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rewardsmith.errors import TaskSpecError, extra_hint
 
@@ -91,6 +93,12 @@ class TrainDefaults(BaseModel):
             raise ValueError(f"activation_fn {name!r} is not one of {', '.join(ACTIVATIONS)}")
         return v
 
+    def learning_fingerprint(self) -> str:
+        """A short hash of the settings that change what a training learns or how it is scored (`LEARNING`): a
+        calibration measured with other ones no longer describes this spec's search."""
+        data = json.dumps(self.model_dump(include=set(LEARNING), mode="json"), sort_keys=True)
+        return hashlib.sha256(data.encode()).hexdigest()[:16]
+
     def sb3_policy_kwargs(self) -> dict[str, Any]:
         """`policy_kwargs` for SB3, with a named `activation_fn` resolved to its torch.nn class."""
         kwargs = dict(self.policy_kwargs)
@@ -101,6 +109,10 @@ class TrainDefaults(BaseModel):
             name = kwargs["activation_fn"]
             kwargs["activation_fn"] = classes.get(name) or getattr(nn, {"relu": "ReLU"}.get(name, name.capitalize()))
         return kwargs
+
+
+LEARNING = ("algo", "n_envs", "hyperparams", "policy_kwargs", "eval_episodes", "max_episode_steps")
+"""The `[train]` fields a calibration depends on besides the budget (the backend is recorded on its own)."""
 
 
 class SearchDefaults(BaseModel):
@@ -145,16 +157,26 @@ class Calibration(BaseModel):
     backend: str | None = Field(
         None, description="The training backend(s) it was measured on, when asked for one (`calibrate --backend`)."
     )
+    train_sha: str = Field(
+        "", description="`TrainDefaults.learning_fingerprint` when measured: other training settings since, it differs."
+    )
+    stale: str = Field("", exclude=True, description="Why the record no longer describes its spec (set on loading).")
+
+    def current(self, search_budget: int) -> bool:
+        """Whether the record was measured at this search budget with the spec's training settings."""
+        return self.budget == search_budget and not self.stale
 
     def short_status(self, search_budget: int) -> str:
         """One or two words for the one-line task listing."""
-        if self.budget != search_budget:
+        if not self.current(search_budget):
             return "stale calibration"
         margin = f" {self.margin_se:+.1f} se" if self.margin_se is not None else ""
         return f"calibrated{margin}" if self.calibrated else f"needs GPU or long budget{margin}"
 
     def status(self, search_budget: int) -> str:
         """A few words for `rewardsmith tasks` and a run's output."""
+        if self.stale:
+            return f"calibrated {self.stale}: run `rewardsmith calibrate`"
         if self.budget != search_budget:
             return f"calibrated at {self.budget:,} steps, not at today's {search_budget:,}: run `rewardsmith calibrate`"
         margin = f"{self.margin_se:+.1f} se" if self.margin_se is not None else "?"
@@ -171,7 +193,9 @@ class Calibration(BaseModel):
         """Whether training `budget` steps was shown to separate a good reward from a weak one: the search budget
         was calibrated and `budget` is at least that, or `budget` reaches a longer budget that separated. A
         shorter budget that separated says nothing about longer ones (the example can fall back, as hopper-hop's
-        did between 200,000 and 400,000 steps)."""
+        did between 200,000 and 400,000 steps). A stale record shows nothing."""
+        if self.stale:
+            return False
         if self.calibrated and self.budget <= budget:
             return True
         longer = self.smallest_budget if self.smallest_budget and self.smallest_budget > self.budget else None
@@ -204,6 +228,14 @@ class TaskSpec(BaseModel):
     calibration: Calibration | None = Field(None, description="Written by `rewardsmith calibrate --write-spec`.")
     source: Path | None = Field(None, exclude=True, description="The TOML file this spec came from.")
 
+    @model_validator(mode="after")
+    def _stale_calibration(self) -> TaskSpec:
+        """Mark a calibration measured with other training settings than the spec's now as stale."""
+        cal = self.calibration
+        if cal is not None and cal.train_sha and cal.train_sha != self.train.learning_fingerprint():
+            cal.stale = "with other training settings than the spec's now"
+        return self
+
     @property
     def folder(self) -> Path:
         """The folder that holds the spec, its scorer modules and any custom env."""
@@ -226,7 +258,7 @@ class TaskSpec(BaseModel):
                 f"{self.name}'s search budget is uncalibrated: nothing shows that {budget:,} steps tell a good reward "
                 f"from a weak one; `{self.calibrate_command()}` measures whether they do"
             )
-        if cal.smallest_budget and cal.smallest_budget > cal.budget:
+        if cal.smallest_budget and cal.smallest_budget > cal.budget and not cal.stale:
             found = f"{cal.smallest_budget:,} steps (not {budget:,}) separate a good reward from a weak one"
             return f"{self.name}: calibration found that {found}"
         return f"{self.name}: {cal.status(self.train.timesteps)}; at {budget:,} steps the ranking may be noise"

@@ -183,6 +183,38 @@ def test_a_run_is_told_when_its_budget_is_not_calibrated() -> None:
     assert "longer" not in shorter.status(200_000)
 
 
+def test_a_calibration_measured_with_other_training_settings_is_stale(tmp_path: Path) -> None:
+    """A spec whose learner settings changed after its calibration (say more envs, another batch) no longer has the
+    margin its record shows: the record is stale everywhere it is read, as for another budget."""
+    from rewardsmith.cli.calibrate import calibration_table
+    from rewardsmith.search.spread import prior_sd
+
+    for module in ENVS_DIR.glob("*.py"):
+        shutil.copy(module, tmp_path / module.name)
+    spec_file = tmp_path / "hopper-hop.toml"
+    shipped = (ENVS_DIR / "hopper-hop.toml").read_text()
+    spec_file.write_text(shipped.replace("eval_freq = 20_000", "eval_freq = 10_000"))  # changes nothing learned
+    spec = read_task(spec_file)
+    assert spec.calibration is not None and spec.calibration.train_sha and not spec.calibration.stale
+    assert "other training settings" not in spec.calibration_status() and prior_sd(spec) is not None
+    assert "n_envs = 8 " in shipped
+    spec_file.write_text(shipped.replace("n_envs = 8 ", "n_envs = 4 "))
+    spec = read_task(spec_file)
+    cal = spec.calibration
+    assert cal is not None and cal.stale and not cal.current(200_000) and not cal.separates_at(10**9)
+    assert cal.short_status(200_000) == "stale calibration"
+    assert spec.calibration_status() == (
+        "calibrated with other training settings than the spec's now: run `rewardsmith calibrate`"
+    )
+    note = spec.calibration_note(200_000) or ""
+    assert "other training settings" in note and "ranking may be noise" in note
+    assert prior_sd(spec) is None  # its seed spread measured another learner
+    assert "stale: measured with other training settings" in calibration_table([spec])
+    write_spec_calibration(spec_file, cal.model_copy(update={"train_sha": spec.train.learning_fingerprint()}))
+    assert "stale" not in spec_file.read_text().split("[calibration]")[1]  # why it was stale is not a field to keep
+    assert not read_task(spec_file).calibration.stale  # measured again with today's settings: current
+
+
 def test_indistinguishable_uses_the_seed_floor_not_the_evaluation_error_alone(tmp_path: Path) -> None:
     """The issue's case: the same reward trained twice scored 2.057 and 0.651. Against the evaluation errors alone
     (0.05 each) a 1.5 rival is far behind the 2.057 leader; with the measured between-seed floor it is not."""

@@ -47,6 +47,21 @@ def test_every_shipped_calibration_measured_todays_example() -> None:
     assert checked >= 13
 
 
+def test_every_shipped_calibration_measured_todays_training_settings() -> None:
+    """Settings that change what a training learns (envs, batch, epochs, networks), changed after a calibration,
+    leave a record that describes another learner: each record carries their fingerprint, and it must be today's."""
+    checked = 0
+    for spec in list_tasks(ENVS_DIR):
+        if spec.calibration is None:
+            continue
+        assert spec.calibration.train_sha == spec.train.learning_fingerprint(), (
+            f"{spec.name}: its [train] settings changed since it was calibrated: run `rewardsmith calibrate "
+            f"{spec.name} --write-spec`, or remove its [calibration] table"
+        )
+        checked += 1
+    assert checked >= 13
+
+
 def test_a_row_says_calibrated_uncalibrated_stale_or_needs_a_longer_budget() -> None:
     spec = load_task("hopper-hop").model_copy(update={"calibration": None})
     (row,) = calibration_table([spec]).splitlines()[2:]

@@ -190,9 +190,9 @@ def calibration_table(specs: list[TaskSpec], seeds: int = 3) -> str:
     rows = [TABLE_HEAD]
     for spec in specs:
         budget, rung, cal = spec.train.timesteps, first_rung(spec), spec.calibration
-        if cal is None or cal.budget != budget:
+        if cal is None or not cal.current(budget):
             cost = calibration_cost(spec, seeds)
-            why = "uncalibrated" if cal is None else f"stale: measured at {cal.budget:,} steps"
+            why = "uncalibrated" if cal is None else f"stale: measured {cal.stale or f'at {cal.budget:,} steps'}"
             rows.append(
                 f"| {spec.name} | {budget:,} | {rung:,} | - | - | - | - | no ({why}; ~{cost:.1f} CPU-h to calibrate) | - |"
             )

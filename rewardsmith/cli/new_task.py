@@ -212,7 +212,7 @@ def check_task(
     console.print(f"{spec.name}: the spec loads, the env builds, the scorer scores random and zero-action episodes")
     console.print(f"{spec.name}: search budget {spec.calibration_status()}", highlight=False, markup=False)
     if not calibrate:
-        if spec.calibration is None or spec.calibration.budget != spec.train.timesteps:  # unmeasured or stale
+        if spec.calibration is None or not spec.calibration.current(spec.train.timesteps):  # unmeasured or stale
             console.print(
                 f"calibrate it (~{calibration_cost(spec):.1f} CPU-h here): {spec.calibrate_command(reward)}",
                 highlight=False,

@@ -145,6 +145,8 @@ class CalibrationReport(BaseModel):
     """`fingerprint` of the reward's and the spec's text: a resumed calibration keeps rows measured on these only."""
     reward_sha: str = ""
     """`fingerprint` of the reward alone, for the spec's record (writing the record changes the spec's text)."""
+    train_sha: str = ""
+    """`TrainDefaults.learning_fingerprint` of the spec's training settings, for the spec's record."""
     backend: str = ""
     """The backend asked for (`--backend`: sb3, mjx or auto); "" for the spec's own. Rows of another are not kept."""
     rows: list[BudgetRow] = Field(default_factory=list)
@@ -180,6 +182,7 @@ class CalibrationReport(BaseModel):
             wall_s=round(sum(r.wall_s for r in self.rows), 1),
             measured=time.strftime("%Y-%m-%d"),
             reward_sha=self.reward_sha,
+            train_sha=self.train_sha,
             backend=("+".join(at.backends) or self.backend) if at and self.backend else None,
         )
 
@@ -250,6 +253,7 @@ def calibrate(
         margin_required=margin,
         inputs=fingerprint(reward, spec_file),
         reward_sha=fingerprint(reward),
+        train_sha=spec.train.learning_fingerprint(),
         backend=backend or "",
     )
     saved = read_json(work / "calibration.json")
