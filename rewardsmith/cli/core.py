@@ -124,8 +124,8 @@ def tasks(
     folder: Path | None = typer.Option(None, help="Folder of task specs (default: the shipped envs/)."),
     long: bool = typer.Option(False, "--long", help="A table with each task's description."),
 ) -> None:
-    """List the task specs, one line each, grouped by family: name, environment, what a default run costs, and
-    whether its search budget is calibrated (`rewardsmith calibrate`). --long adds the descriptions."""
+    """List the task specs, one line each, grouped by family: name, what a default run costs, and whether its
+    search budget is calibrated (`rewardsmith calibrate`). --long adds each one's env, steps and description."""
     from rewardsmith.task import FAMILY_ORDER, list_tasks, task_dirs, task_family
 
     specs = list_tasks(folder)
@@ -159,7 +159,7 @@ def tasks(
         for spec in members:  # the name comes first and is never cut
             hours = default_cost(spec)[1]
             line = Text(f"  {spec.name:<{width}}  ").append(
-                f"{f'~{hours:.{0 if hours >= 1 else 1}f} CPU-h':<11}", style="dim"
+                f"{f'~{hours:.{0 if hours >= 1 else 1}f} CPU-h':<10}", style="dim"
             )
             console.print(line.append(f"  {calibration[spec.name]}", style="dim"))
     console.print("--long: each task's env, budget and description", style="dim")
