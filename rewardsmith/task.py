@@ -237,6 +237,13 @@ class TaskSpec(BaseModel):
         return self
 
     @property
+    def fresh_calibration(self) -> Calibration | None:
+        """The calibration record whose numbers describe this spec's learner: None when there is none or it is
+        stale (measured with other training settings); its budget is the caller's to compare."""
+        cal = self.calibration
+        return cal if cal is not None and not cal.stale else None
+
+    @property
     def folder(self) -> Path:
         """The folder that holds the spec, its scorer modules and any custom env."""
         return self.source.parent if self.source else ENVS_DIR

@@ -73,8 +73,8 @@ def test_a_second_seed_scores_a_candidate_by_both_seeds():
 
 def test_the_spec_calibration_is_a_prior():
     cal = Calibration(budget=1000, seeds=4, good=[2.0, 0.25])
-    assert prior_sd(type("Spec", (), {"calibration": cal})()) == pytest.approx(0.5)
-    assert prior_sd(type("Spec", (), {"calibration": Calibration(budget=1000, seeds=1, good=[2.0, 0.0])})()) is None
+    assert prior_sd(type("Spec", (), {"fresh_calibration": cal})()) == pytest.approx(0.5)
+    assert prior_sd(type("Spec", (), {"fresh_calibration": Calibration(budget=1000, seeds=1, good=[2.0, 0.0])})()) is None
     spread = SeedSpread(prior=0.5, prior_budget=1000)  # the prior holds at the budget it was measured at only
     assert spread.floor(1000).how == "prior" and spread.floor(64).how == "none"
 

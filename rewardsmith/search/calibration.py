@@ -414,8 +414,8 @@ def learning_signal(
         return Signal("unknown", "no candidate was trained")
     budget = max(getattr(r, "timesteps", 0) or 0 for r in trained)
     top = [r for r in trained if (getattr(r, "timesteps", 0) or 0) == budget]
-    cal = spec.calibration
-    suggestion = cal.smallest_budget if cal is not None and not cal.stale else None  # stale: another learner's
+    cal = spec.fresh_calibration  # a stale record's smallest separating budget was another learner's
+    suggestion = cal.smallest_budget if cal is not None else None
     advice = (
         f"; calibration found that {suggestion:,} steps separate a good reward from a weak one on this task"
         if suggestion and suggestion > budget

@@ -133,8 +133,8 @@ def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
             spec = folder.spec()
         except RewardsmithError:
             spec = None  # a view of a folder whose task.toml is unreadable: no prior
-    cal = spec.calibration if spec is not None else None
-    calibrated_at = cal.budget if cal is not None and not cal.stale else None
+    cal = spec.fresh_calibration if spec is not None else None
+    calibrated_at = cal.budget if cal is not None else None
     spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec), calibrated_at)
     evidence, episodes = Evidence(spread), {}
     for record in folder.candidates():

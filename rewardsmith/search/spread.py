@@ -74,8 +74,8 @@ def at_budget(steps: int, budgets: set[int]) -> int | None:
 def prior_sd(spec: TaskSpec | None) -> float | None:
     """The between-seed sd of the task's good reward from its `[calibration]` record (se x sqrt(seeds)); None
     without a usable record (a stale one measured other training settings)."""
-    cal = spec.calibration if spec is not None else None
-    if cal is None or cal.stale or len(cal.good) < 2 or cal.seeds < 2 or not math.isfinite(cal.good[1]):
+    cal = spec.fresh_calibration if spec is not None else None
+    if cal is None or len(cal.good) < 2 or cal.seeds < 2 or not math.isfinite(cal.good[1]):
         return None
     return float(cal.good[1]) * math.sqrt(cal.seeds)
 
