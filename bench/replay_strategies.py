@@ -288,7 +288,9 @@ LABEL_SETS = ("hand", "converged", "both")
 def label_sets(table: Table, which: str, tables: Path) -> dict[str, dict[str, str]]:
     """{name: {file: label}} for `which` of `LABEL_SETS`: the table's hand labels, and the converged ones
     (`bench/converged_labels.py` on TABLES/converged/<task>.jsonl) where recorded; "converged" for a pool without
-    them, or with a reward they lack, is an error."""
+    them, or with a reward they lack, is an error. Converged labels with no good reward are left out, with a line
+    that says so (a "converged" replay stops): no pick can be a hit, so a hit rate of 0 would blame the strategy
+    for what the budget could not show."""
     path = tables / "converged" / f"{table.task}.jsonl"
     sets = {"hand": {f: table.label(f) for f in table.files}} if which != "converged" else {}
     if which == "hand" or (which == "both" and not path.is_file()):
@@ -298,6 +300,12 @@ def label_sets(table: Table, which: str, tables: Path) -> dict[str, dict[str, st
     converged = converged_labels(path)
     if missing := sorted(set(table.files) - set(converged)):
         raise SystemExit(f"{path}: no converged label for {', '.join(missing)}")
+    if "good" not in converged.values():
+        undefined = f"{path}: no reward is good under the converged labels, so a hit rate against them is undefined"
+        if which == "converged":
+            raise SystemExit(undefined)
+        print(f"{undefined}; replayed against the hand labels only", flush=True)
+        return sets
     return {**sets, "converged": converged}
 
 

@@ -138,6 +138,20 @@ def test_label_sets_add_the_converged_labels_where_recorded(tmp_path: Path) -> N
         replay.label_sets(table, "both", tmp_path)
 
 
+def test_converged_labels_with_no_good_reward_are_left_out_not_counted_as_misses(tmp_path: Path, capsys) -> None:
+    replay = load("replay_strategies")
+    write_table(tmp_path / "reacher-reach.jsonl", {"a_weak_touch.py": 0.5, "b_good_x.py": 0.4})
+    table = replay.Table.load(tmp_path / "reacher-reach.jsonl")
+    (tmp_path / "converged").mkdir()
+    # reacher's random policy is about -0.16: both rewards stay at its level, so neither is good
+    flat = rows({"a_weak_touch.py": [-0.16, -0.17], "b_good_x.py": [-0.16, -0.15]}, budget=65536)
+    (tmp_path / "converged" / "reacher-reach.jsonl").write_text("".join(json.dumps(r) + "\n" for r in flat))
+    assert replay.label_sets(table, "both", tmp_path) == {"hand": {"a_weak_touch.py": "weak", "b_good_x.py": "good"}}
+    assert "no reward is good under the converged labels" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="a hit rate against them is undefined"):
+        replay.label_sets(table, "converged", tmp_path)
+
+
 def test_the_recorded_screen_reorders_the_first_cut_and_rechecks_the_critics_warning(tmp_path: Path) -> None:
     """--screen: each reward's recorded first-cut verdict (and per-episode returns) goes to the real halving's first
     cut; a warned reward whose per-step return varied there loses the critic's warning, as in a run."""
