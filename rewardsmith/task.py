@@ -265,8 +265,9 @@ class TaskSpec(BaseModel):
                 f"{self.name}'s search budget is uncalibrated: nothing shows that {budget:,} steps tell a good reward "
                 f"from a weak one; `{self.calibrate_command()}` measures whether they do"
             )
-        if cal.smallest_budget and cal.smallest_budget > cal.budget and not cal.stale:
-            found = f"{cal.smallest_budget:,} steps (not {budget:,}) separate a good reward from a weak one"
+        fresh = self.fresh_calibration  # a stale record's smallest separating budget was another learner's
+        if fresh is not None and fresh.smallest_budget and fresh.smallest_budget > fresh.budget:
+            found = f"{fresh.smallest_budget:,} steps (not {budget:,}) separate a good reward from a weak one"
             return f"{self.name}: calibration found that {found}"
         return f"{self.name}: {cal.status(self.train.timesteps)}; at {budget:,} steps the ranking may be noise"
 
