@@ -49,7 +49,7 @@ from rewardsmith.stages.designer import is_duplicate
 
 POOLS = Path(__file__).parent / "pools"
 TASKS = tuple(sorted(p.name for p in POOLS.iterdir() if p.is_dir() and any(p.glob("s[0-9]*_*.py"))))
-"""Every labelled pool in bench/pools/ (five today; ant-run's and pusher-push's are not labelled by training yet)."""
+"""Every labelled pool in bench/pools/ (their converged labels, where trained: bench/replay_tables/converged/)."""
 NOVEL = {"halfcheetah-run-backward"}  # the env's own reward runs forward
 
 
