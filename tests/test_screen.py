@@ -585,6 +585,31 @@ def test_replayed_states_are_bit_identical_to_live_ones(task, tmp_path):
         assert here == there, t
 
 
+def test_an_archive_with_no_policy_better_than_random_passes_with_a_note_whatever_the_reward():
+    """mountaincar's first rung: every trained policy sits still (fitness near 0), random actions swing higher
+    (0.48). A reward with an effort cost ranks the timid policies first, against fitness; with nothing in the archive
+    better than random there is no verdict. The same reward is judged once one policy beats random."""
+    from rewardsmith.search.calibration import MARGIN_SE
+    from rewardsmith.stages.screen import LEARNED_Z, RANDOM_LABEL, nothing_beats_random, varies_per_step
+
+    rng = np.random.default_rng(1)
+    random = [{"label": RANDOM_LABEL, "fitness": f} for f in rng.normal(0.48, 0.05, 5)]
+    timid = [{"label": f"1.{k}", "fitness": f} for k in range(4) for f in rng.normal(0.08, 0.02, 5)]
+    rows = [{**d, "episode": i, "steps": 999, "return": -10.0 * d["fitness"]} for i, d in enumerate(random + timid)]
+    report = judge(rows, min_signal=0.0)  # as the first cut judges: every verdict counting
+    assert report.passed and report.accuracy is None
+    assert "no archived policy does better than random actions" in report.message and RANDOM_LABEL in report.message
+    learned = [{**d, "label": "2.0", "fitness": d["fitness"] + 0.9} for d in rows if d["label"] == "1.0"]
+    judged = judge([*rows, *[{**d, "return": -10.0 * d["fitness"]} for d in learned]], min_signal=0.0)
+    assert not judged.passed and judged.accuracy is not None  # one policy beats random: the backward order is judged
+    assert nothing_beats_random(timid) is None  # no random episodes to compare with: the gate does not apply
+    bench_random = [{**d, "label": f"run/{RANDOM_LABEL}"} for d in random]  # a bench's per-run random archives
+    assert nothing_beats_random([*bench_random, *timid]) is not None
+    assert LEARNED_Z == MARGIN_SE  # the bar of a run's "no candidate learned enough to be judged"
+    unjudged = [{**d, "return": None} for d in rows]  # a no-verdict row as a bench records it: no returns
+    assert varies_per_step(unjudged) is None  # so a critic's warning is kept, not dropped on NaN
+
+
 def test_a_stay_alive_reward_does_not_pass_as_task_aligned(cheetah, tmp_path):
     """An alive bonus with a small task term ranks the archived episodes right (a fixed-length env: the bonus adds
     the same to each), yet its return is explained by survival time; the screen says so, in words a designer can

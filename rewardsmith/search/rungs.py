@@ -115,7 +115,8 @@ def rung_screener(
     of all trained candidates so far (their last evaluations: here, the first rung's) and the run's random-action
     episodes, verdicts in `cand_<j>/rung_screen/screen.json`. The archive needs no between-policy spread here
     (`min_signal=0`): early policies barely differ, but each episode's trusted fitness is exact, so a reward that
-    orders them against it is wrong on real states; the cut only reorders, and only when someone passed."""
+    orders them against it is wrong on real states; it does need one policy better than random actions
+    (`screen.LEARNED_Z`), else there is no verdict. The cut only reorders, and only when someone passed."""
 
     def screen_all(records: list[CandidateRecord]) -> dict[str, ScreenReport]:
         archives = screen_archives(folder, spec, executor)

@@ -10,8 +10,9 @@ The parent compares the returns with the labels it kept (the worker ran untruste
 are taken from it): Spearman rank correlation, and
 pairwise preference accuracy over the pairs of episodes whose fitness differs by more than a margin.
 A candidate passes with accuracy >= `MIN_ACCURACY`, or, with a note saying so, when the archive cannot judge:
-too few episodes or pairs, or too little spread (`MIN_SIGNAL`: fitness that differs between policies more than
-between one policy's episodes). Episodes of a random policy (`RANDOM_LABEL`, evaluated once per run) widen it.
+too few episodes or pairs, too little spread (`MIN_SIGNAL`: fitness that differs between policies more than
+between one policy's episodes), or no archived policy better than the random one (`LEARNED_Z`). Episodes of a
+random policy (`RANDOM_LABEL`, evaluated once per run) widen the spread and are that reference.
 The verdict goes to `screen.json` in the candidate folder. `trained_archives` gathers the archives of a run's
 trained candidates; the analyzer's reward replay reads the same ones.
 """
@@ -62,6 +63,13 @@ SURVIVAL_FITNESS_CORR = 0.9
 lengths differ): on a task whose goal is to stay up, staying alive is the task."""
 RANDOM_LABEL = "random policy"
 """The label of the reference episodes played with uniform random actions (evaluated once per run)."""
+LEARNED_Z = 2.0
+"""An archive judges only if one of its policies beats the random policy's episodes by this many standard errors of
+the difference (the bar of a run's "no candidate learned enough to be judged", `search.calibration.MARGIN_SE`).
+Below it every archived policy is random or worse, and the fitness order among the episodes shows how random
+actions spread, not what the task rewards: on mountaincar-reach-flag's first rung (6,250 steps) every policy
+stayed below random actions, and the screen rejected all 8 good rewards (their effort cost prefers the timid
+policies) and passed all 3 reward-hacking ones (`bench/replay_tables/README.md`)."""
 
 
 @dataclass
@@ -168,6 +176,8 @@ def not_enough(
         reason = f"not enough trajectories to judge ({len(details)} episodes, {pairs} pairs with distinct fitness)"
     elif policies < 2:
         reason = f"too little spread to judge: all {len(details)} episodes come from one policy"
+    elif (unlearned := nothing_beats_random(details)) is not None:
+        reason = unlearned
     elif (share := signal_share(details)) < min_signal:
         reason = (
             f"too little spread to judge: the fitness differences between the {policies} archived policies are "
@@ -178,13 +188,50 @@ def not_enough(
     return ScreenReport(True, None, None, len(details), f"passed without a verdict: {reason}", pairs, details)
 
 
+def is_random(label: str) -> bool:
+    """Whether an archive label names random-action episodes (`RANDOM_LABEL`, or `<run>/random policy` in a bench)."""
+    return label == RANDOM_LABEL or label.endswith(f"/{RANDOM_LABEL}")
+
+
+def nothing_beats_random(details: list[dict[str, Any]], z: float = LEARNED_Z) -> str | None:
+    """Why the archive cannot judge when none of its policies beats the random policy by `z` standard errors of
+    the difference (each side's episodes: se = sd / sqrt(n)), or None: one does, or it holds no random episodes."""
+    groups: dict[str, list[float]] = {}
+    for d in details:
+        groups.setdefault(str(d["label"]), []).append(float(d["fitness"]))
+    random = np.array([f for label, g in groups.items() if is_random(label) for f in g], dtype=float)
+    policies = {label: np.array(g, dtype=float) for label, g in groups.items() if not is_random(label)}
+    if not len(random) or not policies:
+        return None
+
+    def var_of_mean(x: np.ndarray) -> float:
+        return float(x.var(ddof=1)) / len(x) if len(x) > 1 else 0.0
+
+    def lead(x: np.ndarray) -> float:
+        gap, se = float(x.mean() - random.mean()), math.sqrt(var_of_mean(x) + var_of_mean(random))
+        return gap / se if se > 0 else (math.inf if gap > 0 else -math.inf)
+
+    best = max(policies, key=lambda label: lead(policies[label]))
+    if lead(policies[best]) >= z:
+        return None
+    return (
+        f"no archived policy does better than random actions: the best, {best}, has mean fitness "
+        f"{policies[best].mean():.4g} against the random policy's {random.mean():.4g} (needs a lead of {z:g} standard "
+        "errors), so the fitness order among these episodes shows how random actions spread, not what the task rewards"
+    )
+
+
 def per_step_returns(details: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], np.ndarray, np.ndarray] | None:
-    """(rows, steps, return / steps) of the judged episodes that record their length; None when fewer than
-    `MIN_EPISODES` do."""
+    """(rows, steps, return / steps) of the judged episodes that record their length and a finite return (an
+    archive that gave no verdict has none); None when fewer than `MIN_EPISODES` do."""
     rows = [
         d
         for d in details
-        if isinstance(d, dict) and isinstance(d.get("steps"), (int, float)) and d["steps"] > 0 and "return" in d
+        if isinstance(d, dict)
+        and isinstance(d.get("steps"), (int, float))
+        and d["steps"] > 0
+        and isinstance(d.get("return"), (int, float))
+        and math.isfinite(d["return"])
     ]
     if len(rows) < MIN_EPISODES:
         return None
