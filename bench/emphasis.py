@@ -28,13 +28,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 from rewardsmith.llm import get_model  # noqa: E402
-from rewardsmith.search.calibration import mean_se, random_fitness  # noqa: E402
+from rewardsmith.search.calibration import random_fitness  # noqa: E402
 from rewardsmith.search.training import train_and_evaluate  # noqa: E402
 from rewardsmith.stages.critic import dynamic_findings, static_findings  # noqa: E402
 from rewardsmith.stages.design_emphasis import emphasis_for, with_emphasis  # noqa: E402
 from rewardsmith.stages.designer import Designer  # noqa: E402
 from rewardsmith.stages.env_description import describe  # noqa: E402
 from rewardsmith.stages.extract import dedupe  # noqa: E402
+from rewardsmith.stats import mean_se  # noqa: E402
 from rewardsmith.task import TaskSpec, load_task  # noqa: E402
 from rewardsmith.workers.executor import LocalExecutor  # noqa: E402
 

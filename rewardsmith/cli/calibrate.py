@@ -139,7 +139,7 @@ def calibrate_and_print(
 
 def print_report(report: CalibrationReport, margin: float = 2.0) -> None:
     """Each measured budget's good, strongest weak and random fitness (mean ± se) and gaps, then the verdict."""
-    from rewardsmith.search.calibration import mean_se
+    from rewardsmith.stats import mean_se
 
     console.print(f"{report.task}: trusted fitness, mean ± se (over seeds; random: over episodes)", highlight=False)
     for row in report.rows:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import statistics
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +43,7 @@ from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.halving import first_rung_minimum, rung_budgets
 from rewardsmith.search.selection import estimate, standard_error
 from rewardsmith.search.training import evaluate_policy, fallback_line, train_and_evaluate
+from rewardsmith.stats import gap_in_se, mean_se
 from rewardsmith.task import Calibration, TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -69,23 +69,6 @@ def compute_reward(state, action, next_state):
 WeakKind = Literal["alive", "effort"]
 DONE_FILE = "calibration_arm.json"
 """Beside each training of a calibration: its result, so a cut-short calibration resumes training by training."""
-
-
-def mean_se(values: list[float]) -> tuple[float, float]:
-    """Mean and standard error of the mean (0 for fewer than two values)."""
-    if not values:
-        return math.nan, math.nan
-    mean = statistics.fmean(values)
-    return mean, statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-
-
-def gap_in_se(a: list[float], b: list[float]) -> float:
-    """(mean a - mean b) in standard errors of the difference (Welch); +-inf when both are exact and differ."""
-    (ma, sa), (mb, sb) = mean_se(a), mean_se(b)
-    se = math.hypot(sa, sb)
-    if se > 0:
-        return (ma - mb) / se
-    return 0.0 if ma == mb else math.copysign(math.inf, ma - mb)
 
 
 class BudgetRow(BaseModel):

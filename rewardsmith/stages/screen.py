@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import statistics
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import SCREEN_DIR, SCREEN_FILE, SCREEN_INPUTS_DIR
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE
+from rewardsmith.stats import gap_in_se
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
@@ -150,6 +152,14 @@ def comparable_pairs(fitness: np.ndarray, margin: float = MARGIN) -> tuple[np.nd
     return i[keep], j[keep]
 
 
+def fitness_by_policy(details: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """The judged episodes' fitness labels grouped by policy (`label`), in the order the policies first appear."""
+    groups: dict[str, list[float]] = {}
+    for d in details:
+        groups.setdefault(str(d["label"]), []).append(float(d["fitness"]))
+    return groups
+
+
 def signal_share(details: list[dict[str, Any]]) -> float:
     """Eta squared of the fitness labels grouped by policy (`label`): between-policy over total sum of squares;
     0 when every label is equal or there is one policy."""
@@ -157,10 +167,7 @@ def signal_share(details: list[dict[str, Any]]) -> float:
     total = float(np.sum((fitness - fitness.mean()) ** 2)) if len(fitness) else 0.0
     if total == 0:
         return 0.0
-    groups: dict[str, list[float]] = {}
-    for d in details:
-        groups.setdefault(str(d["label"]), []).append(float(d["fitness"]))
-    between = sum(len(g) * (np.mean(g) - fitness.mean()) ** 2 for g in groups.values())
+    between = sum(len(g) * (np.mean(g) - fitness.mean()) ** 2 for g in fitness_by_policy(details).values())
     return float(between / total)
 
 
@@ -195,29 +202,22 @@ def is_random(label: str) -> bool:
 
 def nothing_beats_random(details: list[dict[str, Any]], z: float = LEARNED_Z) -> str | None:
     """Why the archive cannot judge when none of its policies beats the random policy by `z` standard errors of
-    the difference (each side's episodes: se = sd / sqrt(n)), or None: one does, or it holds no random episodes."""
-    groups: dict[str, list[float]] = {}
-    for d in details:
-        groups.setdefault(str(d["label"]), []).append(float(d["fitness"]))
-    random = np.array([f for label, g in groups.items() if is_random(label) for f in g], dtype=float)
-    policies = {label: np.array(g, dtype=float) for label, g in groups.items() if not is_random(label)}
-    if not len(random) or not policies:
+    the difference (`stats.gap_in_se` over each side's episodes), or None: one does, or it holds no random episodes."""
+    groups = fitness_by_policy(details)
+    random = [f for label, g in groups.items() if is_random(label) for f in g]
+    if not random:
         return None
-
-    def var_of_mean(x: np.ndarray) -> float:
-        return float(x.var(ddof=1)) / len(x) if len(x) > 1 else 0.0
-
-    def lead(x: np.ndarray) -> float:
-        gap, se = float(x.mean() - random.mean()), math.sqrt(var_of_mean(x) + var_of_mean(random))
-        return gap / se if se > 0 else (math.inf if gap > 0 else -math.inf)
-
-    best = max(policies, key=lambda label: lead(policies[label]))
-    if lead(policies[best]) >= z:
+    lead = {label: gap_in_se(g, random) for label, g in groups.items() if not is_random(label)}
+    if not lead:
+        return None
+    best = max(lead, key=lambda label: lead[label])
+    if lead[best] >= z:
         return None
     return (
         f"no archived policy does better than random actions: the best, {best}, has mean fitness "
-        f"{policies[best].mean():.4g} against the random policy's {random.mean():.4g} (needs a lead of {z:g} standard "
-        "errors), so the fitness order among these episodes shows how random actions spread, not what the task rewards"
+        f"{statistics.fmean(groups[best]):.4g} against the random policy's {statistics.fmean(random):.4g} (needs a "
+        f"lead of {z:g} standard errors), so the fitness order among these episodes shows how random actions spread, "
+        "not what the task rewards"
     )
 
 
