@@ -93,7 +93,9 @@ def check_layout(out: Path) -> dict:
                 assert (cand / name).is_file(), cand / name
             assert (cand / "reward.py").read_text().startswith(f"# rewardsmith candidate {i}.{j} (iteration {i}")
             rung_verdict = json.loads((cand / "rung_screen" / "screen.json").read_text())  # the first cut's screen
-            assert rung_verdict["passed"] in (True, False) and not rung_verdict["message"].startswith("passed without")
+            assert rung_verdict["passed"] in (True, False)
+            if rung_verdict["message"].startswith("passed without"):  # at 2,048 steps nothing need beat random
+                assert "no archived policy does better than random" in rung_verdict["message"], rung_verdict
             assert RunFolder(out).cand(i, j).rung_screen() == rung_verdict  # signed: the evidence reads it back
             if i == 2:  # screened against iteration 1's archives; its worker ran only if they could judge
                 verdict = json.loads((cand / "screen.json").read_text())
