@@ -10,7 +10,7 @@ import statistics
 
 import numpy as np
 
-from rewardsmith.stages.screen import spearman
+from rewardsmith.stats import spearman
 
 
 def seed_rhos(table, k: int, files: list[str]) -> list[float]:

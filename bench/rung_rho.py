@@ -33,7 +33,7 @@ from strategies import label, pool  # bench/ is on sys.path when this file runs 
 
 from rewardsmith.search.halving import first_rung_minimum, rung_budgets, rung_episodes
 from rewardsmith.search.training import train_and_evaluate
-from rewardsmith.stages.screen import spearman
+from rewardsmith.stats import spearman
 from rewardsmith.task import load_task
 from rewardsmith.workers.executor import LocalExecutor
 

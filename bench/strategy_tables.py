@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from strategies import LABELS, label_of, pool_entry  # bench/ is on sys.path when strategies.py runs as a script
 
-from rewardsmith.stages.screen import spearman
+from rewardsmith.stats import spearman
 
 
 def label_table(rows: list[dict]) -> str:

@@ -55,9 +55,12 @@ class ForwardProgress(EpisodeScorer):
     def unit(self) -> str:
         """Fitness unit and direction, as the designer is told it."""
         way = f"{'+' if self.sign > 0 else '-'}{'xyz'[self.axis]}"
+        falls = [f"its origin below {self.min_height} m"] if self.min_height is not None else []
+        falls += [f"tilted more than {self.max_tilt} rad"] if self.max_tilt is not None else []
+        rule = f" ({' or '.join(falls)})" if falls else ""
         return (
             f"m/s: mean speed of `{self.body}` along {way} over the nominal {self.episode_steps}-step episode, "
-            "counted until the first fall; higher is better"
+            f"counted until the first fall{rule}; higher is better"
         )
 
     def _healthy(self, state: State) -> bool:

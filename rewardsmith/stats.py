@@ -1,10 +1,13 @@
-"""Small statistics that the stages and the search share: a mean with its standard error, and a gap in standard
-errors of the difference (Welch). Kept here, below both, so a stage need not import the search to use them."""
+"""Small statistics that the stages and the search share: a mean with its standard error, a gap in standard errors
+of the difference (Welch), and Spearman's rank correlation. Kept here, below both, so a stage need not import the
+search (or another stage) to use them."""
 
 from __future__ import annotations
 
 import math
 import statistics
+
+import numpy as np
 
 
 def mean_se(values: list[float]) -> tuple[float, float]:
@@ -22,3 +25,23 @@ def gap_in_se(a: list[float], b: list[float]) -> float:
     if se > 0:
         return (ma - mb) / se
     return 0.0 if ma == mb else math.copysign(math.inf, ma - mb)
+
+
+CONSTANT = 1e-12
+"""A side whose values span no more than this is constant: its ranks would order float noise."""
+
+
+def ranks(values: np.ndarray) -> np.ndarray:
+    """0-based ranks, ties given their average rank."""
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    starts = np.cumsum(counts) - counts
+    return (starts + (counts - 1) / 2.0)[inverse]
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
+    """Spearman's rank correlation (ties averaged); None for fewer than three pairs (two always give +-1) or when
+    either side is constant."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) < 3 or np.ptp(x) <= CONSTANT or np.ptp(y) <= CONSTANT:
+        return None
+    return float(np.corrcoef(ranks(x), ranks(y))[0, 1])

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from rewardsmith.cli import app
 from rewardsmith.reward.state import State, schema_for, snapshot
 from rewardsmith.run_folder.names import SCREEN_DIR, SCREEN_FILE
-from rewardsmith.stages.screen import judge, ranks, screen, signal_share, spearman
+from rewardsmith.stages.screen import judge, screen, signal_share
+from rewardsmith.stats import ranks, spearman
 from rewardsmith.task import load_task, make_env, read_task
 from rewardsmith.workers.executor import LocalExecutor
 from rewardsmith.workers.trajectories import Episode, load_episodes, save_episodes

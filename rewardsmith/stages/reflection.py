@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from rewardsmith.errors import RewardsmithError
+from rewardsmith.stats import spearman
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 
 HACKING_MIN_EPISODES = 10
@@ -43,23 +44,6 @@ SAME_FITNESS = 0.05
 def _g(value: float | None) -> str:
     """3 significant digits; |value| < 1e-6 as 0 (float noise, not a signal); "-" for None."""
     return "-" if value is None else "0" if abs(value) < TINY else f"{value:.3g}"
-
-
-def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
-    """Spearman's rank correlation (average ranks for ties); None when either side is constant."""
-
-    def ranks(a: np.ndarray) -> np.ndarray:
-        order = np.argsort(a, kind="mergesort")
-        r = np.empty(len(a))
-        r[order] = np.arange(len(a), dtype=float)
-        for value in np.unique(a):
-            tied = a == value
-            r[tied] = r[tied].mean()
-        return r
-
-    if len(x) < 3 or np.ptp(x) <= 1e-12 or np.ptp(y) <= 1e-12:
-        return None
-    return float(np.corrcoef(ranks(x), ranks(y))[0, 1])
 
 
 def of_candidates(episodes: int, candidates: int) -> str:

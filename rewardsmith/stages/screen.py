@@ -34,7 +34,7 @@ from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import SCREEN_DIR, SCREEN_FILE, SCREEN_INPUTS_DIR
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE
-from rewardsmith.stats import gap_in_se
+from rewardsmith.stats import gap_in_se, spearman
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 from rewardsmith.workers.job import WorkerJob
@@ -127,21 +127,6 @@ class ScreenReport:
 
 
 # -- statistics ----------------------------------------------------------------------------------------------
-
-
-def ranks(values: np.ndarray) -> np.ndarray:
-    """0-based ranks, ties given their average rank."""
-    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-    starts = np.cumsum(counts) - counts
-    return (starts + (counts - 1) / 2.0)[inverse]
-
-
-def spearman(x: np.ndarray, y: np.ndarray) -> float | None:
-    """Spearman rank correlation (ties averaged); None when either side is constant."""
-    rx, ry = ranks(np.asarray(x, dtype=float)), ranks(np.asarray(y, dtype=float))
-    if len(rx) < 2 or rx.std() == 0 or ry.std() == 0:
-        return None
-    return float(np.corrcoef(rx, ry)[0, 1])
 
 
 def comparable_pairs(fitness: np.ndarray, margin: float = MARGIN) -> tuple[np.ndarray, np.ndarray]:
