@@ -1,13 +1,16 @@
 """Converged labels: which pool rewards are good when trained to convergence, by a rule fixed before the numbers.
 
 Reads a table of converged trainings (`bench/replay_tables/converged/<task>.jsonl`: rows {file, label, seed, budgets,
-fitness, se, episodes} written by `bench/rung_rho.py --fractions 1`, one budget) and labels each reward (`verdicts`):
+fitness, se, episodes, and success since round 23} written by `bench/rung_rho.py --fractions 1`, one budget) and labels each reward (`verdicts`):
 
 - m_r, the mean of its trainings; s_r^2, their sample variance (seeds and episodes both in it); s_p^2, the mean of
   s_r^2 over the pool; SE_r^2 = max(s_r^2, s_p^2, mean e_ri^2) / n (e_ri: each training's evaluation se);
 - good when not distinguishable from the best reward b (m_b - m_r <= Z_LABEL sqrt(SE_b^2 + SE_r^2)) AND
   distinguishably better than the random policy (m_r - m_random > Z_LABEL sqrt(SE_r^2 + se_random^2), the spec's
-  calibration record); "not good" otherwise, and when any training failed.
+  calibration record) AND, where every row records its success rate (`success`, written by `bench/rung_rho.py`
+  since round 23), its success rate not distinguishably below the best's: the same test on the trainings' success
+  rates (each training's se from its episodes, sqrt(p(1-p)/episodes)); "not good" otherwise, and when any training
+  failed.
 
 Why this rule is in bench/replay_tables/README.md ("Converged labels"). `bench/replay_strategies.py --labels
 converged` replays the strategies against these labels.
@@ -59,17 +62,39 @@ def spread(values: list[float]) -> float:
     return statistics.variance(values) if len(values) > 1 else 0.0
 
 
+def mean_and_se(trainings: dict[str, list[tuple[float, float]]]) -> dict[str, tuple[float, float]]:
+    """Per reward, from its trainings' (value, that training's se): the mean, and SE_r = sqrt(max(s_r^2, s_p^2,
+    mean e_ri^2) / n) with s_p^2 the pool's mean sample variance (module docstring)."""
+    pooled = statistics.fmean(spread([v for v, _ in t]) for t in trainings.values()) if trainings else 0.0
+    out = {}
+    for f, t in trainings.items():
+        values = [v for v, _ in t]
+        episode = statistics.fmean(e**2 for _, e in t)
+        out[f] = statistics.fmean(values), math.sqrt(max(spread(values), pooled, episode) / len(values))
+    return out
+
+
+def success_trainings(runs: dict[str, list[dict]]) -> dict[str, list[tuple[float, float]]] | None:
+    """Per reward, each training's (success rate, its binomial se over the episodes); None unless every row records
+    its success rate (tables from before the `success` column have no success clause)."""
+    rows = [r for rs in runs.values() for r in rs]
+    if not rows or any(r.get("success") is None or r["success"][-1] is None for r in rows):
+        return None
+    return {
+        f: [(p, math.sqrt(p * (1 - p) / max(r["episodes"][-1], 1))) for r in rs for p in [float(r["success"][-1])]]
+        for f, rs in runs.items()
+    }
+
+
 def verdicts(rows: list[dict], random: tuple[float, float], z: float = Z_LABEL) -> dict[str, Verdict]:
     """Each reward's converged label under the rule (module docstring), keyed by pool file."""
     files = sorted({r["file"] for r in rows})
     runs = {f: [r for r in rows if r["file"] == f] for f in files}
     values = {f: [r["fitness"][-1] for r in runs[f]] for f in files}
-    complete = {f: [float(v) for v in vs] for f, vs in values.items() if vs and all(v is not None for v in vs)}
-    pooled = statistics.fmean(spread(v) for v in complete.values()) if complete else 0.0
-    stats: dict[str, tuple[float, float]] = {}
-    for f, vs in complete.items():
-        episode = statistics.fmean(float(r["se"][-1] or 0.0) ** 2 for r in runs[f])
-        stats[f] = statistics.fmean(vs), math.sqrt(max(spread(vs), pooled, episode) / len(vs))
+    complete = [f for f, vs in values.items() if vs and all(v is not None for v in vs)]
+    stats = mean_and_se({f: [(float(r["fitness"][-1]), float(r["se"][-1] or 0.0)) for r in runs[f]] for f in complete})
+    success = success_trainings({f: runs[f] for f in complete})
+    success_stats = mean_and_se(success) if success is not None else {}
     best = max(stats, key=lambda f: stats[f][0]) if stats else None
     out = {}
     for f in files:
@@ -80,10 +105,17 @@ def verdicts(rows: list[dict], random: tuple[float, float], z: float = Z_LABEL) 
         (m, se), (mb, seb) = stats[f], stats[best]
         behind, noise = mb - m, z * math.sqrt(seb**2 + se**2)
         above, noise_random = m - random[0], z * math.sqrt(se**2 + random[1] ** 2)
+        if success_stats:
+            (p, sp), (pb, spb) = success_stats[f], success_stats[best]
+            less, noise_success = pb - p, z * math.sqrt(spb**2 + sp**2)
+        else:
+            less, noise_success = 0.0, 0.0
         if behind > noise:
             label, why = "not good", f"behind the best by {behind:.3g} > {noise:.3g}"
         elif above <= noise_random:
             label, why = "not good", f"within {noise_random:.3g} of random ({above:+.3g})"
+        elif less > noise_success:
+            label, why = "not good", f"succeeds less than the best by {less:.2f} > {noise_success:.2f}"
         else:
             label, why = "good", f"behind the best by {behind:.3g} <= {noise:.3g}; above random by {above:.3g}"
         out[f] = Verdict(f, hand, tuple(values[f]), m, se, label, why)

@@ -41,15 +41,16 @@ RUNNABLE = ("good", "weak", "reward-hacking")
 FRACTIONS = "0.0625,0.125,0.25,0.5,1"
 
 
-def recorded_point(row: dict, steps: int, folder: Path) -> tuple[float, float | None, int]:
-    """(fitness, se, episodes) of an earlier table's row at `steps`: the row's own, else its evaluation's file."""
+def recorded_point(row: dict, steps: int, folder: Path) -> tuple[float, float | None, int, float | None]:
+    """(fitness, se, episodes, success rate) of an earlier table's row at `steps`: the row's own, else its
+    evaluation's file (rows from before the success column read it from there)."""
     k = row["budgets"].index(steps)
-    if row.get("se") is not None:
-        return row["fitness"][k], row["se"][k], row["episodes"][k]
+    if row.get("se") is not None and row.get("success") is not None:
+        return row["fitness"][k], row["se"][k], row["episodes"][k], row["success"][k]
     evaluation = json.loads((folder / "eval" / "evaluation.json").read_text(encoding="utf-8"))
     if abs(evaluation["fitness_mean"] - row["fitness"][k]) > 1e-9:
         raise SystemExit(f"{folder}: its evaluation is not the row's fitness")
-    return row["fitness"][k], evaluation["fitness_se"], len(evaluation["fitness"])
+    return row["fitness"][k], evaluation["fitness_se"], len(evaluation["fitness"]), evaluation["success_rate"]
 
 
 def chain(
@@ -70,6 +71,7 @@ def chain(
     fitness: list[float | None] = []
     se: list[float | None] = []
     episodes: list[int | None] = []
+    success: list[float | None] = []
     done, weights = 0, None
     for steps in budgets:
         folder = out / f"t{steps}"
@@ -79,6 +81,7 @@ def chain(
             fitness.append(point[0])
             se.append(point[1])
             episodes.append(point[2])
+            success.append(point[3])
             done, weights = steps, folder / "policy.safetensors"
             continue
         result, evaluation = train_and_evaluate(
@@ -93,12 +96,13 @@ def chain(
             timesteps_done=done,
         )
         if evaluation is None or evaluation.fitness_mean is None:
-            for column in (fitness, se, episodes):
+            for column in (fitness, se, episodes, success):
                 column += [None] * (len(budgets) - len(column))
             break
         fitness.append(float(evaluation.fitness_mean))
         se.append(float(evaluation.fitness_se) if evaluation.fitness_se is not None else None)
         episodes.append(len(evaluation.fitness))
+        success.append(evaluation.success_rate)
         done, weights = steps, folder / "policy.safetensors"
     return {
         "file": reward.name,
@@ -108,6 +112,7 @@ def chain(
         "fitness": fitness,
         "se": se,
         "episodes": episodes,
+        "success": success,
         **({"recorded": [b for b in budgets if b in recorded[0]["budgets"]]} if recorded is not None else {}),
     }
 

@@ -74,6 +74,24 @@ def test_seeds_that_happen_to_agree_get_the_pooled_spread() -> None:
     assert module.verdicts(table, RANDOM, z=0.5)["b_good_same.py"].label == "not good"
 
 
+def test_a_reward_that_scores_near_the_best_but_never_succeeds_is_not_good_once_rows_record_success() -> None:
+    """Mountaincar's swing-forever rewards: fitness within the bar of the best, success 0 where the best's is 1. The
+    success clause holds only when every row records its success rate; older tables keep rules (1) and (2)."""
+    module = load("converged_labels")
+    table = rows({"a_good_best.py": [1.0, 1.0], "b_hack_swing.py": [0.87, 0.92], "c_good_close.py": [0.97, 1.0]},
+                 se=0.06)
+    assert all(v.label == "good" for v in module.verdicts(table, RANDOM).values())
+    success = {"a_good_best.py": 1.0, "b_hack_swing.py": 0.0, "c_good_close.py": 0.95}
+    with_success = [{**r, "success": [success[r["file"]]]} for r in table]
+    found = module.verdicts(with_success, RANDOM)
+    assert found["b_hack_swing.py"].label == "not good"
+    assert found["b_hack_swing.py"].why.startswith("succeeds less than the best by 1.00")
+    assert found["a_good_best.py"].label == found["c_good_close.py"].label == "good"
+    partial = [dict(r) for r in with_success]
+    partial[0].pop("success")  # one row without the column: no success clause for the table
+    assert module.verdicts(partial, RANDOM)["b_hack_swing.py"].label == "good"
+
+
 def test_a_pool_that_learned_nothing_has_no_good_reward() -> None:
     module = load("converged_labels")
     table = rows({"a_good_x.py": [0.01, 0.0], "b_good_y.py": [0.0, -0.01]})
