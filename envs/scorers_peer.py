@@ -1,4 +1,4 @@
-"""Trusted scorers for stable-eureka's envs (Box2D and classic control), from the env's own state.
+"""Trusted scorers for Box2D and classic-control envs (stable-eureka's, and Pendulum), from the env's own state.
 
 These envs have no MuJoCo model, so a `State` holds only the observation. The scorers read the
 simulator through `self.env`, the scorer-only accessor (`EpisodeScorer.bind_env`): reward code never
@@ -131,3 +131,42 @@ class MountainCarFlag(EpisodeScorer):
 
     def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
         return float(self.env.state[0] >= self.goal)
+
+
+class PendulumUpright(EpisodeScorer):
+    """Pendulum: swing the pole up and hold it upright (theta = 0 is upright in Gymnasium's Pendulum).
+
+    Reads the angle from the env's own state (`env.state[0]`, not wrapped). Upright: within `tolerance` rad of the
+    top. Fitness: the fraction of the episode's steps that end upright. Success: upright at the end of each of the
+    episode's last `hold` steps (a pole that spins through the top is not held there).
+    """
+
+    def __init__(self, tolerance: float = 0.5, hold: int = 50) -> None:
+        self.cos_tolerance, self.tolerance, self.hold = float(np.cos(tolerance)), tolerance, hold
+        self.steps = self.upright = self.run = 0
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return (
+            f"0 to 1: the fraction of the episode's steps that end with the pole within {self.tolerance:g} rad of "
+            "upright; higher is better"
+        )
+
+    def _is_upright(self) -> bool:
+        return float(np.cos(self.env.state[0])) >= self.cos_tolerance
+
+    def reset(self, state: State) -> None:
+        self.steps = self.upright = self.run = 0
+
+    def step(self, state: State, action: np.ndarray, next_state: State) -> None:
+        self.steps += 1
+        up = self._is_upright()
+        self.upright += up
+        self.run = self.run + 1 if up else 0
+
+    def result(self) -> tuple[float, bool]:
+        return (self.upright / self.steps if self.steps else 0.0), self.run >= self.hold
+
+    def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
+        return float(self._is_upright())

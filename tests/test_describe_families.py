@@ -95,6 +95,7 @@ def test_adroit_hammer_spans() -> None:
         ("mountaincar-reach-flag", "reaches the flag (position >= 0.45): a success termination"),
         ("lunarlander-land", "on a crash (the body touches the ground), when |obs[0]| >= 1"),
         ("bipedalwalker-walk", "when the hull touches the ground"),
+        ("pendulum-swing-up", "never ends early"),
     ],
 )
 def test_envs_without_a_model_state_their_termination(task: str, rule: str) -> None:

@@ -19,7 +19,7 @@ from rewardsmith.workers.executor import LocalExecutor
 EXECUTOR = LocalExecutor(workers=2)
 """The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
-SUITES = {"manipulation": 9, "hands": 6, "peer": 3}
+SUITES = {"manipulation": 9, "hands": 6, "peer": 4}
 FAMILY_SPECS = sorted(
     name.strip()
     for suite in SUITES
@@ -38,7 +38,8 @@ METAWORLD_POLICIES = {
     "metaworld-window-open": "SawyerWindowOpenV3Policy",
 }
 # one per family runs in the default (fast) set; the rest are marked slow (envs take seconds to build)
-FAST = {"metaworld-reach", "fetch-push", "adroit-door", "mountaincar-reach-flag", "lunarlander-land", "bipedalwalker-walk"}
+FAST = {"metaworld-reach", "fetch-push", "adroit-door", "mountaincar-reach-flag", "lunarlander-land", "bipedalwalker-walk",
+        "pendulum-swing-up"}
 
 
 def by_speed(names) -> list:
@@ -77,7 +78,7 @@ def test_family_spec_describes_without_the_native_reward(name: str) -> None:
     assert "compute_reward(" not in text.split("## Reading the state")[0]
     for word in ("reward_", "ctrl_cost", "shaping", "unscaled_reward", "in_place_reward", "grasp_reward"):
         assert word not in text, word
-    if name.startswith(("bipedal", "lunar", "mountaincar")):
+    if name.startswith(("bipedal", "lunar", "mountaincar", "pendulum")):
         assert "Not a MuJoCo env" in text and "obs[1] =" in text and "## Action" in text
     if name.startswith(("fetch", "shadowhand")):
         assert "`state.goal`" in text and "`state.achieved_goal`" in text and "flattened" in text
@@ -277,7 +278,7 @@ def test_control_period_comes_from_the_env_or_is_declared_absent() -> None:
     assert "`state.dt` is 1.0" in describe(load_task("mountaincar-reach-flag"))
 
 
-@pytest.mark.parametrize("name", ["bipedalwalker-walk", "lunarlander-land", "mountaincar-reach-flag"])
+@pytest.mark.parametrize("name", ["bipedalwalker-walk", "lunarlander-land", "mountaincar-reach-flag", "pendulum-swing-up"])
 def test_peer_scorers_read_the_env_but_rewards_never_get_it(name: str) -> None:
     spec = load_task(name)
     env, seen = recording_env(spec)
@@ -301,6 +302,30 @@ def test_mountaincar_scorer_tells_reaching_the_flag_from_not() -> None:
         if terminated or truncated:
             break
     assert info["episode_stats"]["success"] is True and info["episode_stats"]["fitness"] == 1.0
+
+
+def test_pendulum_scorer_tells_holding_upright_from_spinning_through_the_top() -> None:
+    spec = load_task("pendulum-swing-up")
+
+    def episode(start: tuple[float, float], control) -> dict:
+        env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+        env.reset(seed=0)
+        env.unwrapped.state = np.array(start)  # the scorer reads the env's own angle
+        env.scorer.reset(None)
+        while True:
+            theta, theta_dot = env.unwrapped.state
+            _, _, terminated, truncated, info = env.step(np.array([control(theta, theta_dot)], dtype=np.float32))
+            if terminated or truncated:
+                return info["episode_stats"]
+
+    def hold(theta: float, theta_dot: float) -> float:  # PD on the wrapped angle, within the motor's 2 N m
+        wrapped = (theta + np.pi) % (2 * np.pi) - np.pi
+        return float(np.clip(-10.0 * wrapped - 2.0 * theta_dot, -2.0, 2.0))
+
+    held = episode((0.1, 0.0), hold)
+    assert held["success"] is True and held["fitness"] == 1.0
+    spinning = episode((0.0, 8.0), lambda theta, theta_dot: 2.0 * np.sign(theta_dot))  # keeps going round
+    assert spinning["success"] is False and 0.0 < spinning["fitness"] < 0.5
 
 
 def test_named_activation_resolves_and_a_bad_name_is_refused() -> None:
