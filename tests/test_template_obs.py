@@ -17,6 +17,7 @@ EXPECTED = {  # task -> the observation-reading components its template must off
     "bipedalwalker-walk": {"forward_speed": "obs[2]", "level": "obs[0]"},
     "lunarlander-land": {"over_pad": "obs[0]", "height_above_pad": "obs[1]", "level": "obs[4]", "leg_contact": "obs[7]"},
     "mountaincar-reach-flag": {"position": "obs[0]", "momentum": "obs[1]"},
+    "pendulum-swing-up": {"upright": "obs[0]"},  # no momentum term: the task asks to hold the pole still
 }
 
 

@@ -222,9 +222,12 @@ OBS_TERMS: list[tuple[tuple[str, ...], tuple[str, ...], str, str, bool]] = [
     (("land", "pad"), ("y position", "pad"), "height_above_pad", "-abs(float({x}))", False),
     (("land", "legs"), ("leg", "touches"), "leg_contact", "0.1 * float({x})", True),
     (("flag", "hill", "top"), ("position",), "position", "float({x})", False),
-    (("momentum", "swing"), ("velocity",), "momentum", "10.0 * abs(float({x}))", False),
+    (("upright",), ("cos", "upright"), "upright", "float({x})", False),
+    (("momentum", "swing", "-still", "-hold"), ("velocity",), "momentum", "10.0 * abs(float({x}))", False),
 ]
-"""Task terms from documented observation labels (task words are matched as whole words)."""
+"""Task terms from documented observation labels (task words are matched as whole words; a term is offered when
+the task names one of its words and none of its `-words`: building momentum helps a car reach a flag, and would
+spin a pendulum that the task asks to hold still)."""
 
 
 def observation_dims(text: str) -> dict[int, str]:
@@ -236,7 +239,11 @@ def observation_lines(dims: dict[int, str], task: str) -> list[str]:
     """Component lines reading the labelled `next_state.obs[i]` that the task's words call for (see `OBS_TERMS`)."""
     lines: dict[str, str] = {}
     for task_words, label_words, name, expression, every in OBS_TERMS:
-        if name in lines or not any(re.search(rf"\b{w}\b", task) for w in task_words):
+        wanted = [w for w in task_words if not w.startswith("-")]
+        unwanted = [w[1:] for w in task_words if w.startswith("-")]
+        if name in lines or not any(re.search(rf"\b{w}\b", task) for w in wanted):
+            continue
+        if any(re.search(rf"\b{w}\b", task) for w in unwanted):
             continue
         found = [i for i, label in sorted(dims.items()) if all(w in label for w in label_words)]
         if found:
