@@ -12,7 +12,9 @@ reward over the first rung's evaluation episodes of that search's candidates; th
 
 `--screen` adds the default with a recorded first-cut screen: each pool reward's verdict (and per-episode returns)
 from `bench/screen_calibration.py --rung-rho --min-signal 0` over the OTHER rewards' first-rung policies on two
-training seeds plus the random policy (bench/replay_tables/screen/), the same verdict in every search seed; with
+training seeds plus the random policy (bench/replay_tables/screen/), the same verdict in every search seed; a
+`--first` fraction screens with the verdicts recorded at its own first rung (`screen/<task>.<steps>.jsonl`), and
+without one is not replayed with a screen (a screen judged at another rung would not be what that run sees); with
 `--tie-break` also both, which is what a run does (the first cut rechecks the critic's warnings on those returns).
 
 `--tie-break` adds the default with the critic's tie-break: each pool reward's real structural warning, recorded by
@@ -243,20 +245,29 @@ def pool_report(
     eureka_steps = statistics.fmean(o.steps for o in eureka)
     eureka_run = statistics.fmean(o.run_steps(final_seeds) for o in eureka)
     runs = []
+    default_first = default_budgets(table, None, settings.later)[1][0]
     for first in firsts:
         name, budgets = default_budgets(table, first, settings.later)
-        runs.append((name, budgets, settings))
+        runs.append((name, budgets, settings, table))
         if tie_break:
-            runs.append((f"{name} + tie-break", budgets, replace(settings, tie_break=True)))
-        if table.screens:
-            runs.append((f"{name} + screen", budgets, replace(settings, screen=True)))
+            runs.append((f"{name} + tie-break", budgets, replace(settings, tie_break=True), table))
+        # the screen a run with this first rung would see: recorded at that rung, or the default's at the default's
+        verdicts = table.screens_at.get(budgets[0]) or (table.screens if budgets[0] == default_first else None)
+        if verdicts:
+            screened = replace(table, screens=verdicts)
+            runs.append((f"{name} + screen", budgets, replace(settings, screen=True), screened))
             if tie_break:  # what a run does
-                runs.append((f"{name} + tie-break + screen", budgets, replace(settings, tie_break=True, screen=True)))
+                both = replace(settings, tie_break=True, screen=True)
+                runs.append((f"{name} + tie-break + screen", budgets, both, screened))
+        elif budgets[0] != default_first and budgets[0] not in table.screens_at and (table.screens or table.screens_at):
+            lines.append(f"  {name}: no screen recorded at {budgets[0]:,} steps, so not replayed with one")
     for what, changed in ABLATIONS if ablations else ():
         budgets = default_budgets(table, None, changed.later)[1]
-        runs.append((f"ablation: {what}", budgets, replace(changed, keep=settings.keep, stop_flat=settings.stop_flat)))
+        runs.append(
+            (f"ablation: {what}", budgets, replace(changed, keep=settings.keep, stop_flat=settings.stop_flat), table)
+        )
     strategies: list[tuple[str, list[Outcome]]] = [("eureka", eureka)]
-    strategies += [(name, [replay(table, s, b, "lcb", how) for s in range(search_seeds)]) for name, b, how in runs]
+    strategies += [(name, [replay(t, s, b, "lcb", how) for s in range(search_seeds)]) for name, b, how, t in runs]
     goals = []
     for name, outcomes in strategies:
         hits = {lab: sum(of[o.file] == "good" for o in outcomes) for lab, of in sets.items()}
@@ -356,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
         warnings = critic_warnings(args.tables / "critic" / f"{task}.jsonl") if args.tie_break else None
         screens = recorded_screens(args.tables / "screen" / f"{task}.jsonl") if args.screen else None
         table = Table.load(args.tables / f"{task}.jsonl", seeds, warnings, screens)
+        if args.screen:  # screens recorded at other first rungs, for --first
+            for path in (args.tables / "screen").glob(f"{task}.*.jsonl"):
+                table.screens_at[int(path.stem.rsplit(".", 1)[1])] = recorded_screens(path)
         lines, rows = pool_report(
             table,
             args.search_seeds,

@@ -31,6 +31,9 @@ class Table:
     rows: list[dict]
     warnings: dict[str, str] = field(default_factory=dict)
     screens: dict[str, ScreenReport] = field(default_factory=dict)
+    screens_at: dict[int, dict[str, ScreenReport]] = field(default_factory=dict)
+    """Screen verdicts recorded at another first rung than the default's, by its steps (`screen/<task>.<steps>.jsonl`):
+    a replay with that first rung screens with them, as a run with it would."""
 
     @classmethod
     def load(

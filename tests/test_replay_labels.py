@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from rewardsmith.stages.screen import ScreenReport
+
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 RANDOM = (0.0, 0.01)
 
@@ -205,3 +207,28 @@ def test_the_recorded_screen_reorders_the_first_cut_and_rechecks_the_critics_war
     assert returned(replay.Settings(tie_break=True, screen=True), warnings=warned, screens=screens) == "a_weak_touch.py"
     screens["a_weak_touch.py"].passed = False  # a screen that rejects it puts it behind at the first cut
     assert returned(replay.Settings(screen=True), screens=screens) == "b_good_x.py"
+
+
+def test_a_first_rung_screens_with_the_verdicts_recorded_at_that_rung_or_not_at_all(tmp_path: Path) -> None:
+    """--first with --screen: the default's own first rung uses `screen/<task>.jsonl`, another first rung the file
+    recorded at its steps, and a first rung with no recording is replayed without a screen and says so."""
+    replay = load("replay_strategies")
+    path = tmp_path / "mountaincar-reach-flag.jsonl"  # classic control: the default's first rung is 1/16
+    budgets = [6250, 12500, 25000, 100000]
+    fitness = {"a_good_x.py": 0.9, "b_weak_y.py": 0.8, "c_good_z.py": 0.85}
+    path.write_text(
+        "".join(
+            json.dumps({"file": f, "label": f.split("_")[1], "seed": s, "budgets": budgets, "fitness": [v] * 4,
+                        "se": [0.05] * 4, "episodes": [10] * 4}) + "\n"
+            for f, v in fitness.items()
+            for s in (0, 1)
+        )
+    )  # fmt: skip
+    verdict = ScreenReport(False, 0.3, None, 10, "rejected")
+    table = replay.Table.load(path, screens={"a_good_x.py": verdict})
+    table.screens_at[25000] = {"b_weak_y.py": verdict}
+    lines, _ = replay.pool_report(table, 2, [None, 0.125, 0.25])
+    text = "\n".join(lines)
+    assert "default first 0.0625 (recorded) + screen" in text and "default first 0.25 + screen" in text
+    assert "default first 0.125 + screen" not in text
+    assert "default first 0.125: no screen recorded at 12,500 steps, so not replayed with one" in text
