@@ -1,7 +1,8 @@
 """Converged labels: which pool rewards are good when trained to convergence, by a rule fixed before the numbers.
 
 Reads a table of converged trainings (`bench/replay_tables/converged/<task>.jsonl`: rows {file, label, seed, budgets,
-fitness, se, episodes, and success since round 23} written by `bench/rung_rho.py --fractions 1`, one budget) and labels each reward (`verdicts`):
+fitness, se, episodes, and success since round 23} written by `bench/rung_rho.py --fractions 1`, one budget) and
+labels each reward (`verdicts`):
 
 - m_r, the mean of its trainings; s_r^2, their sample variance (seeds and episodes both in it); s_p^2, the mean of
   s_r^2 over the pool; SE_r^2 = max(s_r^2, s_p^2, mean e_ri^2) / n (e_ri: each training's evaluation se);
@@ -80,10 +81,12 @@ def success_trainings(runs: dict[str, list[dict]]) -> dict[str, list[tuple[float
     rows = [r for rs in runs.values() for r in rs]
     if not rows or any(r.get("success") is None or r["success"][-1] is None for r in rows):
         return None
-    return {
-        f: [(p, math.sqrt(p * (1 - p) / max(r["episodes"][-1], 1))) for r in rs for p in [float(r["success"][-1])]]
-        for f, rs in runs.items()
-    }
+
+    def rate_and_se(row: dict) -> tuple[float, float]:
+        p = float(row["success"][-1])
+        return p, math.sqrt(p * (1 - p) / max(row["episodes"][-1], 1))
+
+    return {f: [rate_and_se(r) for r in rs] for f, rs in runs.items()}
 
 
 def verdicts(rows: list[dict], random: tuple[float, float], z: float = Z_LABEL) -> dict[str, Verdict]:

@@ -252,6 +252,7 @@ def pool_report(
         if tie_break:
             runs.append((f"{name} + tie-break", budgets, replace(settings, tie_break=True), table))
         # the screen a run with this first rung would see: recorded at that rung, or the default's at the default's
+        recorded = budgets[0] in table.screens_at or budgets[0] == default_first
         verdicts = table.screens_at.get(budgets[0]) or (table.screens if budgets[0] == default_first else None)
         if verdicts:
             screened = replace(table, screens=verdicts)
@@ -259,7 +260,7 @@ def pool_report(
             if tie_break:  # what a run does
                 both = replace(settings, tie_break=True, screen=True)
                 runs.append((f"{name} + tie-break + screen", budgets, both, screened))
-        elif budgets[0] != default_first and budgets[0] not in table.screens_at and (table.screens or table.screens_at):
+        elif not recorded and (table.screens or table.screens_at):
             lines.append(f"  {name}: no screen recorded at {budgets[0]:,} steps, so not replayed with one")
     for what, changed in ABLATIONS if ablations else ():
         budgets = default_budgets(table, None, changed.later)[1]

@@ -238,12 +238,13 @@ def observation_dims(text: str) -> dict[int, str]:
 def observation_lines(dims: dict[int, str], task: str) -> list[str]:
     """Component lines reading the labelled `next_state.obs[i]` that the task's words call for (see `OBS_TERMS`)."""
     lines: dict[str, str] = {}
+
+    def names(word: str) -> bool:
+        return re.search(rf"\b{word.lstrip('-')}\b", task) is not None
+
     for task_words, label_words, name, expression, every in OBS_TERMS:
-        wanted = [w for w in task_words if not w.startswith("-")]
-        unwanted = [w[1:] for w in task_words if w.startswith("-")]
-        if name in lines or not any(re.search(rf"\b{w}\b", task) for w in wanted):
-            continue
-        if any(re.search(rf"\b{w}\b", task) for w in unwanted):
+        wanted, unwanted = [w for w in task_words if w[0] != "-"], [w for w in task_words if w[0] == "-"]
+        if name in lines or not any(map(names, wanted)) or any(map(names, unwanted)):
             continue
         found = [i for i, label in sorted(dims.items()) if all(w in label for w in label_words)]
         if found:
