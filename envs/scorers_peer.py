@@ -1,4 +1,4 @@
-"""Trusted scorers for Box2D and classic-control envs (stable-eureka's, and Pendulum), from the env's own state.
+"""Trusted scorers for Box2D and classic-control envs (stable-eureka's, Pendulum, Acrobot), from the env's own state.
 
 These envs have no MuJoCo model, so a `State` holds only the observation. The scorers read the
 simulator through `self.env`, the scorer-only accessor (`EpisodeScorer.bind_env`): reward code never
@@ -170,3 +170,50 @@ class PendulumUpright(EpisodeScorer):
 
     def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
         return float(self._is_upright())
+
+
+class AcrobotBar(EpisodeScorer):
+    """Acrobot: swing the free end above the bar (one link length above the pivot) as fast as possible.
+
+    Reads the angles from the env's own state (`env.state[:2]`). Height: the free end's height above the pivot,
+    -cos(theta1) - cos(theta1 + theta2), from -2 (hanging) to 2; the env ends the episode above 1 (the bar).
+    Fitness, 0 to 1: below 0.5, the highest the end got as a fraction of the way from hanging to the bar, halved;
+    0.5 and above once it reached the bar, 0.5 + 0.5 x (1 - steps taken / `limit`), so a faster swing scores
+    more. Success: the end reached the bar (what the env's own -1-a-step reward asks for, as fast as it can).
+    """
+
+    HANGING, BAR = -2.0, 1.0
+
+    def __init__(self, limit: int = 500) -> None:
+        self.limit = limit
+        self.steps = 0
+        self.best = self.HANGING
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return (
+            "0 to 1; below 0.5: half the fraction of the way from hanging to the bar that the free end reached at "
+            f"best; 0.5 + 0.5 x (1 - steps taken / {self.limit}) once it reaches the bar; higher is better"
+        )
+
+    def _height(self) -> float:
+        theta1, theta2 = float(self.env.state[0]), float(self.env.state[1])
+        return -np.cos(theta1) - np.cos(theta1 + theta2)
+
+    def reset(self, state: State) -> None:
+        self.steps, self.best = 0, self._height()
+
+    def step(self, state: State, action: np.ndarray, next_state: State) -> None:
+        if self.best <= self.BAR:
+            self.steps += 1
+            self.best = max(self.best, self._height())
+
+    def result(self) -> tuple[float, bool]:
+        if self.best > self.BAR:
+            return 0.5 + 0.5 * max(0.0, 1.0 - self.steps / self.limit), True
+        fraction = (self.best - self.HANGING) / (self.BAR - self.HANGING)
+        return 0.5 * float(np.clip(fraction, 0.0, 1.0)), False
+
+    def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
+        return float(self._height() > self.BAR)

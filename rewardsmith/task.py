@@ -304,6 +304,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("MountainCar", "Box2D and classic control"),
     ("Pendulum", "Box2D and classic control"),
     ("CartPole", "Box2D and classic control"),
+    ("Acrobot", "Box2D and classic control"),
 )
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rewardsmith.run_folder.records import CandidateRecord, Evaluation
@@ -18,6 +20,7 @@ from rewardsmith.search.calibration import (
     first_rung,
     gap_in_se,
     learning_signal,
+    weak_reward,
     write_spec_calibration,
 )
 from rewardsmith.task import ENVS_DIR, Calibration, load_task, read_task
@@ -358,3 +361,30 @@ def test_an_arm_that_fell_back_to_the_cpu_stops_a_calibration_on_mjx(tmp_path: P
                                  weak=("effort",), backend="mjx").spec_record().backend == "mjx"  # resumed, kept
     assert calibration.CalibrationReport.model_validate({**report.model_dump(), "backend": ""}).spec_record().backend \
         is None  # a calibration on the spec's own backend records none
+
+
+def test_the_effort_reference_of_a_discrete_action_penalises_any_choice_but_the_neutral_one(tmp_path: Path) -> None:
+    """Squaring a choice's number means nothing: Acrobot's effort reference costs 1 for torque -1 or +1 (choices 0
+    and 2) and nothing for no torque (1); a continuous task keeps minus the squared action."""
+    source = weak_reward("effort", load_task("acrobot-swing-up"))
+    namespace: dict = {}
+    exec(compile(source, "weak_effort.py", "exec"), namespace)
+    assert [namespace["compute_reward"](None, np.float64(a), None)[0] for a in (0, 1, 2)] == [-1.0, 0.0, -1.0]
+    assert "np.square" in weak_reward("effort", load_task("inverted-double-pendulum-balance"))
+    assert weak_reward("alive", load_task("acrobot-swing-up")).count("1.0") == 2
+
+
+def test_a_learner_that_cannot_act_in_the_envs_action_space_is_a_task_error(tmp_path: Path) -> None:
+    from rewardsmith.errors import TaskSpecError
+    from rewardsmith.reward.task_check import validate_task
+
+    text = (ENVS_DIR / "acrobot-swing-up.toml").read_text()
+    shutil.copy(ENVS_DIR / "scorers_peer.py", tmp_path)
+    for old, new, said in (
+        ('algo = "PPO"', 'algo = "SAC"', 'use algo = "PPO"'),
+        ("ent_coef = 0.0 }", "ent_coef = 0.0, use_sde = true }", "use_sde needs a continuous (Box) action"),
+    ):
+        path = tmp_path / "acrobot-swing-up.toml"
+        path.write_text(text.replace(old, new))
+        with pytest.raises(TaskSpecError, match=re.escape(said)):
+            validate_task(load_task(path))

@@ -92,6 +92,19 @@ def test_benign_reward_is_accepted_with_component_stats(spec, tmp_path):
     assert json.loads((tmp_path / "out" / CRITIC_FILE).read_text())["accepted"] is True
 
 
+def test_a_discrete_action_env_is_smoke_run_with_its_choices(tmp_path):
+    """Acrobot's actions are choices 0, 1, 2: the smoke run steps the env with them (a float array once failed
+    there) and the reward gets each as a 0-d float, as in training; the neutral rollouts use the middle choice."""
+    spec = read_task(Path(__file__).parents[1] / "envs" / "acrobot-swing-up.toml")
+    body = "    torque = float(action) - 1.0\n    assert np.ndim(action) == 0\n" \
+           "    return -abs(torque), {'effort': -abs(torque)}\n"
+    report = critique(spec, reward(tmp_path, body), tmp_path / "out", model=None, executor=EXECUTOR,
+                      env_description=None)
+    assert report.accepted, report.repair_text()
+    effort = report.stats["dynamic"]["components"]["effort"]
+    assert effort["max"] == 0.0 and effort["min"] == -1.0  # neutral (no torque) and random choices both present
+
+
 def test_nan_total_is_rejected_with_the_transition_index(spec, tmp_path):
     body = "    x = float(next_state.obs[0])\n    total = float('nan') if x > 0 else x\n    return total, {'x': x}\n"
     report = critique(spec, reward(tmp_path, body), tmp_path / "out", model=None, executor=EXECUTOR, env_description=None)

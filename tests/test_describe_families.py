@@ -96,6 +96,7 @@ def test_adroit_hammer_spans() -> None:
         ("lunarlander-land", "on a crash (the body touches the ground), when |obs[0]| >= 1"),
         ("bipedalwalker-walk", "when the hull touches the ground"),
         ("pendulum-swing-up", "never ends early"),
+        ("acrobot-swing-up", "height above the pivot exceeds 1 m"),
     ],
 )
 def test_envs_without_a_model_state_their_termination(task: str, rule: str) -> None:
@@ -145,6 +146,26 @@ def test_pendulum_gets_its_action_and_semantics(tmp_path: Path) -> None:
     env.unwrapped.state = np.array([-0.5, 0.0])
     obs, *_ = env.step(np.array([2.0], dtype=np.float32))
     assert obs[2] > -0.2  # against gravity's pull toward -theta, +2 N m still wins over one step from rest
+
+
+def test_a_discrete_action_is_described_as_choices_with_what_each_does() -> None:
+    text = describe(load_task("acrobot-swing-up"))
+    assert "- Action: one of 3 discrete choices, 0 to 2" in text and "dims" not in _line(text, "- Action:")
+    assert "- action 0 = torque -1, 1 = no torque, 2 = torque +1" in text and "`int(action)` gives it" in text
+    assert "- at reset: theta1, theta2 and both angular velocities" in text and "a success termination" in text
+    env = _env("acrobot-swing-up")
+
+    def elbow_speed(action: int) -> float:
+        env.reset(seed=0)
+        obs, *_ = env.step(action)
+        return float(obs[5])
+
+    assert elbow_speed(2) > elbow_speed(1) > elbow_speed(0)  # positive torque increases theta2_dot
+    height = lambda o: -o[0] - (o[0] * o[2] - o[1] * o[3])  # noqa: E731 - the formula the description prints
+    env.reset(seed=0)
+    env.unwrapped.state = np.array([np.pi - 0.3, 0.0, 0.0, 0.0])  # link 1 nearly up: the end is above the bar
+    obs, _, terminated, *_ = env.step(1)
+    assert terminated and height(obs) > 1.0
 
 
 def test_button_press_prints_no_range_that_makes_the_task_look_impossible() -> None:

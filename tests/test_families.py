@@ -4,6 +4,7 @@ scorer-only env accessor, and the manipulation scorers against each benchmark's 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 from rewardsmith.errors import TaskSpecError
 from rewardsmith.reward.state import State, control_period
-from rewardsmith.reward.wrappers import ApplyReward
+from rewardsmith.reward.wrappers import ApplyReward, neutral_action
 from rewardsmith.stages.env_description import describe
 from rewardsmith.task import ENVS_DIR, TASKS_PATH_VAR, TrainDefaults, list_tasks, load_task, make_env, make_scorer
 from rewardsmith.workers.executor import LocalExecutor
@@ -19,7 +20,7 @@ from rewardsmith.workers.executor import LocalExecutor
 EXECUTOR = LocalExecutor(workers=2)
 """The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
-SUITES = {"manipulation": 9, "hands": 6, "peer": 4}
+SUITES = {"manipulation": 9, "hands": 6, "peer": 5}
 FAMILY_SPECS = sorted(
     name.strip()
     for suite in SUITES
@@ -39,7 +40,7 @@ METAWORLD_POLICIES = {
 }
 # one per family runs in the default (fast) set; the rest are marked slow (envs take seconds to build)
 FAST = {"metaworld-reach", "fetch-push", "adroit-door", "mountaincar-reach-flag", "lunarlander-land", "bipedalwalker-walk",
-        "pendulum-swing-up"}
+        "pendulum-swing-up", "acrobot-swing-up"}
 
 
 def by_speed(names) -> list:
@@ -78,8 +79,8 @@ def test_family_spec_describes_without_the_native_reward(name: str) -> None:
     assert "compute_reward(" not in text.split("## Reading the state")[0]
     for word in ("reward_", "ctrl_cost", "shaping", "unscaled_reward", "in_place_reward", "grasp_reward"):
         assert word not in text, word
-    if name.startswith(("bipedal", "lunar", "mountaincar", "pendulum")):
-        assert "Not a MuJoCo env" in text and "obs[1] =" in text and "## Action" in text
+    if name.startswith(("bipedal", "lunar", "mountaincar", "pendulum", "acrobot")):
+        assert "Not a MuJoCo env" in text and re.search(r"obs\[(1|0:2)\] =", text) and "## Action" in text
     if name.startswith(("fetch", "shadowhand")):
         assert "`state.goal`" in text and "`state.achieved_goal`" in text and "flattened" in text
     if name.startswith(("metaworld", "fetch", "adroit", "shadowhand")):
@@ -278,14 +279,16 @@ def test_control_period_comes_from_the_env_or_is_declared_absent() -> None:
     assert "`state.dt` is 1.0" in describe(load_task("mountaincar-reach-flag"))
 
 
-@pytest.mark.parametrize("name", ["bipedalwalker-walk", "lunarlander-land", "mountaincar-reach-flag", "pendulum-swing-up"])
+@pytest.mark.parametrize(
+    "name", ["bipedalwalker-walk", "lunarlander-land", "mountaincar-reach-flag", "pendulum-swing-up", "acrobot-swing-up"]
+)
 def test_peer_scorers_read_the_env_but_rewards_never_get_it(name: str) -> None:
     spec = load_task(name)
     env, seen = recording_env(spec)
     assert env.scorer.env is env.unwrapped
     env.reset(seed=0)
     while True:
-        _, _, terminated, truncated, info = env.step(np.zeros(env.action_space.shape))
+        _, _, terminated, truncated, info = env.step(neutral_action(env.action_space))
         if terminated or truncated:
             break
     fitness, success = info["episode_stats"]["fitness"], info["episode_stats"]["success"]
@@ -302,6 +305,27 @@ def test_mountaincar_scorer_tells_reaching_the_flag_from_not() -> None:
         if terminated or truncated:
             break
     assert info["episode_stats"]["success"] is True and info["episode_stats"]["fitness"] == 1.0
+
+
+def test_acrobot_scorer_pays_reaching_the_bar_and_reaching_it_sooner() -> None:
+    spec = load_task("acrobot-swing-up")
+
+    def episode(policy) -> dict:
+        env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+        obs, _ = env.reset(seed=0)
+        while True:
+            obs, _, terminated, truncated, info = env.step(policy(obs))
+            if terminated or truncated:
+                env.close()
+                return info["episode_stats"]
+
+    pump = episode(lambda obs: 2 if obs[5] >= 0 else 0)  # torque along the elbow's own swing: pumps energy
+    assert pump["success"] is True and 0.5 < pump["fitness"] < 1.0 and pump["termination"] == "terminated"
+    idle = episode(lambda obs: 1)  # no torque: it hangs
+    assert idle["success"] is False and 0.0 <= idle["fitness"] < 0.1
+    # the bar ends the episode, and a late arrival scores less than an early one
+    late = 0.5 + 0.5 * (1 - 400 / 500)
+    assert pump["fitness"] > late
 
 
 def test_pendulum_scorer_tells_holding_upright_from_spinning_through_the_top() -> None:

@@ -99,6 +99,7 @@ def training_progress() -> Progress:
 # (about 8-10x): SAC on Meta-World 8 -> ~80, PPO on BipedalWalker 90 -> ~780, PPO on MountainCar 228 -> ~1800.
 # The other SAC families are set from their raw-step cost relative to Meta-World (Fetch, Shadow Hand ~3x slower).
 # Pendulum: `rewardsmith train pendulum-swing-up` with its example, 100,352 steps in 55 s wall (round 23, idle core).
+# Acrobot: its calibration's 9 trainings of 50,176 steps took 389 s on one worker beside two other trainings (2 cores).
 TRAIN_RATES: dict[tuple[str, str], float] = {
     ("Meta-World/", "SAC"): 80.0,
     ("Fetch", "SAC"): 60.0,
@@ -108,6 +109,7 @@ TRAIN_RATES: dict[tuple[str, str], float] = {
     ("LunarLander", "PPO"): 1200.0,
     ("MountainCar", "PPO"): 1800.0,
     ("Pendulum", "PPO"): 1800.0,
+    ("Acrobot", "PPO"): 1800.0,
     ("", "PPO"): 1000.0,
     ("", "SAC"): 80.0,
 }

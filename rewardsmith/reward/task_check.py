@@ -1,6 +1,6 @@
 """Validate a task spec before any LLM call: the env builds, the scorer exists and takes its arguments,
-random-action and zero-action episodes are scorable, a fitness that ignores the policy is flagged, and so is
-an env whose `reset(seed=...)` does not give the same start in two fresh instances (the evaluation compares
+random-action and zero-action episodes (`neutral_action`: a discrete env's middle choice) are scorable, a fitness
+that ignores the policy is flagged, and so is an env whose `reset(seed=...)` does not give the same start in two fresh instances (the evaluation compares
 candidates on the same reset seeds, so such an env compares them on different starts, or on another goal
 than the one trained for).
 
@@ -13,11 +13,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from rewardsmith.errors import TaskSpecError
 from rewardsmith.reward.fitness import EpisodeScorer
-from rewardsmith.reward.wrappers import ApplyReward
+from rewardsmith.reward.wrappers import ApplyReward, neutral_action
 from rewardsmith.task import TaskSpec, make_env, make_scorer
 
 MAX_STEPS = 300  # per episode: enough to see a policy-blind scorer, cheap before every run
@@ -41,10 +42,7 @@ def _episode(
         env.action_space.seed(action_seed)
         info: dict[str, Any] = {}
         for _ in range(max_steps):
-            action = env.action_space.sample()
-            low, high = getattr(env.action_space, "low", None), getattr(env.action_space, "high", None)
-            if policy == "zero" and low is not None:
-                action = np.clip(np.zeros_like(action), low, high)
+            action = env.action_space.sample() if policy == "random" else neutral_action(env.action_space)
             _, _, terminated, truncated, info = env.step(action)
             if terminated or truncated:
                 break
@@ -85,6 +83,23 @@ def reset_is_reproducible(spec: TaskSpec, seed: int = 0) -> bool:
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=0, atol=1e-9, equal_nan=True))
 
 
+def check_algorithm_fits(spec: TaskSpec, action_space: Any) -> None:
+    """TaskSpecError where the spec's learner cannot act in the env's action space (SAC and gSDE need a
+    continuous action; PPO takes a discrete one as well)."""
+    where = f"{spec.source or spec.name}: [train]"
+    if isinstance(action_space, gym.spaces.Box):
+        return
+    if not isinstance(action_space, gym.spaces.Discrete):
+        raise TaskSpecError(f"{where}: the env's {action_space} action space is not supported (Box or Discrete)")
+    if spec.train.algo != "PPO":
+        raise TaskSpecError(
+            f"{where} algo = {spec.train.algo!r} needs a continuous (Box) action, and this env's is {action_space}:"
+            ' use algo = "PPO"'
+        )
+    if spec.train.hyperparams.get("use_sde"):
+        raise TaskSpecError(f"{where} use_sde needs a continuous (Box) action, and this env's is {action_space}")
+
+
 def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) -> list[str]:
     """Check a task end to end with its own env and scorer; raises TaskSpecError, returns warnings.
 
@@ -95,6 +110,7 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
     """
     env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
     try:
+        check_algorithm_fits(spec, env.action_space)
         for start in range(seed, seed + RESET_SEEDS):
             results = [
                 _episode(env, spec, "random", start, start, max_steps),

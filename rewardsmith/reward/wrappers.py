@@ -30,6 +30,16 @@ def frozen(action) -> np.ndarray:
     return copy[...]
 
 
+def neutral_action(space: gym.Space) -> Any:
+    """The action that does least, as the env takes it: zeros (clipped to the bounds) for a continuous action, the
+    middle choice for a discrete one (`n // 2`: no torque for Acrobot, no push for MountainCar-v0)."""
+    if isinstance(space, gym.spaces.Discrete):
+        return np.int64(space.start + space.n // 2)
+    if isinstance(space, gym.spaces.Box):
+        return np.clip(np.zeros(space.shape, dtype=space.dtype), space.low, space.high)
+    raise TypeError(f"no neutral action for a {type(space).__name__} action space (Box or Discrete)")
+
+
 class ApplyReward(gym.Wrapper):
     """Replace the env reward with a reward file's total (or a baseline) and score episodes alongside.
 

@@ -6,8 +6,8 @@ several seeds
 
 - **good**: a reward known to be good (the task's example reward, `envs/examples/<task>.py`, or one the user names);
 - **weak**: generated weak references, the same for every task: `alive` (a constant +1 a step: it can only teach
-  the policy to keep the episode going) and `effort` (minus the squared action: it teaches the policy to do
-  nothing); the stronger of those measured at each budget is the weak arm. Where surviving IS the task (balancing
+  the policy to keep the episode going) and `effort` (minus the squared action, or -1 for any discrete choice but
+  the middle one: it teaches the policy to do nothing); the stronger of those measured at each budget is the weak arm. Where surviving IS the task (balancing
   a pendulum), `alive` is not a weak reward but the task's own: calibrate such a task with `effort` alone;
 
 and plays the **random** policy, all scored by the task's trusted evaluation worker on fresh episodes. Each
@@ -33,10 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import gymnasium as gym
 from pydantic import BaseModel, Field
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
+from rewardsmith.reward.wrappers import neutral_action
 from rewardsmith.run_folder.records import CandidateRecord, Evaluation
 from rewardsmith.search import rung_evidence
 from rewardsmith.search.evidence import Evidence
@@ -44,7 +46,7 @@ from rewardsmith.search.halving import first_rung_minimum, rung_budgets
 from rewardsmith.search.selection import estimate, standard_error
 from rewardsmith.search.training import evaluate_policy, fallback_line, train_and_evaluate
 from rewardsmith.stats import gap_in_se, mean_se
-from rewardsmith.task import Calibration, TaskSpec
+from rewardsmith.task import Calibration, TaskSpec, make_env
 from rewardsmith.workers.executor import Executor
 
 MARGIN_SE = 2.0
@@ -66,7 +68,30 @@ def compute_reward(state, action, next_state):
     return effort, {"effort": effort}
 ''',
 }
+DISCRETE_EFFORT = '''"""Weak reference (rewardsmith calibrate): minus 1 for any choice but the neutral one ({neutral}), blind to the
+task."""
+
+
+def compute_reward(state, action, next_state):
+    effort = -float(int(action) != {neutral})
+    return effort, {{"effort": effort}}
+'''
+"""`effort` for a discrete action (`neutral_action`: the middle choice), where squaring the choice's number means
+nothing."""
 WeakKind = Literal["alive", "effort"]
+
+
+def weak_reward(kind: str, spec: TaskSpec) -> str:
+    """The source of weak reference `kind` for `spec`'s env."""
+    if kind == "effort":
+        env = make_env(spec)
+        space = env.action_space
+        env.close()
+        if isinstance(space, gym.spaces.Discrete):
+            return DISCRETE_EFFORT.format(neutral=int(neutral_action(space)))
+    return WEAK_REWARDS[kind]
+
+
 DONE_FILE = "calibration_arm.json"
 """Beside each training of a calibration: its result, so a cut-short calibration resumes training by training."""
 
@@ -248,7 +273,7 @@ def calibrate(
     sources = {"good": reward}
     for kind in weak:
         path = work / f"weak_{kind}.py"
-        path.write_text(WEAK_REWARDS[kind])
+        path.write_text(weak_reward(kind, spec))
         sources[kind] = path
     inputs = {arm: fingerprint(path, spec_file) for arm, path in sources.items()}  # each arm's, once
     random = report.rows[0].random if report.rows else random_fitness(spec, work / "random", executor, episodes * seeds)

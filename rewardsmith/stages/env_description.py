@@ -8,6 +8,7 @@ reward code, reward weights or `info` keys. The observation layout is found by m
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 
 from rewardsmith.reward.state import StateSchema, control_period, schema_for
@@ -203,12 +204,19 @@ def _model_sections(base, schema: StateSchema, qpos: np.ndarray | None, arm: set
     return lines + actuator_lines(base, schema)
 
 
-def _state_api(schema: StateSchema | None, hidden: frozenset[str] | set[str] = frozenset()) -> list[str]:
-    """How a reward reads the state; `hidden`: joints the description leaves out (a mocap arm's)."""
+def _state_api(
+    schema: StateSchema | None, hidden: frozenset[str] | set[str] = frozenset(), *, discrete: bool = False
+) -> list[str]:
+    """How a reward reads the state; `hidden`: joints the description leaves out (a mocap arm's); `discrete`: the
+    action is a choice, not an array of controls."""
+    action = (
+        "the chosen action's number as a 0-d float array (`int(action)` gives it)"
+        if discrete
+        else "the array sent to the actuators, in the order above"
+    )
     lines = [
         "## Reading the state: compute_reward(state, action, next_state) -> (total, {name: value})",
-        "`state`/`next_state`: before/after the action, one control step dt apart; `action`: the array sent to the"
-        " actuators, in the order above.",
+        f"`state`/`next_state`: before/after the action, one control step dt apart; `action`: {action}.",
         "- `state.obs` (the observation above)"
         + (", `state.qpos`, `state.qvel` (generalized positions/velocities, indices above)" if schema else "")
         + ": numpy arrays; `state.dt`: control step (s); `state.time`: sim time (s).",
@@ -263,6 +271,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         dt_value, dt_source = control_period(env)
         dt = dt_value if dt_source != "none" else None
         act = env.action_space
+        discrete = isinstance(act, gym.spaces.Discrete)
         head = [f"# Environment: {spec.env}"]
         if dt:
             timing = f"- Control step dt = {fmt(dt)} s"
@@ -281,7 +290,9 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         elif type(base).__name__ in TERMINATIONS:
             head.append(f"- Early termination: {TERMINATIONS[type(base).__name__]}")
         head.append(
-            f"- Action: {act.shape[0] if act.shape else act} dims"
+            f"- Action: one of {act.n} discrete choices, {act.start} to {act.start + act.n - 1} (what each does below)"
+            if discrete
+            else f"- Action: {act.shape[0] if act.shape else act} dims"
             + (f", each in {value_range(act.low.min(), act.high.max())}" if hasattr(act, "low") else "")
         )
         head += _observation_head(obs)
@@ -301,7 +312,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
                 layout += ["## Action (from the env's documentation)", *(known_action_lines(base) or [])]
             else:
                 layout = ["## Observation code (the env's source, reward lines removed)", *source_without_reward(base)]
-            return "\n".join(head + layout + _state_api(None)) + "\n"
+            return "\n".join(head + layout + _state_api(None, discrete=discrete)) + "\n"
         if known:
             obs_part = ["## Observation layout (from the env's documentation)", *known]
         else:

@@ -64,10 +64,16 @@ KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
         ("obs[3]", "pole angular velocity (rad/s)"),
     ],
     "AcrobotEnv": [
-        ("obs[0:2]", "cos, sin of joint 1 angle"),
-        ("obs[2:4]", "cos, sin of joint 2 angle (relative to link 1)"),
-        ("obs[4]", "joint 1 angular velocity"),
-        ("obs[5]", "joint 2 angular velocity"),
+        ("obs[0:2]", "cos, sin of theta1, link 1's angle at the fixed pivot (theta1 = 0: hanging straight down)"),
+        ("obs[2:4]", "cos, sin of theta2, link 2's angle relative to link 1 (theta2 = 0: in line with link 1)"),
+        ("obs[4]", "theta1_dot (rad/s, clipped to [-4 pi, 4 pi])"),
+        ("obs[5]", "theta2_dot (rad/s, clipped to [-9 pi, 9 pi])"),
+        (
+            "height",
+            "both links are 1 m long; the free end's height above the pivot is -cos(theta1) - cos(theta1 + theta2)"
+            " (m): -2 hanging, +2 straight up; cos(theta1 + theta2) = obs[0]*obs[2] - obs[1]*obs[3]",
+        ),
+        ("reset", "theta1, theta2 and both angular velocities each ~ uniform(-0.1, 0.1): hanging, nearly at rest"),
     ],
     "MetaWorld": [
         (
@@ -134,6 +140,12 @@ KNOWN_ACTIONS: dict[str, list[str]] = {
         " increases), above 0.5 the right one (vx increases, obs[4] decreases), off in between",
     ],
     "Continuous_MountainCarEnv": ["- action[0] = engine force in [-1, 1] (+ pushes right)"],
+    "MountainCarEnv": ["- action 0 = push left, 1 = no push, 2 = push right"],
+    "CartPoleEnv": ["- action 0 = push the cart left (-x), 1 = push it right (+x), each with a fixed 10 N"],
+    "AcrobotEnv": [
+        "- action 0 = torque -1, 1 = no torque, 2 = torque +1 (N m), on the joint between the links only (the pivot"
+        " is not driven); positive torque increases theta2_dot"
+    ],
 }
 TERMINATIONS = {
     "Continuous_MountainCarEnv": "the episode ends when the car reaches the flag (position >= 0.45): a success"
@@ -145,6 +157,8 @@ TERMINATIONS = {
     " start (x < 0), or when it reaches the course's end (a success termination).",
     "PendulumEnv": "never ends early; episodes end at the time limit.",
     "CartPoleEnv": "the episode ends when |pole angle| > 0.2095 rad or |cart position| > 2.4.",
+    "AcrobotEnv": "the episode ends when the free end's height above the pivot exceeds 1 m (-cos(theta1) -"
+    " cos(theta1 + theta2) > 1): a success termination.",
 }
 """The early-termination rule of each documented env without a MuJoCo model (from its source)."""
 _REWARD_WORDS = re.compile(r"reward|shaping|cost|penalt", re.IGNORECASE)
@@ -171,7 +185,10 @@ def known_layout_lines(base) -> list[str] | None:
     key = layout_key(base)
     if key is None:
         return None
-    lines = [f"- {where} = {what}" if where.startswith("obs") else f"- {what}" for where, what in KNOWN_LAYOUTS[key]]
+    lines = [
+        f"- {where} = {what}" if where.startswith("obs") else f"- at reset: {what}" if where == "reset" else f"- {what}"
+        for where, what in KNOWN_LAYOUTS[key]
+    ]
     if key in GOAL_PARTS:
         lines.append(f"- {GOAL_PARTS[key]}")
     return lines

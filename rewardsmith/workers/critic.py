@@ -34,6 +34,7 @@ from rewardsmith.files import write_json_atomic
 from rewardsmith.reward.contract import validate_result
 from rewardsmith.reward.progress import PROGRESS_CONTRACT, ProgressOptions, load_with_progress, validate_progress
 from rewardsmith.reward.state import Snapshotter, State
+from rewardsmith.reward.wrappers import frozen, neutral_action
 from rewardsmith.run_folder.names import SMOKE_FILE
 from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.task import TaskSpec, make_env
@@ -177,7 +178,7 @@ def collect_transitions(spec: TaskSpec, count: int, episode_steps: int, seed: in
     snap = Snapshotter(env)
     if snap.schema is not None:
         snap.schema.used_fields.update(CAPTURED_FIELDS)
-    zero = np.zeros(env.action_space.shape, dtype=np.float64)
+    zero = neutral_action(env.action_space)
     transitions: list[Transition] = []
     episode = 0
     while len(transitions) < count:
@@ -185,10 +186,10 @@ def collect_transitions(spec: TaskSpec, count: int, episode_steps: int, seed: in
         env.action_space.seed(seed + episode)
         state = snap(obs)
         for _ in range(episode_steps):
-            action = np.asarray(env.action_space.sample() if episode % 2 == 0 else zero, dtype=np.float64)
-            action.flags.writeable = False
+            native = env.action_space.sample() if episode % 2 == 0 else zero
+            action = frozen(native)  # as the reward gets it in training (a discrete choice as a 0-d float)
             state.freeze()
-            obs, _, terminated, truncated, _ = env.step(action)
+            obs, _, terminated, truncated, _ = env.step(native)
             next_state = snap(obs)
             transitions.append((state, action, next_state))
             state = next_state
