@@ -101,6 +101,10 @@ def test_nothing_learned_is_said_instead_of_a_winner() -> None:
     assert signal.verdict == "nothing_learned" and signal.budget == 16_384
     assert "no candidate learned enough to be judged at 16,384 steps" in signal.message
     assert "rewardsmith calibrate hopper-hop" in signal.message  # no calibration yet: it names the command
+    assert "none beats the random policy (0.004) by 2 standard errors" in signal.message
+    assert "below it" not in signal.message  # 1.0 scores above random, by less than 2 standard errors
+    far_below = learning_signal([record("1.0", 0.015, 0.001), record("1.1", 0.02, 0.001)], random_eval(0.22, 0.02), spec)
+    assert far_below.verdict == "nothing_learned" and "and every one scores below it" in far_below.message
 
 
 def test_a_calibrated_spec_suggests_its_budget() -> None:

@@ -411,8 +411,8 @@ def learning_signal(
     z: float = MARGIN_SE,
     evidence: Evidence | None = None,
 ) -> Signal:
-    """Say plainly when a search's top rung carries no signal: every trained candidate at the highest budget
-    reached is within `z` evaluation standard errors of the random policy ("nothing learned enough to be judged": a
+    """Say plainly when a search's top rung carries no signal: no trained candidate at the highest budget reached
+    beats the random policy by `z` evaluation standard errors ("nothing learned enough to be judged": a
     fact about the trained policies), or, with two or more there, all of them are within `z` standard errors of
     each other ("indistinguishable": a claim about the rewards, so each candidate's variance holds the between-seed
     floor at that budget from `evidence`, `rewardsmith.search.spread`, and a candidate trained on a second seed
@@ -437,10 +437,13 @@ def learning_signal(
             if r.fitness is not None and r.fitness - random.fitness_mean > z * math.hypot(standard_error(r), rand_se)
         ]
         if not learned:
+            below = all(r.fitness is not None and r.fitness < random.fitness_mean for r in top)
             return Signal(
                 "nothing_learned",
-                f"no candidate learned enough to be judged at {budget:,} steps: every one is within {z:g} standard "
-                f"errors of the random policy ({random.fitness_mean:.4g}){advice}",
+                f"no candidate learned enough to be judged at {budget:,} steps: none beats the random policy "
+                f"({random.fitness_mean:.4g}) by {z:g} standard errors"
+                + (", and every one scores below it" if below else "")
+                + advice,
                 budget,
                 suggestion,
             )
