@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ctypes.util
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rewardsmith.reward.wrappers import ApplyReward
@@ -65,3 +67,20 @@ def test_a_gl_backend_that_needs_a_display_is_named(tmp_path: Path, monkeypatch)
     with pytest.raises(VideoError, match="MUJOCO_GL=glfw needs a display") as caught:
         record_video(load_task("inverted-double-pendulum-balance"), cand, max_steps=10, executor=EXECUTOR)
     assert "\n" not in str(caught.value) and str(caught.value).endswith("video/worker.log)")
+
+
+@pytest.mark.slow
+def test_a_whole_classic_control_episode_fits_a_short_video(tmp_path: Path) -> None:
+    """Acrobot renders 500 x 500 frames at its own size: a run's video (the whole 500-step episode) once came to 94 MB
+    of frames and was refused as "more than a short video needs"; the worker now keeps every k-th pixel."""
+    from rewardsmith.stages.video import episode_limit
+    from rewardsmith.workers.video import fit_frame
+
+    assert fit_frame(np.zeros((500, 500, 3)), 320, 240).shape == (167, 167, 3)
+    assert fit_frame(np.zeros((400, 600, 3)), 320, 240).shape == (200, 300, 3)
+    assert fit_frame(np.zeros((240, 320, 3)), 320, 240).shape == (240, 320, 3)  # MuJoCo's own size: untouched
+    spec = load_task("acrobot-swing-up")
+    cand = untrained_policy("acrobot-swing-up", tmp_path / "cand")
+    video = record_video(spec, cand, max_steps=episode_limit(spec), every=4, executor=EXECUTOR)
+    summary = json.loads((cand / "video" / "summary.json").read_text())
+    assert video.is_file() and summary["frames"] > 100  # the untrained policy never reaches the bar: 500 steps

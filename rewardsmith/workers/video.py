@@ -11,6 +11,7 @@ rolls out one episode and writes every k-th frame to `frames.npy` (uint8, no pic
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -26,6 +27,14 @@ from rewardsmith.workers.job import WorkerJob
 
 MAX_FRAMES = 300
 RENDER_ERROR = "render:"
+
+
+def fit_frame(frame, width: int, height: int) -> np.ndarray:
+    """A frame within `width` x `height`: every k-th pixel where the env renders at its own, larger size (classic
+    control's 500 x 500, Box2D's 600 x 400), so a whole episode's frames stay a short video's size."""
+    image = np.asarray(frame, dtype=np.uint8)
+    stride = max(1, math.ceil(image.shape[0] / height), math.ceil(image.shape[1] / width))
+    return np.ascontiguousarray(image[::stride, ::stride])
 
 
 def _policy_obs(env, obs):
@@ -66,13 +75,14 @@ def run_video_job(job: WorkerJob) -> dict[str, Any]:
     algo: type[PPO] | type[SAC] = PPO if spec.train.algo == "PPO" else SAC
     layers = enter_sandbox(job)
     model = algo.load(Path(opts["model_path"]), device="cpu")
-    frames, total, length = [np.asarray(first, dtype=np.uint8)], 0.0, 0
+    size = (int(opts.get("width", 320)), int(opts.get("height", 240)))
+    frames, total, length = [fit_frame(first, *size)], 0.0, 0
     for step in range(1, steps + 1):
         action, _ = model.predict(_policy_obs(env, obs), deterministic=True)
         obs, reward, terminated, truncated, _ = env.step(action)
         total, length = total + float(reward), step
         if step % every == 0:
-            frames.append(np.asarray(env.render(), dtype=np.uint8))
+            frames.append(fit_frame(env.render(), *size))
         if terminated or truncated:
             break
     np.save(job.out_dir / FRAMES_FILE, np.stack(frames), allow_pickle=False)
