@@ -135,6 +135,14 @@ def test_constant_total_and_dominant_component_are_warnings(spec, tmp_path):
     report = critique(spec, dominant, tmp_path / "b", model=None, executor=EXECUTOR, env_description=None)
     assert report.accepted and codes(report, "warning") == ["dominant-component"]
     assert "'big'" in report.warnings[0].message and "warnings worth fixing" in report.repair_text()
+    assert "rescale the components" in report.warnings[0].message
+    # a dominant CONSTANT term is a statement about episode length, and the warning says so instead of "rescale"
+    timed = reward(tmp_path, "    height = 0.01 * float(next_state.obs[1])\n"
+                             "    return -1.0 + height, {'time': -1.0, 'height': height}\n", "timed.py")
+    report = critique(spec, timed, tmp_path / "c", model=None, executor=EXECUTOR, env_description=None)
+    message = report.warnings[0].message
+    assert "'time'" in message and "constant -1 a step" in message and "ending episodes sooner" in message
+    assert "rescale the components" not in message
 
 
 def test_slow_reward_is_rejected(spec, tmp_path):

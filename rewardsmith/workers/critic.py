@@ -353,12 +353,20 @@ def shape_findings(
     for name, stats in components.items():
         others = [s["mean_abs"] for other, s in components.items() if other != name]
         if others and max(others) > 0 and stats["mean_abs"] > ratio * max(others):
+            constant = stats["std"] <= CONSTANT_ATOL + CONSTANT_RTOL * abs(stats["mean"])
+            advice = (
+                f"it is a constant {stats['mean']:.4g} a step, which changes a return only through the episode's "
+                "length: negative, it pays for ending episodes sooner (right where they end on success, wrong where "
+                "they end on failure); positive, for making them last (wrong where they end on success). Keep it "
+                "only if that is what the task's episodes need, and scale the state-dependent terms so they matter"
+                if constant
+                else "rescale the components so each one can matter"
+            )
             findings.append(
                 _finding(
                     "dominant-component",
                     f"component {name!r} (mean |value| {stats['mean_abs']:.4g}) is over "
-                    f"{ratio:g}x every other component (largest {max(others):.4g}); rescale the components so "
-                    "each one can matter",
+                    f"{ratio:g}x every other component (largest {max(others):.4g}); {advice}",
                     severity="warning",
                 )
             )
