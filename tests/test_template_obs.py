@@ -18,6 +18,7 @@ EXPECTED = {  # task -> the observation-reading components its template must off
     "lunarlander-land": {"over_pad": "obs[0]", "height_above_pad": "obs[1]", "level": "obs[4]", "leg_contact": "obs[7]"},
     "mountaincar-reach-flag": {"position": "obs[0]", "momentum": "obs[1]"},
     "pendulum-swing-up": {"upright": "obs[0]"},  # no momentum term: the task asks to hold the pole still
+    "acrobot-swing-up": {"momentum": "obs[4]"},  # "pump energy by swinging"; a discrete action: no effort term
 }
 
 
@@ -32,6 +33,7 @@ def test_obs_only_env_gets_task_terms_from_its_labelled_dimensions(task: str) ->
     for name, index in EXPECTED[task].items():
         assert index in found[name]
     assert all(component_line(line, names) for line in example_lines(names))
+    assert any('"effort"' in line for line in example_lines(names)) is (not names["discrete"])
     # an empty reply gets these lines, and the note no longer says the reward measures nothing
     code, note = close_function('effort"] = -0.1 * float(np.sum(np.square(action)))', names)
     assert "does not measure the task" not in note and "example's task lines were put in" in note

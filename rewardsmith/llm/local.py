@@ -102,8 +102,8 @@ def expand_braces(item: str) -> list[str]:
 
 
 def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
-    """Bodies, joints (with kinds and backflip signs), sites, the sizes of `state.obs`/`goal`/`achieved_goal`
-    and the task's words, read from the prompt."""
+    """Bodies, joints (with kinds and backflip signs), sites, the sizes of `state.obs`/`goal`/`achieved_goal`,
+    whether the action is a discrete choice, and the task's words, read from the prompt."""
     text = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
     bodies = list(
         dict.fromkeys(
@@ -133,6 +133,7 @@ def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
     env = match.group(1).strip() if (match := re.search(r"^# Environment: (\S+)", text, re.MULTILINE)) else ""
     names = {"bodies": bodies, "joints": joints, "sites": sites, "task": task, "arrays": arrays, "env": env}
     names["task_line"] = " ".join(task_lines[0].lower().split()) if task_lines else ""
+    names["discrete"] = bool(re.search(r"^- Action: one of \d+ discrete choices", text, re.MULTILINE))
     return names | {"observation": observation_dims(text)}  # labelled obs[i] of an env without a MuJoCo model
 
 
@@ -180,7 +181,8 @@ def example_lines(names: dict[str, Any]) -> list[str]:
         lines += observation_lines(names.get("observation", {}), task)
     if not lines and joints:
         lines.append(f'components["motion"] = 0.01 * abs(float(next_state.joint("{joints[0][0]}").qvel))')
-    lines.append('components["effort"] = -0.001 * float(np.sum(np.square(action)))')
+    if not names.get("discrete"):  # a discrete action is a choice's number: its square is no effort
+        lines.append('components["effort"] = -0.001 * float(np.sum(np.square(action)))')
     return lines
 
 

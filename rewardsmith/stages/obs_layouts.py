@@ -66,8 +66,8 @@ KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
     "AcrobotEnv": [
         ("obs[0:2]", "cos, sin of theta1, link 1's angle at the fixed pivot (theta1 = 0: hanging straight down)"),
         ("obs[2:4]", "cos, sin of theta2, link 2's angle relative to link 1 (theta2 = 0: in line with link 1)"),
-        ("obs[4]", "theta1_dot (rad/s, clipped to [-4 pi, 4 pi])"),
-        ("obs[5]", "theta2_dot (rad/s, clipped to [-9 pi, 9 pi])"),
+        ("obs[4]", "theta1_dot, link 1's angular velocity (rad/s, clipped to [-4 pi, 4 pi])"),
+        ("obs[5]", "theta2_dot, link 2's angular velocity relative to link 1 (rad/s, clipped to [-9 pi, 9 pi])"),
         (
             "height",
             "both links are 1 m long; the free end's height above the pivot is -cos(theta1) - cos(theta1 + theta2)"
