@@ -645,3 +645,23 @@ def test_survival_is_the_task_where_fitness_follows_episode_length():
     shaped = [{**r, "return": r["steps"] * (1.0 + r["fitness"])} for r in unrelated]
     assert survival(shaped) is None  # the per-step mean moves with the task's progress
     assert survival([{k: v for k, v in r.items() if k != "steps"} for r in unrelated]) is None  # no lengths: no verdict
+
+
+def test_a_time_cost_is_the_task_where_the_episode_ends_at_the_goal():
+    """acrobot-swing-up (round 24): the episode ends at the bar, so the sooner the better and the fitness falls with
+    episode length; a -1-a-step cost then pays for reaching the goal sooner (it was rejected as 'survival'), while
+    an alive bonus there pays for never reaching it, and a cost where the fitness RISES with length pays for falling."""
+    from rewardsmith.stages.screen import survival
+
+    reached = [(60, 0.94), (90, 0.91), (150, 0.85), (300, 0.7), (500, 0.3), (500, 0.2)]
+    cost = [
+        {"label": f"1.{k}", "episode": 0, "steps": steps, "fitness": fitness, "return": -1.0 * steps}
+        for k, (steps, fitness) in enumerate(reached)
+    ]
+    assert survival(cost) is None and judge(cost, min_signal=0).passed
+    alive = [{**r, "return": 1.0 * r["steps"]} for r in cost]
+    message = survival(alive)
+    assert message is not None and "pays for staying in the episode" in message
+    falling = [{**r, "fitness": r["steps"] / 100.0} for r in cost]  # a task where lasting is the goal
+    message = survival(falling)
+    assert message is not None and "pays for ending the episode sooner" in message and "per-step cost" in message
