@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -20,6 +21,20 @@ def cell(value: Any, digits: int = 4) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+SE_CAP = 100.0
+"""Gaps beyond this many standard errors print as "> +100 se": with a near-zero spread (every seed of a Meta-World
+example pressed the button) the exact figure, +21,416 se, says nothing more and looks like precision."""
+
+
+def se_words(gap: float) -> str:
+    """A gap in standard errors, signed, to one decimal; '-' when unknown, capped at `SE_CAP`."""
+    if math.isnan(gap):
+        return "-"
+    if abs(gap) >= SE_CAP:
+        return f"> +{SE_CAP:.0f} se" if gap > 0 else f"< -{SE_CAP:.0f} se"
+    return f"{gap:+.1f} se"
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rewardsmith.errors import TaskSpecError, extra_hint
+from rewardsmith.formatting import se_words
 
 
 def _shipped_envs() -> Path:
@@ -170,7 +171,7 @@ class Calibration(BaseModel):
         """One or two words for the one-line task listing."""
         if not self.current(search_budget):
             return "stale calibration"
-        margin = f" {self.margin_se:+.1f} se" if self.margin_se is not None else ""
+        margin = f" {se_words(self.margin_se)}" if self.margin_se is not None else ""
         return f"calibrated{margin}" if self.calibrated else f"needs GPU or long budget{margin}"
 
     def status(self, search_budget: int) -> str:
@@ -179,7 +180,7 @@ class Calibration(BaseModel):
             return f"calibrated {self.stale}: run `rewardsmith calibrate`"
         if self.budget != search_budget:
             return f"calibrated at {self.budget:,} steps, not at today's {search_budget:,}: run `rewardsmith calibrate`"
-        margin = f"{self.margin_se:+.1f} se" if self.margin_se is not None else "?"
+        margin = se_words(self.margin_se) if self.margin_se is not None else "?"
         margin += f" on {self.backend}" if self.backend else ""
         if self.calibrated:
             return f"calibrated ({margin} at {self.budget:,} steps)"

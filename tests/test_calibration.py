@@ -392,3 +392,12 @@ def test_a_learner_that_cannot_act_in_the_envs_action_space_is_a_task_error(tmp_
         path.write_text(text.replace(old, new))
         with pytest.raises(TaskSpecError, match=re.escape(said)):
             validate_task(load_task(path))
+
+
+def test_a_gap_over_a_near_zero_spread_prints_capped() -> None:
+    from rewardsmith.formatting import se_words
+
+    assert [se_words(g) for g in (2.04, -1.0, 21416.3, -150.0, math.inf, math.nan)] == [
+        "+2.0 se", "-1.0 se", "> +100 se", "< -100 se", "> +100 se", "-"]
+    button = load_task("metaworld-button-press").calibration
+    assert button is not None and button.short_status(50_000) == "calibrated > +100 se"

@@ -10,6 +10,7 @@ import typer
 
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, choose_backend_option, require_sandbox_here
+from rewardsmith.formatting import se_words
 
 if TYPE_CHECKING:
     from rewardsmith.search.calibration import CalibrationReport
@@ -163,11 +164,6 @@ def print_report(report: CalibrationReport, margin: float = 2.0) -> None:
 def pm(mean: float, se: float) -> str:
     """`mean ± se` to 3 significant digits."""
     return "-" if math.isnan(mean) else f"{mean:.3g} ± {se:.2g}"
-
-
-def se_words(gap: float) -> str:
-    """A gap in standard errors, signed."""
-    return "-" if math.isnan(gap) else f"{gap:+.1f} se" if math.isfinite(gap) else ("+inf se" if gap > 0 else "-inf se")
 
 
 def on(backend: str | None) -> str:
