@@ -1,8 +1,8 @@
 """Validate a task spec before any LLM call: the env builds, the scorer exists and takes its arguments,
 random-action and zero-action episodes (`neutral_action`: a discrete env's middle choice) are scorable, a fitness
-that ignores the policy is flagged, and so is an env whose `reset(seed=...)` does not give the same start in two fresh instances (the evaluation compares
-candidates on the same reset seeds, so such an env compares them on different starts, or on another goal
-than the one trained for).
+that ignores the policy is flagged, and so is an env whose `reset(seed=...)` does not give the same start in two
+fresh instances (the evaluation compares candidates on the same reset seeds, so such an env compares them on
+different starts, or on another goal than the one trained for).
 
 A task error is the user's, not a candidate's: it raises `TaskSpecError` naming the spec, before a run
 creates anything, so it can never reach a prompt ("Avoid these mistakes") or cost a retry.

@@ -7,8 +7,9 @@ several seeds
 - **good**: a reward known to be good (the task's example reward, `envs/examples/<task>.py`, or one the user names);
 - **weak**: generated weak references, the same for every task: `alive` (a constant +1 a step: it can only teach
   the policy to keep the episode going) and `effort` (minus the squared action, or -1 for any discrete choice but
-  the middle one: it teaches the policy to do nothing); the stronger of those measured at each budget is the weak arm. Where surviving IS the task (balancing
-  a pendulum), `alive` is not a weak reward but the task's own: calibrate such a task with `effort` alone;
+  the middle one: it teaches the policy to do nothing); the stronger of those measured at each budget is the weak
+  arm. Where surviving IS the task (balancing a pendulum), `alive` is not a weak reward but the task's own:
+  calibrate such a task with `effort` alone;
 
 and plays the **random** policy, all scored by the task's trusted evaluation worker on fresh episodes. Each
 trained arm's number per seed is its evaluation's mean fitness, so its standard error over seeds holds the
