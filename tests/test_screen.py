@@ -650,7 +650,7 @@ def test_survival_is_the_task_where_fitness_follows_episode_length():
 def test_a_time_cost_is_the_task_where_the_episode_ends_at_the_goal():
     """acrobot-swing-up (round 24): the episode ends at the bar, so the sooner the better and the fitness falls with
     episode length; a -1-a-step cost then pays for reaching the goal sooner (it was rejected as 'survival'), while
-    an alive bonus there pays for never reaching it, and a cost where the fitness RISES with length pays for falling."""
+    an alive bonus there pays for never reaching it (the accuracy rule rejects it)."""
     from rewardsmith.stages.screen import survival
 
     reached = [(60, 0.94), (90, 0.91), (150, 0.85), (300, 0.7), (500, 0.3), (500, 0.2)]
@@ -659,9 +659,9 @@ def test_a_time_cost_is_the_task_where_the_episode_ends_at_the_goal():
         for k, (steps, fitness) in enumerate(reached)
     ]
     assert survival(cost) is None and judge(cost, min_signal=0).passed
-    alive = [{**r, "return": 1.0 * r["steps"]} for r in cost]
-    message = survival(alive)
-    assert message is not None and "pays for staying in the episode" in message
-    falling = [{**r, "fitness": r["steps"] / 100.0} for r in cost]  # a task where lasting is the goal
-    message = survival(falling)
+    alive = [{**r, "return": 1.0 * r["steps"]} for r in cost]  # pays for never reaching the goal
+    assert survival(alive) is None  # length explains the fitness: the accuracy rule judges, and rejects
+    assert judge(alive, min_signal=0).message.startswith("your reward prefers the trajectories with lower fitness")
+    unrelated = [{**r, "fitness": f} for r, f in zip(cost, [0.3, 0.94, 0.2, 0.91, 0.7, 0.85])]
+    message = survival(unrelated)  # the cost pays for ending sooner, and length does not explain this fitness
     assert message is not None and "pays for ending the episode sooner" in message and "per-step cost" in message

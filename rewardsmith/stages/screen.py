@@ -61,12 +61,13 @@ Held out, reacher (15 rewards at 2,048 and 16,384 steps, judged as the first cut
 at 0.1 (and up to 0.2) the stay-alive check rejected 0 of 8 good rewards, but at 0.3 it rejected 6 of 8 (their cv
 lies between 0.2 and 0.3), so 0.1 keeps a factor of two from the nearest good reward measured."""
 SURVIVAL_FITNESS_CORR = 0.9
-"""... unless the trusted fitness is itself explained by episode length (correlation at least this, where lengths
-differ, with the sign of the per-step mean): on a task whose goal is to stay up, staying alive is the task, and on
-one whose episode ends at the goal (acrobot-swing-up: correlation -0.97 on its first rung's archive), a constant cost
-a step pays for reaching it sooner, which is the task. Round 24 found the second half on acrobot's held-out pool,
-where the one-sided rule rejected 3 of 8 good rewards (their time cost), each ranking the episodes with accuracy
-0.92 to 1.00."""
+"""... unless the trusted fitness is itself explained by episode length (|correlation| at least this, where lengths
+differ): on a task whose goal is to stay up, staying alive is the task, and on one whose episode ends at the goal
+(acrobot-swing-up: correlation -0.97 on its first rung's archive), a constant cost a step pays for reaching it
+sooner, which is the task. There the accuracy rule alone judges: a per-step term of the wrong sign (an alive bonus
+where the episode ends at the goal) orders the episodes against the fitness, and is rejected for that. Round 24
+found the second case on acrobot's held-out pool, where the one-sided rule (correlation at least +0.9) rejected 3 of
+8 good rewards (their time cost), each ranking the episodes with accuracy 0.92 to 1.00."""
 RANDOM_LABEL = "random policy"
 """The label of the reference episodes played with uniform random actions (evaluated once per run)."""
 LEARNED_Z = 2.0
@@ -245,8 +246,7 @@ def varies_per_step(details: list[dict[str, Any]], cv_min: float = SURVIVAL_CV) 
 def survival(details: list[dict[str, Any]], cv_max: float = SURVIVAL_CV) -> str | None:
     """Why a reward's return on the archive is explained by survival time or a constant per-step term, or None:
     its per-step mean is nearly constant across episodes (`SURVIVAL_CV`) while the task's fitness is not explained
-    by episode length the same way round (`SURVIVAL_FITNESS_CORR`). Needs each episode's `steps`; None without
-    them."""
+    by episode length (`SURVIVAL_FITNESS_CORR`). Needs each episode's `steps`; None without them."""
     found = per_step_returns(details)
     if found is None:
         return None
@@ -257,9 +257,9 @@ def survival(details: list[dict[str, Any]], cv_max: float = SURVIVAL_CV) -> str 
     fitness = np.array([d["fitness"] for d in rows], dtype=float)
     varied = steps.std() > 0 and fitness.std() > 0
     length_fit = float(np.corrcoef(steps, fitness)[0, 1]) if varied else None
+    if length_fit is not None and abs(length_fit) >= SURVIVAL_FITNESS_CORR:
+        return None  # length explains the fitness: the accuracy rule judges whether the return follows it
     sign = 1.0 if per_step.mean() > 0 else -1.0  # a positive per-step mean pays for lasting, a negative for ending
-    if length_fit is not None and sign * length_fit >= SURVIVAL_FITNESS_CORR:
-        return None
     where = (
         f"episode length explains the return (correlation {np.corrcoef(steps, per_step * steps)[0, 1]:.2f}) but not "
         f"the task's fitness (correlation {length_fit:.2f})"
