@@ -1,5 +1,5 @@
-"""Small statistics that the stages and the search share: a mean with its standard error, a gap in standard errors
-of the difference (Welch), and Spearman's rank correlation. Kept here, below both, so a stage need not import the
+"""Small statistics that the stages, the search and the workers share: whether a quantity stayed constant, a mean
+with its standard error, a gap in standard errors of the difference (Welch), and Spearman's rank correlation. Kept here, below both, so a stage need not import the
 search (or another stage) to use them."""
 
 from __future__ import annotations
@@ -8,6 +8,14 @@ import math
 import statistics
 
 import numpy as np
+
+CONSTANT_RTOL, CONSTANT_ATOL = 1e-6, 1e-9
+"""How little a quantity may vary, relative to its mean and absolutely, to count as constant."""
+
+
+def is_constant(std: float, mean: float) -> bool:
+    """Whether values with this standard deviation and mean did not vary (`CONSTANT_RTOL`, `CONSTANT_ATOL`)."""
+    return std <= CONSTANT_ATOL + CONSTANT_RTOL * abs(mean)
 
 
 def mean_se(values: list[float]) -> tuple[float, float]:

@@ -34,6 +34,7 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import SPREAD_FILE
 from rewardsmith.search.spread import NO_FLOOR, Floor, SeedSpread, prior_sd
 from rewardsmith.stages.screen import varies_per_step
+from rewardsmith.stats import is_constant
 from rewardsmith.task import TaskSpec
 
 CONSTANT_SHARE = 0.5
@@ -75,7 +76,7 @@ class Evidence:
 def constant(stats: Any) -> bool:
     """True for a component whose statistics say it did not vary over the critic's states."""
     try:
-        return float(stats["std"]) <= 1e-9 + 1e-6 * abs(float(stats["mean"]))
+        return is_constant(float(stats["std"]), float(stats["mean"]))
     except (KeyError, TypeError, ValueError):
         return False
 

@@ -48,6 +48,7 @@ from rewardsmith.stages.reflection import (
 )
 from rewardsmith.stages.run_replay import recorded_episodes, replay_evaluation
 from rewardsmith.stages.visual_feedback import image_parts, record_frames, with_images
+from rewardsmith.stats import is_constant
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
 
@@ -274,7 +275,7 @@ def flags(analysis: dict[str, Any]) -> list[dict[str, str]]:
     found = []
     comps = analysis["components"]
     for name, c in comps.items():
-        if len(c["points"]) >= 2 and c["std"] <= 1e-9 + 1e-6 * abs(c["mean"]):
+        if len(c["points"]) >= 2 and is_constant(c["std"], c["mean"]):
             found.append(
                 {
                     "code": "constant-component",

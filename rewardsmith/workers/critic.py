@@ -37,6 +37,7 @@ from rewardsmith.reward.state import Snapshotter, State
 from rewardsmith.reward.wrappers import frozen, neutral_action
 from rewardsmith.run_folder.names import SMOKE_FILE
 from rewardsmith.run_folder.records import SUMMARY_FILE
+from rewardsmith.stats import is_constant
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import WorkerJob
 
@@ -54,8 +55,6 @@ DEFAULTS: dict[str, Any] = {
     "dominance_ratio": 100.0,  # a component whose mean |value| exceeds this times every other one dominates
     "eval_time_limit_s": 10.0,  # stop calling a reward this slow early (the time findings then reject it)
 }
-CONSTANT_RTOL = 1e-6
-CONSTANT_ATOL = 1e-9
 
 Transition = tuple[State, np.ndarray, State]
 
@@ -341,7 +340,7 @@ def shape_findings(
 ) -> list[dict[str, Any]]:
     """Warnings: a total that does not vary over the states, a component that dwarfs all the others."""
     findings = []
-    if total["std"] <= CONSTANT_ATOL + CONSTANT_RTOL * abs(total["mean"]):
+    if is_constant(total["std"], total["mean"]):
         findings.append(
             _finding(
                 "constant-total",
@@ -353,13 +352,12 @@ def shape_findings(
     for name, stats in components.items():
         others = [s["mean_abs"] for other, s in components.items() if other != name]
         if others and max(others) > 0 and stats["mean_abs"] > ratio * max(others):
-            constant = stats["std"] <= CONSTANT_ATOL + CONSTANT_RTOL * abs(stats["mean"])
             advice = (
                 f"it is a constant {stats['mean']:.4g} a step, which changes a return only through the episode's "
                 "length: negative, it pays for ending episodes sooner (right where they end on success, wrong where "
                 "they end on failure); positive, for making them last (wrong where they end on success). Keep it "
                 "only if that is what the task's episodes need, and scale the state-dependent terms so they matter"
-                if constant
+                if is_constant(stats["std"], stats["mean"])
                 else "rescale the components so each one can matter"
             )
             findings.append(
