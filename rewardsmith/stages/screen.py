@@ -259,7 +259,6 @@ def survival(details: list[dict[str, Any]], cv_max: float = SURVIVAL_CV) -> str 
     length_fit = float(np.corrcoef(steps, fitness)[0, 1]) if varied else None
     if length_fit is not None and abs(length_fit) >= SURVIVAL_FITNESS_CORR:
         return None  # length explains the fitness: the accuracy rule judges whether the return follows it
-    sign = 1.0 if per_step.mean() > 0 else -1.0  # a positive per-step mean pays for lasting, a negative for ending
     where = (
         f"episode length explains the return (correlation {np.corrcoef(steps, per_step * steps)[0, 1]:.2f}) but not "
         f"the task's fitness (correlation {length_fit:.2f})"
@@ -271,7 +270,7 @@ def survival(details: list[dict[str, Any]], cv_max: float = SURVIVAL_CV) -> str 
             "staying in the episode",
             "make the terms that measure the task's progress larger than any per-step bonus, or drop the bonus",
         )
-        if sign > 0
+        if per_step.mean() > 0  # a positive per-step mean pays for lasting, a negative one for ending
         else (
             "ending the episode sooner",
             "make the terms that measure the task's progress larger than the per-step cost, or drop the cost",

@@ -59,11 +59,10 @@ def run_video_job(job: WorkerJob) -> dict[str, Any]:
     spec = job.task()
     opts = job.options
     steps, every = int(opts.get("max_steps", MAX_FRAMES)), max(1, int(opts.get("every", 2)))
+    width, height = int(opts.get("width", 320)), int(opts.get("height", 240))
     try:
-        try:  # MuJoCo envs take a frame size; others (Box2D, classic control) render at their own through rgb_array
-            env = make_env(
-                spec, render_mode="rgb_array", width=int(opts.get("width", 320)), height=int(opts.get("height", 240))
-            )
+        try:  # MuJoCo envs take a frame size; others (Box2D, classic control) render at their own (`fit_frame`)
+            env = make_env(spec, render_mode="rgb_array", width=width, height=height)
         except TaskSpecError:
             env = make_env(spec, render_mode="rgb_array")
         obs, _ = env.reset(seed=job.seed)
@@ -75,14 +74,13 @@ def run_video_job(job: WorkerJob) -> dict[str, Any]:
     algo: type[PPO] | type[SAC] = PPO if spec.train.algo == "PPO" else SAC
     layers = enter_sandbox(job)
     model = algo.load(Path(opts["model_path"]), device="cpu")
-    size = (int(opts.get("width", 320)), int(opts.get("height", 240)))
-    frames, total, length = [fit_frame(first, *size)], 0.0, 0
+    frames, total, length = [fit_frame(first, width, height)], 0.0, 0
     for step in range(1, steps + 1):
         action, _ = model.predict(_policy_obs(env, obs), deterministic=True)
         obs, reward, terminated, truncated, _ = env.step(action)
         total, length = total + float(reward), step
         if step % every == 0:
-            frames.append(fit_frame(env.render(), *size))
+            frames.append(fit_frame(env.render(), width, height))
         if terminated or truncated:
             break
     np.save(job.out_dir / FRAMES_FILE, np.stack(frames), allow_pickle=False)
