@@ -21,7 +21,11 @@ def same_measure(a: TaskSpec, b: TaskSpec) -> bool:
     return (a.env, a.fitness.scorer, strip(a)) == (b.env, b.fitness.scorer, strip(b))
 
 
-@pytest.mark.parametrize("task", SHIPPED)
+DISCRETE = {"acrobot-swing-up"}
+"""Shipped tasks whose action is one of N choices; no other discrete task ships, so none is shown an example."""
+
+
+@pytest.mark.parametrize("task", sorted(set(SHIPPED) - DISCRETE))
 def test_every_shipped_task_is_shown_a_task_of_its_family_with_another_objective(task: str) -> None:
     spec = load_task(task)
     chosen = worked_example(spec)
@@ -44,3 +48,38 @@ def test_a_users_own_sideways_ant_task_is_shown_the_spin_example_not_the_run_one
         ' possible."\n[fitness]\nscorer = "scorers:FinalDistance"\n'
     )
     assert worked_example(load_task(tmp_path / "ant-left.toml"))[0] == "ant-spin"
+
+
+@pytest.mark.parametrize("task", sorted(DISCRETE))
+def test_a_discrete_task_is_not_shown_a_continuous_tasks_action_terms(task: str) -> None:
+    """Pendulum's example squares its action array: on Acrobot's choice index (0, 1, 2) that term would charge 4
+    for torque +1 and nothing for torque -1. Without the rule Acrobot was shown it."""
+    import gymnasium as gym
+
+    from rewardsmith.stages.worked_example import reads_action
+    from rewardsmith.task import make_env
+
+    spec = load_task(task)
+    assert isinstance(make_env(spec).action_space, gym.spaces.Discrete)
+    assert worked_example(spec, discrete=True) is None
+    shown_if_continuous = worked_example(spec, discrete=False)
+    assert shown_if_continuous is not None and reads_action(shown_if_continuous[1])
+
+
+def test_a_users_discrete_mountaincar_gets_no_continuous_example_and_the_continuous_one_does(tmp_path: Path) -> None:
+    for env in ("MountainCar-v0", "MountainCarContinuous-v0"):
+        (tmp_path / "mine.toml").write_text(
+            f'name = "mine"\nenv = "{env}"\ndescription = "Rock the car back and forth in the valley, fast."\n'
+            '[fitness]\nscorer = "scorers:FinalDistance"\n'
+        )
+        chosen = worked_example(load_task(tmp_path / "mine.toml"), discrete=env == "MountainCar-v0")
+        assert (chosen is None) == (env == "MountainCar-v0"), (env, chosen and chosen[0])
+
+
+def test_reads_action_looks_inside_compute_reward_only() -> None:
+    from rewardsmith.stages.worked_example import reads_action
+
+    assert reads_action("def compute_reward(state, action, next_state):\n    return -float(action[0]) ** 2, {}")
+    assert not reads_action(
+        "def helper(action):\n    return action\n\n\ndef compute_reward(state, action, next_state):\n    return 1.0, {}"
+    )

@@ -33,6 +33,7 @@ MIN_MAX_TOKENS = 4096
 """The least completion cap of a designer request: room for a component-by-component analysis and the code."""
 CUT_OFF_RETRIES = 1
 NEVER_ENDS_EARLY = re.compile(r"^- Early termination: (?:[^:\n]*: )?never ends early", re.MULTILINE)
+DISCRETE_ACTION = re.compile(r"^- Action: one of \d+ discrete choices", re.MULTILINE)
 """The description's line for an env that never ends an episode early: the system prompt then leaves out its
 guidance on early termination."""
 
@@ -162,12 +163,14 @@ class Designer:
         candidate's reply, or its code when the reply is not on record), user (feedback and reflection).
         """
         task = task_text(self.spec)
+        discrete = bool(DISCRETE_ACTION.search(self.env_description))
         first = render(
             "designer.j2",
             env_description=self.env_description.strip(),
             task=task,
             failures=[] if best else failures or [],
-            example=None if best else worked_example(self.spec),  # from iteration 2 its own reward is the example
+            # from iteration 2 its own reward is the example
+            example=None if best else worked_example(self.spec, discrete=discrete),
         )
         system = render(
             "system.j2",

@@ -7,18 +7,26 @@ none with this task's, so an example is never the same objective with a flipped 
 (halfcheetah-run-backward is not shown halfcheetah-run, metaworld-reach-fixed-goal not metaworld-reach, fetch-push
 not fetch-pick-and-place). Among the rest, deterministically: the task whose env id shares the longest prefix with
 this one, then the shortest file. None when no task of the family is left.
+
+An example that reads `action` is shown only to a task whose action space is of the same kind: a continuous
+task's effort term squares an action array, which on a discrete task's choice index (0, 1, 2) would penalise one
+torque direction more than the other. Discrete action spaces ship only in the Box2D and classic-control family, so
+only there is an example's env made to ask.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import os
 
 from rewardsmith.llm.example_choice import groups, task_text
-from rewardsmith.task import ENVS_DIR, TaskSpec, list_tasks, task_family
+from rewardsmith.task import ENVS_DIR, TaskSpec, list_tasks, make_env, task_family
 
 MIN_SHARED_PREFIX = 4
 """A user's own task gets an example only from a shipped env whose id shares this many leading characters."""
+MIXED_ACTION_FAMILY = "Box2D and classic control"
+"""The one family with discrete action spaces (Acrobot, CartPole, MountainCar-v0, LunarLander's default)."""
 
 
 def _shared(a: str, b: str) -> int:
@@ -40,8 +48,34 @@ def _without_docstring(source: str) -> str:
     return "\n".join([f"# {doc.splitlines()[0]}", *rest]).strip()
 
 
-def worked_example(spec: TaskSpec) -> tuple[str, str] | None:
-    """(task name, code) of the example to show with `spec`'s request, or None when no other task fits."""
+def reads_action(source: str) -> bool:
+    """Whether a reward module's `compute_reward` reads its `action` argument."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == "compute_reward":
+            return any(isinstance(n, ast.Name) and n.id == "action" for n in ast.walk(node))
+    return False
+
+
+@functools.cache
+def _shipped_discrete(name: str) -> bool:
+    """Whether a shipped task's env takes discrete actions (its env made once, in the one mixed family only)."""
+    import gymnasium as gym
+
+    spec = next(s for s in list_tasks(ENVS_DIR) if s.name == name)
+    if task_family(spec) != MIXED_ACTION_FAMILY:
+        return False
+    env = make_env(spec)
+    try:
+        return isinstance(env.action_space, gym.spaces.Discrete)
+    finally:
+        env.close()
+
+
+def worked_example(spec: TaskSpec, *, discrete: bool = False) -> tuple[str, str] | None:
+    """(task name, code) of the example to show with `spec`'s request, or None when no other task fits.
+
+    `discrete`: this task's action is one of N choices (an example that reads `action` must then be a discrete
+    task's, and a continuous task is never shown a discrete task's)."""
     shipped = spec.source is not None and spec.source.parent == ENVS_DIR
     family, wanted = task_family(spec), objective(spec)
     choices = []
@@ -53,7 +87,7 @@ def worked_example(spec: TaskSpec) -> tuple[str, str] | None:
             continue
         text = path.read_text(encoding="utf-8")
         choices.append((-_shared(other.env, spec.env), len(text), other.name, text))
-    if not choices:
-        return None
-    _, _, name, text = min(choices)
-    return name, _without_docstring(text)
+    for _, _, name, text in sorted(choices):
+        if not reads_action(text) or _shipped_discrete(name) == discrete:
+            return name, _without_docstring(text)
+    return None
