@@ -70,7 +70,7 @@ TABLES = Path(__file__).parent / "replay_tables"
 class Settings:
     """How the replayed default runs: its keep fraction, flat-curve stop, how many candidates a cut keeps beyond the
     fraction for being within noise of its cut line, where second seeds are spent ("all", "below the last rung",
-    "none"), the rungs after the first (fractions of the full budget), whether the critic's tie-break warnings
+    "none"), whether a clear leader at the last rung is trained on a second seed (`confirm`), the rungs after the first (fractions of the full budget), whether the critic's tie-break warnings
     (the table's `warnings`) go into the search's `Evidence`, as a run's `load_evidence` puts them before its cuts,
     and whether the first cut gets the table's recorded screen verdicts (`screens`), as a run's first cut does."""
 
@@ -81,10 +81,12 @@ class Settings:
     later: tuple[float, ...] = LATER_RUNGS
     tie_break: bool = False
     screen: bool = False
+    confirm: bool = True
 
 
 ABLATIONS = (
-    ("no 2nd seed at the last rung", Settings(repeats="below the last rung")),
+    ("no 2nd seed for a clear winner", Settings(confirm=False)),
+    ("no 2nd seed at the last rung", Settings(repeats="below the last rung", confirm=False)),
     ("kept on noise <= 1", Settings(kept_on_noise=1)),
     ("kept on noise 0", Settings(kept_on_noise=0)),
     ("kept on noise 0, no 2nd seed", Settings(kept_on_noise=0, repeats="none")),
@@ -145,6 +147,7 @@ def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, setti
         evidence=evidence,
         repeat=repeat if rule == "lcb" and settings.repeats != "none" else None,
         kept_on_noise=settings.kept_on_noise,
+        confirm=settings.confirm,
         screen=(lambda ok: {r.id: v for r in ok if (v := table.screens.get(trainer.file[r.id]))})
         if settings.screen
         else None,
@@ -260,6 +263,9 @@ def pool_report(
             if tie_break:  # what a run does
                 both = replace(settings, tie_break=True, screen=True)
                 runs.append((f"{name} + tie-break + screen", budgets, both, screened))
+                if ablations:
+                    without = replace(both, confirm=False)
+                    runs.append((f"{name} + t-b + screen, no clear-winner seed", budgets, without, screened))
         elif not recorded and (table.screens or table.screens_at):
             lines.append(f"  {name}: no screen recorded at {budgets[0]:,} steps, so not replayed with one")
     for what, changed in ABLATIONS if ablations else ():

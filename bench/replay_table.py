@@ -130,6 +130,8 @@ class TableTrainer:
             )
             if second is None or self.evidence is None or self.evidence.spread is None or record.fitness is None:
                 continue
+            if self.evidence.spread.repeat_of(record.id, budget):
+                continue  # as a run's repeater: a candidate already trained on its second seed here is not paid twice
             fitness, se, _ = self.point(record.id, second, budget)
             if fitness is None:
                 continue

@@ -193,6 +193,56 @@ def test_halving_trains_a_close_leader_and_rival_on_a_second_seed_once():
     assert close_pair([rec("1.1", 10.0, 0.01), rec("1.2", 1.0, 0.01)], Evidence(SeedSpread())) == []
 
 
+def test_a_clear_leader_at_the_last_rung_is_trained_on_a_second_seed_and_a_lucky_one_loses_the_pick():
+    """One training seed made 1.1 the clear leader (0.92); its second seed scores 0.2 (the acrobot hovering reward:
+    0.92 on its search seed, 0.77 and 0.56 on two others). The confirmation puts 1.2 in front, which is confirmed in
+    turn (0.85 again), and 1.2 is returned. Without the confirmation 1.1 is."""
+    first = {"1.1": 0.92, "1.2": 0.80, "1.3": 0.1, "1.4": 0.05}
+    second = {"1.1": 0.2, "1.2": 0.85}
+
+    def train(record, timesteps, resume):
+        return record.model_copy(
+            update=dict(status="trained", fitness=first[record.id], fitness_se=0.01, timesteps=timesteps)
+        )
+
+    def run(confirm: bool) -> tuple[list, list[tuple[list[str], int]], Evidence]:
+        evidence, calls = Evidence(SeedSpread()), []
+
+        def repeat(records, budget):
+            calls.append(([r.id for r in records], budget))
+            fresh = [r for r in records if not evidence.spread.repeat_of(r.id, budget)]  # as a run's repeater
+            for r in fresh:
+                evidence.spread.add(Repeat(r.id, budget, (0, 1), (r.fitness, second[r.id]), (0.01, 0.01)))
+            return budget * len(fresh)
+
+        designed = [CandidateRecord(id=f"1.{j}", iteration=1, index=j, status="designed") for j in range(1, 5)]
+        rungs = successive_halving(designed, train, [100, 400], evidence=evidence, repeat=repeat, confirm=confirm)
+        return rungs, calls, evidence
+
+    rungs, calls, evidence = run(confirm=True)
+    last = rungs[-1]
+    assert [r.id for r in last.trained] == ["1.1", "1.2"]  # 1.1 was clear at both rungs on its one seed
+    assert calls[:2] == [(["1.1"], 400), (["1.2"], 400)] and last.repeated[:2] == ["1.1", "1.2"]
+    assert last.repeat_steps == 800  # each confirmed once; the close-pair check does not pay for them again
+    assert pick(last.trained, evidence=evidence).winner == "1.2"
+    rungs, calls, evidence = run(confirm=False)
+    assert calls == [] and pick(rungs[-1].trained, evidence=evidence).winner == "1.1"
+
+
+def test_a_failed_confirmation_is_not_retried_and_a_confirmed_leader_is_not_trained_again():
+    from rewardsmith.search.halving import Rung, confirm_leader
+
+    calls: list[list[str]] = []
+    evidence = Evidence(SeedSpread())
+    ok = [rec("1.1", 0.9, 0.01, 400), rec("1.2", 0.5, 0.01, 400)]
+    rung = Rung(2, 400)
+    confirm_leader(rung, ok, lambda records, budget: calls.append([r.id for r in records]) or 0, evidence)
+    assert calls == [["1.1"]] and rung.repeated == [] and rung.repeat_steps == 0  # the failure records nothing
+    evidence.spread.add(Repeat("1.1", 400, (0, 1), (0.9, 0.88), (0.01, 0.01)))
+    confirm_leader(rung, ok, lambda records, budget: calls.append([r.id for r in records]) or budget, evidence)
+    assert calls == [["1.1"]]  # already on two seeds at this budget (a resumed run): nothing to confirm
+
+
 def test_the_bootstrap_says_how_sure_the_pick_is_and_names_the_runner_up():
     clear = bootstrap({"a": Sample(((5.0, 5.2, 4.9, 5.1),)), "b": Sample(((1.0, 1.1, 0.9, 1.2),))}, "a")
     assert clear.p_best == 1.0 and clear.peers == {"b": 1.0}

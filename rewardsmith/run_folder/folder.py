@@ -11,7 +11,7 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
                         run_started, run_resumed, iteration_started, candidate_designed, critic_done,
                         repair_requested, training_started, training_done, analysis_done,
-                        rung_done (successive halving), seed_repeated (a close candidate trained on a second seed),
+                        rung_done (successive halving), seed_repeated (a close candidate or the last rung's leader trained on a second seed),
                         iteration_done, final_started (with its announced cost: steps, estimate_s, plan),
                         search_signal (before the final: whether the top rung carried signal, against the random
                         policy and its peers), final_skipped (--final-seeds 0), final_seed_done,

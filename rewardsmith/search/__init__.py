@@ -8,7 +8,7 @@
 - `selection`: the noise-aware rule that picks the best candidate (lower confidence bound) and says whether the
   winner is distinguishable from the runner-up.
 - `halving`: successive halving of an iteration's candidates over training rungs, resumed from checkpoints (the
-  schedule); `rungs`: its jobs (a rung's training, a close candidate's second seed, the first cut's screen) and
+  schedule); `rungs`: its jobs (a rung's training, a close candidate's or the last leader's second seed, the first cut's screen) and
   `halving.json` (the one way a candidate is trained in the search); `rung_evidence`: the default first rung per
   task family, with the measured rank correlations behind it (or "no evidence").
 - `spread`: the between-seed spread of fitness (measured on second seeds, or the spec's calibration prior), the
