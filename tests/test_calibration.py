@@ -107,6 +107,16 @@ def test_nothing_learned_is_said_instead_of_a_winner() -> None:
     assert far_below.verdict == "nothing_learned" and "and every one scores below it" in far_below.message
 
 
+def test_the_advice_on_a_users_own_spec_names_a_command_that_finds_it(tmp_path) -> None:
+    """A spec outside envs/ is not found by its name: the advice names its path (it named `rewardsmith calibrate
+    cartpole-balance`, which answered "unknown task")."""
+    own = tmp_path / "my-hop.toml"
+    own.write_text(load_task("hopper-hop").source.read_text().replace('name = "hopper-hop"', 'name = "my-hop"'))
+    spec = read_task(own).model_copy(update={"calibration": None})
+    signal = learning_signal([record("1.0", 0.010, 0.004)], random_eval(0.004, 0.002), spec)
+    assert f"`rewardsmith calibrate {own} --reward REWARD.py --write-spec` measures" in signal.message
+
+
 def test_a_calibrated_spec_suggests_its_budget() -> None:
     spec = load_task("hopper-hop")
     spec = spec.model_copy(update={"calibration": Calibration(budget=200_000, smallest_budget=400_000)})

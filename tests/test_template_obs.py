@@ -57,3 +57,48 @@ def test_labels_match_whole_task_words_only_and_unlabelled_envs_get_nothing() ->
     assert observation_lines(dims, "plant the flags") == []  # "flags" is not the word "flag"
     assert observation_lines(dims, "reach the flag") == ['components["position"] = float(next_state.obs[0])']
     assert observation_lines({}, "walk forward") == []
+
+
+CARTPOLE_SPEC = '''name = "cartpole-balance"
+env = "CartPole-v1"
+description = """
+Balance the pole upright on the cart for as long as possible.
+Keep the cart near the middle of the track.
+"""
+[fitness]
+scorer = "scorers:FinalDistance"
+'''
+
+
+def test_a_users_cartpole_balance_gets_the_angle_the_centre_and_a_step_survived(tmp_path) -> None:
+    """`new-task --env CartPole-v1` with the offline default: the template had no line at all (an empty reward,
+    trained to 0.02 at 20,000 steps; random 0.03); now -|angle|, -0.2|x| and +1 a step (the episode ends on a fall,
+    so a negative total would pay for falling sooner), and the run's picks kept the pole up all 500 steps."""
+    (tmp_path / "cartpole-balance.toml").write_text(CARTPOLE_SPEC)
+    spec = load_task(tmp_path / "cartpole-balance.toml")
+    names = task_names(Designer(None, spec, describe(spec)).prompt())
+    assert names["discrete"] and names["ends_on_failure"]
+    assert example_lines(names) == [
+        'components["upright_angle"] = -abs(float(next_state.obs[2]))',
+        'components["centred"] = -0.2 * abs(float(next_state.obs[0]))',
+        'components["alive"] = 1.0',
+    ]
+    assert all(component_line(line, names) for line in example_lines(names))
+
+
+@pytest.mark.parametrize("task", ["mountaincar-reach-flag", "pendulum-swing-up", "acrobot-swing-up", "lunarlander-land"])
+def test_no_step_survived_term_where_the_episode_ends_at_the_goal_or_never(task: str) -> None:
+    """A constant a step pays for stalling where the episode ends at the goal (mountaincar, acrobot), is invisible
+    where it never ends early (pendulum), and pays for hovering where it ends on landing (lunarlander)."""
+    spec = load_task(task)
+    names = task_names(Designer(None, spec, describe(spec)).prompt())
+    assert not any('"alive"' in line for line in example_lines(names))
+
+
+def test_a_dimension_is_measured_by_one_term_only() -> None:
+    dims = {0: "x position relative to the pad centre", 4: "body angle (rad, 0 = upright)"}
+    lines = observation_lines(dims, "land upright on the pad, centred")
+    assert lines == [
+        'components["level"] = -abs(float(next_state.obs[4]))',
+        'components["over_pad"] = -abs(float(next_state.obs[0]))',
+    ]  # not also "upright_angle" on obs[4] and "centred" on obs[0]

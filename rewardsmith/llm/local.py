@@ -134,6 +134,8 @@ def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
     names = {"bodies": bodies, "joints": joints, "sites": sites, "task": task, "arrays": arrays, "env": env}
     names["task_line"] = " ".join(task_lines[0].lower().split()) if task_lines else ""
     names["discrete"] = bool(re.search(r"^- Action: one of \d+ discrete choices", text, re.MULTILINE))
+    ending = match.group(1) if (match := re.search(r"^- Early termination: (.*)$", text, re.MULTILINE)) else None
+    names["ends_on_failure"] = ending is not None and not re.search(r"never ends early|success termination", ending)
     return names | {"observation": observation_dims(text)}  # labelled obs[i] of an env without a MuJoCo model
 
 
@@ -179,6 +181,9 @@ def example_lines(names: dict[str, Any]) -> list[str]:
         lines.append(f'components["height"] = 0.5 * float(next_state.body("{root}").pos[2])')
     if not lines and not bodies:  # no MuJoCo model: the task terms come from the labelled observation
         lines += observation_lines(names.get("observation", {}), task)
+        if names.get("ends_on_failure") and re.search(r"\b(as long as|balance|stay up|keep\b.*\bup)\b", task):
+            # each step survived is the task: a constant a step keeps the total positive, so ending sooner never pays
+            lines.append('components["alive"] = 1.0')
     if not lines and joints:
         lines.append(f'components["motion"] = 0.01 * abs(float(next_state.joint("{joints[0][0]}").qvel))')
     if not names.get("discrete"):  # a discrete action is a choice's number: its square is no effort
@@ -226,7 +231,7 @@ class LocalModel(Model):
     kind = "local"
     avoids_repeats = True
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v4 choice-v3 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v5 choice-v3 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(

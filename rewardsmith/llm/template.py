@@ -223,6 +223,8 @@ OBS_TERMS: list[tuple[tuple[str, ...], tuple[str, ...], str, str, bool]] = [
     (("land", "legs"), ("leg", "touches"), "leg_contact", "0.1 * float({x})", True),
     (("flag", "hill", "top"), ("position",), "position", "float({x})", False),
     (("upright",), ("cos", "upright"), "upright", "float({x})", False),
+    (("upright", "balance"), ("angle", "upright"), "upright_angle", "-abs(float({x}))", False),
+    (("middle", "centre", "center", "centred", "centered"), ("position",), "centred", "-0.2 * abs(float({x}))", False),
     (("momentum", "swing", "-still", "-hold"), ("velocity",), "momentum", "10.0 * abs(float({x}))", False),
 ]
 """Task terms from documented observation labels (task words are matched as whole words; a term is offered when
@@ -242,13 +244,16 @@ def observation_lines(dims: dict[int, str], task: str) -> list[str]:
     def names(word: str) -> bool:
         return re.search(rf"\b{word.lstrip('-')}\b", task) is not None
 
+    used: set[int] = set()  # a dimension measured by an earlier term is not measured twice
     for task_words, label_words, name, expression, every in OBS_TERMS:
         wanted, unwanted = [w for w in task_words if w[0] != "-"], [w for w in task_words if w[0] == "-"]
         if name in lines or not any(map(names, wanted)) or any(map(names, unwanted)):
             continue
-        found = [i for i, label in sorted(dims.items()) if all(w in label for w in label_words)]
+        found = [i for i, label in sorted(dims.items()) if all(w in label for w in label_words) and i not in used]
         if found:
-            terms = [expression.format(x=f"next_state.obs[{i}]") for i in (found if every else found[:1])]
+            chosen = found if every else found[:1]
+            used.update(chosen)
+            terms = [expression.format(x=f"next_state.obs[{i}]") for i in chosen]
             lines[name] = f'components["{name}"] = {" + ".join(terms)}'
     return list(lines.values())
 

@@ -428,7 +428,7 @@ def learning_signal(
     advice = (
         f"; calibration found that {suggestion:,} steps separate a good reward from a weak one on this task"
         if suggestion and suggestion > budget
-        else f"; `rewardsmith calibrate {spec.name}` measures the budget that does"
+        else f"; `{spec.calibrate_command()}` measures the budget that does"
     )
     if random is not None and random.fitness_mean is not None:
         rand_se = float(random.fitness_se or 0.0)
