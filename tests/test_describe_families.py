@@ -129,6 +129,31 @@ def test_lunarlander_side_boosters_move_as_described() -> None:
     assert "obs[0] = -0.2 and +0.2" in text and "crash" in text
 
 
+def test_a_discrete_lunarlander_is_told_its_four_choices_and_each_moves_as_described(tmp_path: Path) -> None:
+    """LunarLander-v3's default action is one of 4 choices; its description printed the continuous action's
+    `action[0]`, `action[1]` thresholds, which a discrete action does not have."""
+    (tmp_path / "lander.toml").write_text(
+        'name = "lander"\nenv = "LunarLander-v3"\ndescription = "Land on the pad."\n'
+        '[fitness]\nscorer = "scorers:FinalDistance"\n'
+    )
+    text = describe(load_task(tmp_path / "lander.toml"))
+    assert "- Action: one of 4 discrete choices, 0 to 3" in text and "action[0]" not in text
+    assert "1 = the left booster (pushes toward -x: vx decreases, and obs[4] increases)" in text
+    env = make_env(load_task(tmp_path / "lander.toml"))
+
+    def after(choice: int) -> np.ndarray:
+        obs, _ = env.reset(seed=0)
+        start = obs
+        for _ in range(5):
+            obs, *_ = env.step(choice)
+        return obs - start
+
+    none, left, main, right = (after(c) for c in range(4))
+    assert left[2] < none[2] and left[4] > none[4]  # the left booster: vx down, obs[4] up
+    assert right[2] > none[2] and right[4] < none[4]  # the right one: the reverse
+    assert main[3] > none[3]  # the main engine slows the fall
+
+
 def test_pendulum_gets_its_action_and_semantics(tmp_path: Path) -> None:
     (tmp_path / "pendulum-up.toml").write_text(
         'name = "pendulum-up"\nenv = "Pendulum-v1"\ndescription = "Swing the pendulum up."\n'

@@ -139,6 +139,10 @@ KNOWN_ACTIONS: dict[str, list[str]] = {
         "- action[1] = side engines: below -0.5 fires the left booster (pushes toward -x: vx decreases, and obs[4]"
         " increases), above 0.5 the right one (vx increases, obs[4] decreases), off in between",
     ],
+    "LunarLander discrete": [
+        "- action 0 = no engine, 1 = the left booster (pushes toward -x: vx decreases, and obs[4] increases), 2 ="
+        " the main engine at full throttle, 3 = the right booster (vx increases, obs[4] decreases)"
+    ],
     "Continuous_MountainCarEnv": ["- action[0] = engine force in [-1, 1] (+ pushes right)"],
     "MountainCarEnv": ["- action 0 = push left, 1 = no push, 2 = push right"],
     "CartPoleEnv": ["- action 0 = push the cart left (-x), 1 = push it right (+x), each with a fixed 10 N"],
@@ -195,8 +199,11 @@ def known_layout_lines(base) -> list[str] | None:
 
 
 def known_action_lines(base) -> list[str] | None:
-    """`- action[a:b] = meaning` lines of a documented env whose action is not its model's actuators, or None."""
+    """`- action[a:b] = meaning` lines of a documented env whose action is not its model's actuators, or None (an
+    env with both kinds, LunarLander, documents each: `continuous=False`, its default, takes one of 4 choices)."""
     key = layout_key(base)
+    if key == "LunarLander" and not getattr(base, "continuous", True):
+        key = "LunarLander discrete"
     return KNOWN_ACTIONS.get(key) if key else None
 
 
