@@ -205,8 +205,14 @@ def rung_repeater(
     def repeat(records: list[CandidateRecord], budget: int) -> int:
         with ThreadPoolExecutor(max_workers=max(1, min(executor.workers, len(records)))) as pool:
             steps = sum(pool.map(lambda r: one(r, budget), records))
-        floor = evidence.floor(budget)
-        progress.log(f"{', '.join(r.id for r in records)} within noise at {budget:,} steps: {floor.describe()}")
+        if steps:
+            ids, at = ", ".join(r.id for r in records), f"at {budget:,} steps"
+            why = (
+                f"within noise {at}"
+                if len(records) > 1
+                else f"leads {at}, trained on a second seed before it is returned"
+            )
+            progress.log(f"{ids} {why}: {evidence.floor(budget).describe()}")
         return steps
 
     return repeat
