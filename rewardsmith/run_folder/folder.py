@@ -11,11 +11,11 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     events.jsonl        one JSON object per line: {"t": unix time, "event": name, ...fields}; events:
                         run_started, run_resumed, iteration_started, candidate_designed, critic_done,
                         repair_requested, training_started, training_done, analysis_done,
-                        rung_done (successive halving), seed_repeated (a close candidate or the last rung's leader trained on a second seed),
-                        iteration_done, final_started (with its announced cost: steps, estimate_s, plan),
-                        search_signal (before the final: whether the top rung carried signal, against the random
-                        policy and its peers), final_skipped (--final-seeds 0), final_seed_done,
-                        final_done, run_finished, run_failed;
+                        rung_done (successive halving), seed_repeated (a close candidate, or the last rung's
+                        leader, trained on a second seed), iteration_done, final_started (with its announced
+                        cost: steps, estimate_s, plan), search_signal (before the final: whether the top rung
+                        carried signal, against the random policy and its peers), final_skipped (--final-seeds
+                        0), final_seed_done, final_done, run_finished, run_failed;
                         with the screen (default strategy) also screen_done (with `attempt` before training,
                         with `rung: 1` at halving's first cut); also run_interrupted (SIGINT/SIGTERM),
                         iteration_unproductive, crossover_requested, random_policy_evaluated, search_signal

@@ -8,9 +8,9 @@
 - `selection`: the noise-aware rule that picks the best candidate (lower confidence bound) and says whether the
   winner is distinguishable from the runner-up.
 - `halving`: successive halving of an iteration's candidates over training rungs, resumed from checkpoints (the
-  schedule); `rungs`: its jobs (a rung's training, a close candidate's or the last leader's second seed, the first cut's screen) and
-  `halving.json` (the one way a candidate is trained in the search); `rung_evidence`: the default first rung per
-  task family, with the measured rank correlations behind it (or "no evidence").
+  schedule); `rungs`: its jobs (a rung's training, a close candidate's or the last leader's second seed, the first
+  cut's screen) and `halving.json` (the one way a candidate is trained in the search); `rung_evidence`: the
+  default first rung per task family, with the measured rank correlations behind it (or "no evidence").
 - `spread`: the between-seed spread of fitness (measured on second seeds, or the spec's calibration prior), the
   floor under which candidates are not told apart; `evidence`: that floor and the critic's structural warnings,
   read from a run folder; `confidence`: a bootstrap of how sure the search is that its winner is the best.

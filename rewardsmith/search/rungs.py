@@ -1,6 +1,6 @@
 """The jobs of a run's successive halving (`rewardsmith.search.halving` is the schedule): training a candidate to a
-rung's budget (`rung_trainer`), training it again on a second seed when it is close to a rival or leads the last rung
-(`rung_repeater`), screening the first rung (`rung_screener`), and one iteration's halving with its
+rung's budget (`rung_trainer`), training it again on a second seed when it is close to a rival or leads the last
+rung (`rung_repeater`), screening the first rung (`rung_screener`), and one iteration's halving with its
 `halving.json` (`halve_iteration`)."""
 
 from __future__ import annotations
@@ -160,8 +160,9 @@ def rung_repeater(
 ) -> RepeatRung:
     """The `RepeatRung` of a run: each close candidate (or the last rung's leader) trained again from scratch on a
     second seed to the rung's budget, in `cand_<j>/second_seed/<budget>/`, by the same sandboxed training and
-    trusted evaluation as its rung (`train_and_evaluate`); the pair of trusted fitnesses goes to the run's `seed_spread.json`. A repeat already
-    recorded there (a resumed run) is not trained again; a failed one records nothing."""
+    trusted evaluation as its rung (`train_and_evaluate`); the pair of trusted fitnesses goes to the run's
+    `seed_spread.json`. A repeat already recorded there (a resumed run) is not trained again; a failed one records
+    nothing."""
     assert evidence.spread is not None
 
     def one(record: CandidateRecord, budget: int) -> int:

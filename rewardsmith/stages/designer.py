@@ -33,9 +33,10 @@ MIN_MAX_TOKENS = 4096
 """The least completion cap of a designer request: room for a component-by-component analysis and the code."""
 CUT_OFF_RETRIES = 1
 NEVER_ENDS_EARLY = re.compile(r"^- Early termination: (?:[^:\n]*: )?never ends early", re.MULTILINE)
-DISCRETE_ACTION = re.compile(r"^- Action: one of \d+ discrete choices", re.MULTILINE)
 """The description's line for an env that never ends an episode early: the system prompt then leaves out its
 guidance on early termination."""
+DISCRETE_ACTION = re.compile(r"^- Action: one of \d+ discrete choices", re.MULTILINE)
+"""The description's line for a discrete action: the worked example must then not read an action array."""
 
 
 @dataclass
