@@ -100,7 +100,8 @@ class LunarLanding(EpisodeScorer):
 
 
 class MountainCarFlag(EpisodeScorer):
-    """MountainCarContinuous: reach the flag on the right hill (the +100 that "solved", return >= 90, needs).
+    """MountainCarContinuous and MountainCar-v0: reach the flag on the right hill (for the continuous car, the +100
+    that "solved", return >= 90, needs).
 
     Reads the car's position from the env's own state (`env.state[0]`). Fitness: the highest position
     reached, as a fraction of the way from the valley floor (-0.52) to the flag (`env.goal_position`),

@@ -332,11 +332,13 @@ def test_the_request_ends_with_one_worked_example_of_another_task_of_the_family(
     assert text.index("# Task") < text.index("# An illustrative example") < text.index("# Your answer")
 
 
-def test_a_discrete_tasks_request_shows_no_continuous_example() -> None:
-    """Acrobot's description says "one of 3 discrete choices"; the designer passes that to the example rule."""
+def test_a_discrete_tasks_request_shows_a_discrete_tasks_example() -> None:
+    """Acrobot's description says "one of 3 discrete choices"; the designer passes that to the example rule, which
+    shows the discrete mountain car's example, not pendulum's (its effort term squares the action)."""
     spec = load_task("acrobot-swing-up")
     text = Designer(None, spec, describe(spec)).prompt()[1]["content"]
-    assert "one of 3 discrete choices" in text and "# An illustrative example" not in text
+    assert "one of 3 discrete choices" in text and "`mountaincar-discrete-reach-flag`" in text
+    assert "np.square(action)" not in text
 
 
 def test_a_users_own_env_gets_no_example_from_an_unrelated_family(tmp_path: Path) -> None:

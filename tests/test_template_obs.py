@@ -19,6 +19,7 @@ EXPECTED = {  # task -> the observation-reading components its template must off
     "mountaincar-reach-flag": {"position": "obs[0]", "momentum": "obs[1]"},
     "pendulum-swing-up": {"upright": "obs[0]"},  # no momentum term: the task asks to hold the pole still
     "acrobot-swing-up": {"momentum": "obs[4]"},  # "pump energy by swinging"; a discrete action: no effort term
+    "mountaincar-discrete-reach-flag": {"position": "obs[0]", "momentum": "obs[1]"},
 }
 
 
@@ -86,7 +87,10 @@ def test_a_users_cartpole_balance_gets_the_angle_the_centre_and_a_step_survived(
     assert all(component_line(line, names) for line in example_lines(names))
 
 
-@pytest.mark.parametrize("task", ["mountaincar-reach-flag", "pendulum-swing-up", "acrobot-swing-up", "lunarlander-land"])
+@pytest.mark.parametrize(
+    "task",
+    ["mountaincar-reach-flag", "mountaincar-discrete-reach-flag", "pendulum-swing-up", "acrobot-swing-up", "lunarlander-land"],
+)
 def test_no_step_survived_term_where_the_episode_ends_at_the_goal_or_never(task: str) -> None:
     """A constant a step pays for stalling where the episode ends at the goal (mountaincar, acrobot), is invisible
     where it never ends early (pendulum), and pays for hovering where it ends on landing (lunarlander)."""
