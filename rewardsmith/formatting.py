@@ -54,6 +54,15 @@ def se_suffix(se: float | None) -> str:
     return f" ± {cell(se, 2)} s.e." if se is not None else ""
 
 
+def search_fitness(fitness: float | None, se: float | None, seeds: list[float] | None = None) -> str:
+    """The best candidate's search fitness in words: its one seed with its s.e., or the mean of the seeds it was
+    trained on at its budget (the winner is trained on a second seed before it is returned) with each seed's."""
+    if seeds and len(seeds) > 1:
+        each = ", ".join(cell(v) for v in seeds)
+        return f"{cell(sum(seeds) / len(seeds))} (mean of {len(seeds)} seeds: {each}; search budget)"
+    return f"{cell(fitness)}{se_suffix(se)} (one seed, search budget)"
+
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from rewardsmith.cli import app
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import LLMError, RewardsmithError
+from rewardsmith.formatting import cell
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import strip_header
 from rewardsmith.run_folder.records import CandidateRecord
@@ -371,6 +372,9 @@ def test_successive_halving_resumes_and_the_final_reuses_the_full_budget(spec_pa
     searched = json.loads((folder.cand_dir(best.iteration, best.index) / "eval" / "evaluation.json").read_text())
     assert done["reused"] is True and done["fitness"] == again["fitness_mean"] == summary["final"]["fitness_mean"]
     assert not set(again["seeds"]) & set(searched["seeds"]) and again["timesteps"] == 4096
+    # the winner is never returned on one training: the last rung trained it on a second seed too
+    assert len(summary["best_seeds"]) == 2 and summary["best_seeds"][0] == best.fitness
+    assert f"search fitness {cell(sum(summary['best_seeds']) / 2)} (mean of 2 seeds" in output
 
 
 @pytest.mark.slow

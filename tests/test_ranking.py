@@ -273,3 +273,11 @@ def test_only_the_warnings_the_pools_support_break_ties():
     assert structural_warning(pendulum_good) is not None and tie_break_warning(pendulum_good) is None
     total = {"findings": [{"code": "constant-total"}]}
     assert tie_break_warning(total) == structural_warning(total) == "critic: the total is constant over the sampled states"
+
+
+def test_the_best_candidates_search_fitness_says_how_many_seeds_it_stands_on() -> None:
+    from rewardsmith.formatting import search_fitness
+
+    assert search_fitness(0.9147, 0.0038) == "0.9147 ± 0.0038 s.e. (one seed, search budget)"
+    assert search_fitness(0.9147, 0.0038, [0.9147, 0.9164]) == "0.9155 (mean of 2 seeds: 0.9147, 0.9164; search budget)"
+    assert search_fitness(None, None, []) == "- (one seed, search budget)"

@@ -82,7 +82,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                                           through its final_seed_done event
     random_policy/eval/                   with the screen: random-action episodes, evaluated once, in every screen
     report.html                           written by `rewardsmith report`
-    summary.json        status, best_candidate, best_fitness, best_success_rate, iterations, candidates,
+    summary.json        status, best_candidate, best_fitness, best_seeds (its fitness on each seed at its budget,
+                        where a second seed was trained), best_success_rate, iterations, candidates,
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
                         selection {rule, shorter, winner, runner_up, margin, noise, distinguishable, floor {sd, how,

@@ -259,6 +259,9 @@ class RunSummary(Record):
     model: str | None = None
     best_candidate: str | None = None
     best_fitness: float | None = None
+    best_seeds: list[float] = []
+    """The best candidate's search fitness on each seed it was trained on at its budget (its own and its second
+    seed's); empty when it has only its own (`best_fitness`)."""
     best_success_rate: float | None = None
     iterations: int = 0
     candidates: int = 0

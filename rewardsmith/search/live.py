@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.files import read_json
-from rewardsmith.formatting import cell, inert, plural, result_line, se_suffix, short_unit
+from rewardsmith.formatting import cell, inert, plural, result_line, search_fitness, short_unit
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.search.eta import ENOUGH_JOBS, Eta, Throughput, clock
 
@@ -330,14 +330,14 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     overall.columns[0].no_wrap = True
     replayed, replayed_tokens = replayed_calls(folder)
     best = next((r for r in folder.candidates() if r.id == summary.get("best_candidate")), None)
+    searched = search_fitness(summary.get("best_fitness"), best.fitness_se if best else None, summary.get("best_seeds"))
     rows = {
         "result": f"{headline} — final retraining of {final.get('candidate', '?')} "
         f"({final.get('timesteps', 0):,} steps; trusted fitness)"
         if (headline := result_line(final, short_unit(fitness_unit(spec)), random_fitness(summary)))
         else "- (no final retraining)",
         "status": summary.get("status", folder.status()),
-        "best candidate": f"{cell(summary.get('best_candidate'))}: search fitness {cell(summary.get('best_fitness'))}"
-        f"{se_suffix(best.fitness_se if best else None)} (one seed, search budget), "
+        "best candidate": f"{cell(summary.get('best_candidate'))}: search fitness {searched}, "
         f"success {cell(summary.get('best_success_rate'))}",
         "selection": describe_selection(summary.get("selection")),
         "confidence": describe_confidence((summary.get("selection") or {}).get("confidence")),

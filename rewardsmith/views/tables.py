@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell, se_suffix
+from rewardsmith.formatting import cell, search_fitness
 from rewardsmith.run_folder.index import RunRow
 from rewardsmith.run_folder.records import (
     BEST_DIR,
@@ -173,9 +173,11 @@ def run_header(view: RunView) -> Panel:
         f"tokens paid {view.tokens:,}   cost ${view.cost_usd:.4f}\n"
     )
     if best:
+        summary = view.summary
+        seeds = summary.best_seeds if summary is not None and summary.best_candidate == best.id else None
         lines.append(
-            f"best candidate {best.id}: search fitness {cell(best.fitness)}"
-            f"{se_suffix(best.record.fitness_se if best.record else None)} (one seed, search budget), "
+            f"best candidate {best.id}: search fitness "
+            f"{search_fitness(best.fitness, best.record.fitness_se if best.record else None, seeds)}, "
             f"success {cell(best.success_rate)}, human-normalised {cell(view.human_normalized(best.fitness))}"
         )
     else:
