@@ -665,3 +665,40 @@ def test_a_time_cost_is_the_task_where_the_episode_ends_at_the_goal():
     unrelated = [{**r, "fitness": f} for r, f in zip(cost, [0.3, 0.94, 0.2, 0.91, 0.7, 0.85])]
     message = survival(unrelated)  # the cost pays for ending sooner, and length does not explain this fitness
     assert message is not None and "pays for ending the episode sooner" in message and "per-step cost" in message
+
+
+def test_a_time_cost_stands_aside_where_the_env_ends_only_at_the_goal_even_when_no_episode_got_there():
+    """mountaincar-discrete-reach-flag (round 25, held out): at the first rung no episode reaches the flag, so every
+    one lasts the 200 steps and episode length explains nothing; the stay-alive check rejected all 5 good rewards
+    with a -1-a-step cost ("pays for ending the episode sooner"), which on a task that ends only at the goal is
+    what a time cost is for. There it stands aside for a cost (the accuracy rule judges); an alive bonus is judged
+    as before, and so is a cost where the env can also end on a failure."""
+    from rewardsmith.stages.screen import survival
+
+    heights = [0.05, 0.12, 0.2, 0.31, 0.4]
+    cost = [
+        {"label": f"1.{k}", "episode": 0, "steps": 200, "fitness": h, "return": 200 * (-1.0 + 0.01 * h)}
+        for k, h in enumerate(heights)
+    ]
+    assert survival(cost) is not None  # an env that may end on a failure: the cost could pay for failing sooner
+    assert survival(cost, ends_at_goal=True) is None and judge(cost, min_signal=0, ends_at_goal=True).passed
+    alive = [{**r, "return": 200 * (1.0 + 0.01 * r["fitness"])} for r in cost]
+    assert "pays for staying in the episode" in survival(alive, ends_at_goal=True)
+
+
+@pytest.mark.parametrize(
+    ("task", "expected"),
+    [
+        ("mountaincar-discrete-reach-flag", True),
+        ("mountaincar-reach-flag", True),
+        ("acrobot-swing-up", True),
+        ("bipedalwalker-walk", False),  # its course's end is a goal, but a fall ends it too
+        ("lunarlander-land", False),
+        ("pendulum-swing-up", False),
+        ("hopper-hop", False),
+    ],
+)
+def test_which_envs_end_only_at_the_goal(task: str, expected: bool) -> None:
+    from rewardsmith.stages.screen import goal_only
+
+    assert goal_only(load_task(task)) is expected

@@ -165,6 +165,9 @@ TERMINATIONS = {
     " cos(theta1 + theta2) > 1): a success termination.",
 }
 """The early-termination rule of each documented env without a MuJoCo model (from its source)."""
+GOAL_ONLY_ENDINGS = frozenset({"Continuous_MountainCarEnv", "MountainCarEnv", "AcrobotEnv"})
+"""Documented envs whose only early termination is reaching the goal: a cost a step there pays for reaching it
+sooner, never for failing sooner (BipedalWalker also ends at its course's end, but ends on a fall too)."""
 _REWARD_WORDS = re.compile(r"reward|shaping|cost|penalt", re.IGNORECASE)
 MAX_SOURCE_LINES = 80
 
@@ -196,6 +199,11 @@ def known_layout_lines(base) -> list[str] | None:
     if key in GOAL_PARTS:
         lines.append(f"- {GOAL_PARTS[key]}")
     return lines
+
+
+def ends_only_at_goal(base) -> bool:
+    """Whether an unwrapped env ends an episode early only when it reaches the goal (`GOAL_ONLY_ENDINGS`)."""
+    return layout_key(base) in GOAL_ONLY_ENDINGS
 
 
 def known_action_lines(base) -> list[str] | None:

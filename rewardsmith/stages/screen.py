@@ -243,16 +243,20 @@ def varies_per_step(details: list[dict[str, Any]], cv_min: float = SURVIVAL_CV) 
     return f"its per-step return varied across {len(rows)} archived episodes ({per_step.mean():.4g} +- {spread:.2g})"
 
 
-def survival(details: list[dict[str, Any]], cv_max: float = SURVIVAL_CV) -> str | None:
+def survival(details: list[dict[str, Any]], cv_max: float = SURVIVAL_CV, ends_at_goal: bool = False) -> str | None:
     """Why a reward's return on the archive is explained by survival time or a constant per-step term, or None:
     its per-step mean is nearly constant across episodes (`SURVIVAL_CV`) while the task's fitness is not explained
-    by episode length (`SURVIVAL_FITNESS_CORR`). Needs each episode's `steps`; None without them."""
+    by episode length (`SURVIVAL_FITNESS_CORR`). Needs each episode's `steps`; None without them. Where the env
+    ends an episode early only at the goal (`ends_at_goal`), a negative per-step mean, a cost a step, pays for
+    reaching the goal sooner, however few archived episodes got there: it stands aside (the accuracy rule judges)."""
     found = per_step_returns(details)
     if found is None:
         return None
     rows, steps, per_step = found
     size = abs(float(per_step.mean()))
     if size <= 1e-12 or float(per_step.std()) > cv_max * size:
+        return None
+    if ends_at_goal and per_step.mean() < 0:
         return None
     fitness = np.array([d["fitness"] for d in rows], dtype=float)
     varied = steps.std() > 0 and fitness.std() > 0
@@ -289,8 +293,9 @@ def judge(
     margin: float = MARGIN,
     min_accuracy: float = MIN_ACCURACY,
     min_signal: float = MIN_SIGNAL,
+    ends_at_goal: bool = False,
 ) -> ScreenReport:
-    """The verdict from per-episode `label`, `episode`, `fitness` and `return`."""
+    """The verdict from per-episode `label`, `episode`, `fitness` and `return` (`ends_at_goal`: see `survival`)."""
     early = not_enough(details, margin, min_signal)
     if early is not None:
         return early
@@ -301,7 +306,7 @@ def judge(
     agree = np.sign(returns[i] - returns[j]) * np.sign(fitness[i] - fitness[j])
     accuracy = float(np.mean((agree + 1) / 2))  # a tie in return counts half
     stats = f"accuracy {accuracy:.2f} on {len(i)} pairs (Spearman {'-' if rho is None else f'{rho:.2f}'} over {len(details)} episodes)"
-    alive = survival(details)
+    alive = survival(details, ends_at_goal=ends_at_goal)
     if alive is not None:
         return ScreenReport(False, accuracy, rho, len(details), f"{alive}; {stats}", len(i), details)
     if accuracy >= min_accuracy:
@@ -343,6 +348,25 @@ def trained_archives(folder: RunFolder, before_iteration: int | None = None) -> 
 # -- the screen ---------------------------------------------------------------------------------------------
 
 
+_GOAL_ONLY: dict[tuple[str, str], bool] = {}
+
+
+def goal_only(spec: TaskSpec) -> bool:
+    """Whether the task's env ends an episode early only at its goal (`obs_layouts.ends_only_at_goal`), asked of
+    the env once per env id and kwargs in this process."""
+    key = (spec.env, repr(sorted(spec.env_kwargs.items())))
+    if key not in _GOAL_ONLY:
+        from rewardsmith.stages.obs_layouts import ends_only_at_goal
+        from rewardsmith.task import make_env
+
+        env = make_env(spec)
+        try:
+            _GOAL_ONLY[key] = ends_only_at_goal(env.unwrapped)
+        finally:
+            env.close()
+    return _GOAL_ONLY[key]
+
+
 def screen(
     spec: TaskSpec,
     reward_path: Path,
@@ -373,7 +397,7 @@ def screen(
         try:
             files = unlabelled_copies(archives, out_dir / SCREEN_INPUTS_DIR)
             report = _screen_in_worker(
-                spec, reward_path, out_dir, files, labels, executor, ast_gate, timeout_s, min_signal
+                spec, reward_path, out_dir, files, labels, executor, ast_gate, timeout_s, min_signal, goal_only(spec)
             )
         finally:
             shutil.rmtree(out_dir / SCREEN_INPUTS_DIR, ignore_errors=True)
@@ -393,6 +417,7 @@ def _screen_in_worker(
     ast_gate: bool,
     timeout_s: float,
     min_signal: float,
+    ends_at_goal: bool,
 ) -> ScreenReport:
     """Run the screen worker on the label-free `files`, and judge its returns against the parent's `labels`."""
     from rewardsmith.workers.run import read_json_file
@@ -417,7 +442,9 @@ def _screen_in_worker(
         return ScreenReport(
             False, None, None, len(labels), f"the reward failed on the archived trajectories: {failure}", 0, labels
         )
-    return judge([{**d, "return": r} for d, r in zip(labels, returns)], min_signal=min_signal)
+    return judge(
+        [{**d, "return": r} for d, r in zip(labels, returns)], min_signal=min_signal, ends_at_goal=ends_at_goal
+    )
 
 
 def read_returns(raw: Any, labels: list[dict[str, Any]]) -> list[float] | None:
