@@ -276,7 +276,7 @@ class TaskSpec(BaseModel):
         """The exact command that calibrates this spec and records it: by name where the name finds this file
         (`envs/`, REWARDSMITH_TASKS), else by path; with `--reward` for `reward` or where there is no example."""
         named = next((p.resolve() for d in task_dirs() if (p := d / f"{self.name}.toml").is_file()), None)
-        target = self.name if self.source is None or named == self.source else shlex.quote(str(self.source))
+        target = self.name if self.source is None or named == self.source else shlex.quote(_shortest(self.source))
         good = (
             f" --reward {shlex.quote(str(reward))}" if reward else "" if self.example_reward else " --reward REWARD.py"
         )
@@ -311,6 +311,14 @@ FAMILIES: tuple[tuple[str, str], ...] = (
 
 LOCOMOTION = "MuJoCo locomotion and control"
 FAMILY_ORDER = (LOCOMOTION, "Box2D and classic control", "Meta-World manipulation", "Gymnasium-Robotics arms and hands")
+
+
+def _shortest(path: Path) -> str:
+    """`path` relative to the working directory where it lies below it (what a user typed), else absolute."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def task_family(spec: TaskSpec) -> str:

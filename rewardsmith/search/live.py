@@ -328,6 +328,7 @@ def result_tables(folder: RunFolder) -> list[Table | Text]:
     final = summary.get("final") or {}
     overall = Table("run", "", title=f"{spec.name}: run", show_header=False)
     overall.columns[0].no_wrap = True
+    overall.columns[1].overflow = "fold"  # a long path (the calibrate command's spec) folds whole, never cut to "…"
     replayed, replayed_tokens = replayed_calls(folder)
     best = next((r for r in folder.candidates() if r.id == summary.get("best_candidate")), None)
     searched = search_fitness(summary.get("best_fitness"), best.fitness_se if best else None, summary.get("best_seeds"))
