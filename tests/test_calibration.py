@@ -411,3 +411,4 @@ def test_a_gap_over_a_near_zero_spread_prints_capped() -> None:
         "+2.0 se", "-1.0 se", "> +100 se", "< -100 se", "> +100 se", "-"]
     button = load_task("metaworld-button-press").calibration
     assert button is not None and button.short_status(50_000) == "calibrated > +100 se"
+

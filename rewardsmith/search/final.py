@@ -154,13 +154,21 @@ def announce_final(
     return {"steps": steps, "estimate_s": estimate, "plan": {str(k): v for k, v in plan.items()}}
 
 
+def as_given(folder: RunFolder, spec: TaskSpec) -> TaskSpec:
+    """The run's spec as the user gave it: its source the file `run` was started with (run.json's task path), not
+    the run folder's copy, so advice names a file the user has (and a shipped task by its name); the copy where
+    that file is gone."""
+    given = (folder.run_info().get("task") or {}).get("path")
+    return spec.model_copy(update={"source": Path(given).resolve()}) if given and Path(given).is_file() else spec
+
+
 def judge_signal(folder: RunFolder, spec: TaskSpec, executor: Executor) -> Signal:
     """Whether the search's top rung carried signal (`learning_signal`): against the run's random-policy episodes
     (played now if the screen did not already) and, between candidates, under the run's between-seed floor
     (`load_evidence`), recorded as a `search_signal` event for summary.json."""
     random_policy_archive(folder, spec.source, executor, max(3, spec.train.eval_episodes))
     random = read_record(folder.path / RANDOM_POLICY_DIR / EVAL_DIR / EVALUATION_FILE, Evaluation)
-    signal = learning_signal(folder.candidates(), random, spec, evidence=load_evidence(folder, spec))
+    signal = learning_signal(folder.candidates(), random, as_given(folder, spec), evidence=load_evidence(folder, spec))
     folder.event(
         Event.SEARCH_SIGNAL,
         **signal.as_dict(),
