@@ -699,6 +699,6 @@ def test_a_time_cost_stands_aside_where_the_env_ends_only_at_the_goal_even_when_
     ],
 )
 def test_which_envs_end_only_at_the_goal(task: str, expected: bool) -> None:
-    from rewardsmith.stages.screen import goal_only
+    from rewardsmith.stages.env_facts import env_facts
 
-    assert goal_only(load_task(task)) is expected
+    assert env_facts(load_task(task)).ends_only_at_goal is expected

@@ -34,6 +34,7 @@ from rewardsmith.files import write_json_atomic
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import SCREEN_DIR, SCREEN_FILE, SCREEN_INPUTS_DIR
 from rewardsmith.run_folder.records import EVAL_DIR, TRAJECTORIES_FILE
+from rewardsmith.stages.env_facts import env_facts
 from rewardsmith.stats import gap_in_se, spearman
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import Executor
@@ -348,25 +349,6 @@ def trained_archives(folder: RunFolder, before_iteration: int | None = None) -> 
 # -- the screen ---------------------------------------------------------------------------------------------
 
 
-_GOAL_ONLY: dict[tuple[str, str], bool] = {}
-
-
-def goal_only(spec: TaskSpec) -> bool:
-    """Whether the task's env ends an episode early only at its goal (`obs_layouts.ends_only_at_goal`), asked of
-    the env once per env id and kwargs in this process."""
-    key = (spec.env, repr(sorted(spec.env_kwargs.items())))
-    if key not in _GOAL_ONLY:
-        from rewardsmith.stages.obs_layouts import ends_only_at_goal
-        from rewardsmith.task import make_env
-
-        env = make_env(spec)
-        try:
-            _GOAL_ONLY[key] = ends_only_at_goal(env.unwrapped)
-        finally:
-            env.close()
-    return _GOAL_ONLY[key]
-
-
 def screen(
     spec: TaskSpec,
     reward_path: Path,
@@ -396,8 +378,9 @@ def screen(
     if report is None:
         try:
             files = unlabelled_copies(archives, out_dir / SCREEN_INPUTS_DIR)
+            goal_only = env_facts(spec).ends_only_at_goal
             report = _screen_in_worker(
-                spec, reward_path, out_dir, files, labels, executor, ast_gate, timeout_s, min_signal, goal_only(spec)
+                spec, reward_path, out_dir, files, labels, executor, ast_gate, timeout_s, min_signal, goal_only
             )
         finally:
             shutil.rmtree(out_dir / SCREEN_INPUTS_DIR, ignore_errors=True)

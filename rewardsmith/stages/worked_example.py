@@ -17,11 +17,11 @@ only there is an example's env made to ask.
 from __future__ import annotations
 
 import ast
-import functools
 import os
 
 from rewardsmith.llm.example_choice import groups, task_text
-from rewardsmith.task import ENVS_DIR, TaskSpec, list_tasks, make_env, task_family
+from rewardsmith.stages.env_facts import env_facts
+from rewardsmith.task import ENVS_DIR, TaskSpec, list_tasks, task_family
 
 MIN_SHARED_PREFIX = 4
 """A user's own task gets an example only from a shipped env whose id shares this many leading characters."""
@@ -56,19 +56,9 @@ def reads_action(source: str) -> bool:
     return False
 
 
-@functools.cache
-def _shipped_discrete(name: str) -> bool:
-    """Whether a shipped task's env takes discrete actions (its env made once, in the one mixed family only)."""
-    import gymnasium as gym
-
-    spec = next(s for s in list_tasks(ENVS_DIR) if s.name == name)
-    if task_family(spec) != MIXED_ACTION_FAMILY:
-        return False
-    env = make_env(spec)
-    try:
-        return isinstance(env.action_space, gym.spaces.Discrete)
-    finally:
-        env.close()
+def _discrete(spec: TaskSpec) -> bool:
+    """Whether a shipped task's env takes discrete actions (its env made only in the one mixed family)."""
+    return task_family(spec) == MIXED_ACTION_FAMILY and env_facts(spec).discrete_action
 
 
 def worked_example(spec: TaskSpec, *, discrete: bool = False) -> tuple[str, str] | None:
@@ -86,8 +76,8 @@ def worked_example(spec: TaskSpec, *, discrete: bool = False) -> tuple[str, str]
         if not shipped and _shared(other.env, spec.env) < MIN_SHARED_PREFIX:
             continue
         text = path.read_text(encoding="utf-8")
-        choices.append((-_shared(other.env, spec.env), len(text), other.name, text))
-    for _, _, name, text in sorted(choices):
-        if not reads_action(text) or _shipped_discrete(name) == discrete:
+        choices.append((-_shared(other.env, spec.env), len(text), other.name, text, other))
+    for _, _, name, text, other in sorted(choices, key=lambda c: c[:3]):
+        if not reads_action(text) or _discrete(other) == discrete:
             return name, _without_docstring(text)
     return None
