@@ -101,3 +101,23 @@ def test_a_calibration_cut_before_its_search_budget_concludes_nothing(capsys) ->
     print_report(report)
     out = " ".join(capsys.readouterr().out.split())
     assert "not measured at the search budget (20,000 steps) yet" in out and "needs GPU" not in out
+
+
+def test_a_runs_advice_names_the_spec_it_was_started_with_not_the_run_folders_copy(tmp_path: Path) -> None:
+    from rewardsmith.config import RunConfig
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.search.final import as_given
+
+    shipped = load_task("hopper-hop")
+    (tmp_path / "run").mkdir()
+    folder = RunFolder.create(tmp_path / "run", RunConfig(task="hopper-hop"), shipped, "scripted:x")
+    copy = read_task(folder.path / "task.toml")  # what the run trains from
+    assert copy.calibrate_command().startswith(f"rewardsmith calibrate {folder.path / 'task.toml'}")
+    assert as_given(folder, copy).calibrate_command() == "rewardsmith calibrate hopper-hop --write-spec"
+
+    path = copy_spec(tmp_path / "mine")
+    (tmp_path / "run2").mkdir()
+    folder = RunFolder.create(tmp_path / "run2", RunConfig(task=str(path)), read_task(path), "scripted:x")
+    assert as_given(folder, read_task(folder.path / "task.toml")).source == path.resolve()
+    path.unlink()  # the user's file is gone: the copy is all there is
+    assert as_given(folder, read_task(folder.path / "task.toml")).source == (folder.path / "task.toml").resolve()
