@@ -24,6 +24,7 @@ from rewardsmith.run_folder.names import (
     iter_dir_name,
 )
 from rewardsmith.run_folder.records import WEIGHTS_FILE, CandidateRecord
+from rewardsmith.search.calibration import MARGIN_SE
 from rewardsmith.search.evidence import Evidence, load_evidence
 from rewardsmith.search.halving import (
     RepeatRung,
@@ -240,6 +241,24 @@ def going_on(rung: Rung, cid: str) -> str:
     return cid
 
 
+def blind_first_cut(spec: TaskSpec, first_budget: int) -> str | None:
+    """Why the first cut gets no screen verdicts in this run, or None: the spec's own calibration measured this very
+    first-rung budget and found it blind (a good reward did not lead a weak one and random actions there by
+    `MARGIN_SE`). There the rung's policies say nothing about the rewards, and on the mountaincar-discrete-reach-flag
+    pool the screen's verdicts on them dropped the one reward that learns the task in every search (the
+    calibration-blind gate: written down before that pool's converged labels, adopted on them;
+    bench/replay_tables/README.md). A spec without a fresh calibration at this budget keeps the screen, with its
+    better-than-random check."""
+    cal = spec.fresh_calibration
+    margin = cal.first_rung_margin_se if cal is not None else None
+    if cal is None or cal.first_rung != first_budget or margin is None or margin >= MARGIN_SE:
+        return None
+    return (
+        f"no screen at the first cut: calibration found {first_budget:,} steps blind ({margin:+.2f} se: a good "
+        "reward does not lead a weak one there), so the cut ranks by fitness alone"
+    )
+
+
 def halve_iteration(
     folder: RunFolder,
     config: ResolvedConfig,
@@ -257,6 +276,9 @@ def halve_iteration(
     path = folder.path / iter_dir_name(iteration) / HALVING_FILE
     if why is not None:
         progress.log(f"iteration {iteration}: {why.describe(budgets[0] if budgets else None, config.timesteps)}")
+    blind = blind_first_cut(spec, budgets[0]) if config.screen and budgets else None
+    if blind:
+        progress.log(f"iteration {iteration}: {blind}")
 
     def record_rung(rung: Rung) -> None:
         rows.append(rung.as_dict())
@@ -301,7 +323,7 @@ def halve_iteration(
         keep=config.keep,
         stop_flat=config.stop_flat,
         parallel=executor.workers,
-        screen=rung_screener(folder, spec, executor, progress, iteration) if config.screen else None,
+        screen=rung_screener(folder, spec, executor, progress, iteration) if config.screen and not blind else None,
         on_rung=record_rung,
         evidence=evidence if lcb else None,
         repeat=rung_repeater(folder, config, spec, executor, progress, evidence) if lcb else None,
