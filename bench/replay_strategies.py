@@ -16,6 +16,8 @@ training seeds plus the random policy (bench/replay_tables/screen/), the same ve
 `--first` fraction screens with the verdicts recorded at its own first rung (`screen/<task>.<steps>.jsonl`), and
 without one is not replayed with a screen (a screen judged at another rung would not be what that run sees); with
 `--tie-break` also both, which is what a run does (the first cut rechecks the critic's warnings on those returns).
+A first rung the task's calibration found blind is not replayed with a screen: a run has none there (the
+calibration-blind gate, `rewardsmith.search.rungs.blind_first_cut`).
 
 `--tie-break` adds the default with the critic's tie-break: each pool reward's real structural warning, recorded by
 `bench/critic_warnings.py --record` (the critic's static rules and sandboxed smoke run, read by the product's
@@ -53,6 +55,7 @@ from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.halving import MAX_KEPT_ON_NOISE, first_rung_minimum, rung_budgets, successive_halving
 from rewardsmith.search.rung_evidence import LATER_RUNGS, first_rung
+from rewardsmith.search.rungs import blind_first_cut
 from rewardsmith.search.selection import Rule, distinguishable, pick, ranked
 from rewardsmith.search.spread import SeedSpread
 from rewardsmith.task import load_task
@@ -199,16 +202,18 @@ def rate(hits: int, n: int) -> str:
     return f"{p:.2f} ± {math.sqrt(p * (1 - p) / n):.2f} ({hits}/{n})"
 
 
-def default_budgets(table: Table, first: float | None, later: tuple[float, ...]) -> tuple[str, list[int]]:
-    """The default's name and rungs on `table`: the first rung `first` (None: the task's recorded one), then `later`
-    above it, as `rewardsmith.search.rung_evidence.default_fractions` builds them."""
+def default_budgets(table: Table, first: float | None, later: tuple[float, ...]) -> tuple[str, list[int], bool]:
+    """The default's name, rungs and whether a run screens its first cut on `table`: the first rung `first` (None:
+    the task's recorded one), then `later` above it, as `rewardsmith.search.rung_evidence.default_fractions` builds
+    them; no screen where a run's calibration-blind gate has none (`rewardsmith.search.rungs.blind_first_cut`)."""
     spec = load_task(table.task)
     fraction = first if first is not None else first_rung(spec).fraction
     full = table.budgets[-1]
     budgets = rung_budgets(full, [fraction, *(f for f in later if f > fraction)], first_rung_minimum(spec))
     if missing := set(budgets) - set(table.budgets):
         raise SystemExit(f"{table.task}: rungs {budgets} need budgets {sorted(missing)} the table lacks")
-    return f"default first {fraction:.4g}" + (" (recorded)" if first is None else ""), budgets
+    name = f"default first {fraction:.4g}" + (" (recorded)" if first is None else "")
+    return name, budgets, blind_first_cut(spec, budgets[0]) is None
 
 
 def pool_report(
@@ -250,14 +255,16 @@ def pool_report(
     runs = []
     default_first = default_budgets(table, None, settings.later)[1][0]
     for first in firsts:
-        name, budgets = default_budgets(table, first, settings.later)
+        name, budgets, screened_in_a_run = default_budgets(table, first, settings.later)
         runs.append((name, budgets, settings, table))
         if tie_break:
             runs.append((f"{name} + tie-break", budgets, replace(settings, tie_break=True), table))
         # the screen a run with this first rung would see: recorded at that rung, or the default's at the default's
         recorded = budgets[0] in table.screens_at or budgets[0] == default_first
         verdicts = table.screens_at.get(budgets[0]) or (table.screens if budgets[0] == default_first else None)
-        if verdicts:
+        if verdicts and not screened_in_a_run:
+            lines.append(f"  {name}: no screen at its first cut in a run (the calibration-blind gate), so none here")
+        elif verdicts:
             screened = replace(table, screens=verdicts)
             runs.append((f"{name} + screen", budgets, replace(settings, screen=True), screened))
             if tie_break:  # what a run does
