@@ -218,3 +218,44 @@ class AcrobotBar(EpisodeScorer):
 
     def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
         return float(self._height() > self.BAR)
+
+
+class CartPoleSpot(EpisodeScorer):
+    """CartPole: keep the pole up and bring the cart to a spot on the track, then hold it there.
+
+    Reads the cart's position from the env's own state (`env.state[0]`). Fitness, 0 to 1: the fraction of the
+    episode's `limit` steps that end with the cart within `tolerance` of `spot` (an episode that ends early, on a
+    fall or off the track, counts its missing steps as away). Success: the episode lasts all `limit` steps and
+    the cart is at the spot for each of the last `hold` of them.
+    """
+
+    def __init__(self, spot: float = 1.0, tolerance: float = 0.2, hold: int = 100, limit: int = 500) -> None:
+        self.spot, self.tolerance, self.hold, self.limit = spot, tolerance, hold, limit
+        self.steps = self.at_spot = self.run = 0
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return (
+            f"0 to 1: the fraction of the episode's {self.limit} steps that end with the cart within "
+            f"{self.tolerance:g} m of x = {self.spot:g} m (an episode that ends early counts the rest as away); "
+            "higher is better"
+        )
+
+    def _at_spot(self) -> bool:
+        return abs(float(self.env.state[0]) - self.spot) < self.tolerance
+
+    def reset(self, state: State) -> None:
+        self.steps = self.at_spot = self.run = 0
+
+    def step(self, state: State, action: np.ndarray, next_state: State) -> None:
+        self.steps += 1
+        here = self._at_spot()
+        self.at_spot += here
+        self.run = self.run + 1 if here else 0
+
+    def result(self) -> tuple[float, bool]:
+        return self.at_spot / self.limit, self.steps >= self.limit and self.run >= self.hold
+
+    def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
+        return float(self._at_spot())

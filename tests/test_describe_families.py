@@ -98,6 +98,7 @@ def test_adroit_hammer_spans() -> None:
         ("pendulum-swing-up", "never ends early"),
         ("acrobot-swing-up", "height above the pivot exceeds 1 m"),
         ("mountaincar-discrete-reach-flag", "reaches the flag (position >= 0.5): a success termination"),
+        ("cartpole-hold-right", "|pole angle| > 0.2095 rad or |cart position| > 2.4"),
     ],
 )
 def test_envs_without_a_model_state_their_termination(task: str, rule: str) -> None:

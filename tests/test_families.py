@@ -20,7 +20,7 @@ from rewardsmith.workers.executor import LocalExecutor
 EXECUTOR = LocalExecutor(workers=2)
 """The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
-SUITES = {"manipulation": 9, "hands": 6, "peer": 6}
+SUITES = {"manipulation": 9, "hands": 6, "peer": 7}
 FAMILY_SPECS = sorted(
     name.strip()
     for suite in SUITES
@@ -40,7 +40,7 @@ METAWORLD_POLICIES = {
 }
 # one per family runs in the default (fast) set; the rest are marked slow (envs take seconds to build)
 FAST = {"metaworld-reach", "fetch-push", "adroit-door", "mountaincar-reach-flag", "lunarlander-land", "bipedalwalker-walk",
-        "pendulum-swing-up", "acrobot-swing-up", "mountaincar-discrete-reach-flag"}
+        "pendulum-swing-up", "acrobot-swing-up", "mountaincar-discrete-reach-flag", "cartpole-hold-right"}
 
 
 def by_speed(names) -> list:
@@ -288,6 +288,7 @@ def test_control_period_comes_from_the_env_or_is_declared_absent() -> None:
         "pendulum-swing-up",
         "acrobot-swing-up",
         "mountaincar-discrete-reach-flag",
+        "cartpole-hold-right",
     ],
 )
 def test_peer_scorers_read_the_env_but_rewards_never_get_it(name: str) -> None:

@@ -20,6 +20,7 @@ EXPECTED = {  # task -> the observation-reading components its template must off
     "pendulum-swing-up": {"upright": "obs[0]"},  # no momentum term: the task asks to hold the pole still
     "acrobot-swing-up": {"momentum": "obs[4]"},  # "pump energy by swinging"; a discrete action: no effort term
     "mountaincar-discrete-reach-flag": {"position": "obs[0]", "momentum": "obs[1]"},
+    "cartpole-hold-right": {"upright_angle": "obs[2]"},  # "from the centre of the track" is where it starts
 }
 
 

@@ -21,7 +21,7 @@ def same_measure(a: TaskSpec, b: TaskSpec) -> bool:
     return (a.env, a.fitness.scorer, strip(a)) == (b.env, b.fitness.scorer, strip(b))
 
 
-DISCRETE = {"acrobot-swing-up", "mountaincar-discrete-reach-flag"}
+DISCRETE = {"acrobot-swing-up", "mountaincar-discrete-reach-flag", "cartpole-hold-right"}
 """Shipped tasks whose action is one of N choices."""
 
 

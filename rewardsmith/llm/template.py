@@ -211,6 +211,9 @@ def _numpy_name(func: ast.expr) -> str | None:
     return None
 
 
+CENTRE_AS_GOAL = r"(?:near|at|in|around|to) the (?:middle|centre|center)"
+"""The middle as where the task wants something ("near the middle"), not where it starts ("from the centre")."""
+
 OBS_TERMS: list[tuple[tuple[str, ...], tuple[str, ...], str, str, bool]] = [
     # (task words, label words (all must appear), component name, expression of `next_state.obs[i]` as {x},
     #  whether every matching dimension is summed (else the first))
@@ -224,10 +227,10 @@ OBS_TERMS: list[tuple[tuple[str, ...], tuple[str, ...], str, str, bool]] = [
     (("flag", "hill", "top"), ("position",), "position", "float({x})", False),
     (("upright",), ("cos", "upright"), "upright", "float({x})", False),
     (("upright", "balance"), ("angle", "upright"), "upright_angle", "-abs(float({x}))", False),
-    (("middle", "centre", "center", "centred", "centered"), ("position",), "centred", "-0.2 * abs(float({x}))", False),
+    ((CENTRE_AS_GOAL, "centred", "centered"), ("position",), "centred", "-0.2 * abs(float({x}))", False),
     (("momentum", "swing", "-still", "-hold"), ("velocity",), "momentum", "10.0 * abs(float({x}))", False),
 ]
-"""Task terms from documented observation labels (task words are matched as whole words; a term is offered when
+"""Task terms from documented observation labels (task words are matched as whole words or phrases; a term is offered when
 the task names one of its words and none of its `-words`: building momentum helps a car reach a flag, and would
 spin a pendulum that the task asks to hold still)."""
 
