@@ -4,9 +4,12 @@ pool's converged labels: bench/replay_tables/README.md)."""
 
 from __future__ import annotations
 
+import json
+
 from test_labels import planted_run, rec
 
 from rewardsmith.search import rungs
+from rewardsmith.search.halving import Rung
 from rewardsmith.task import Calibration, load_task
 
 
@@ -36,6 +39,7 @@ def test_a_blind_first_cut_gets_no_screen_and_the_run_says_why(tmp_path, monkeyp
 
     def halving(todo, train, budgets, **kw):
         seen[budgets[0]] = kw["screen"]
+        kw["on_rung"](Rung(index=1, timesteps=budgets[0]))  # halving.json is written with each rung
         return []
 
     monkeypatch.setattr(rungs, "successive_halving", halving)
@@ -50,3 +54,5 @@ def test_a_blind_first_cut_gets_no_screen_and_the_run_says_why(tmp_path, monkeyp
         blind = first_margin < 2
         assert (seen.pop(4000) is None) == blind
         assert any("no screen at the first cut" in line for line in run.progress.logs) == blind
+        recorded = json.loads((run.folder.path / "iter_1" / "halving.json").read_text())["first_cut_screen"]
+        assert recorded.startswith("no screen at the first cut: calibration found 4,000 steps blind") if blind else recorded == "on"

@@ -29,7 +29,8 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
     .owner              written by `--out` folders (rewardsmith.run_folder.claim.claim_dir)
     llm/                NNNN_<role>.json per model call, cache/ (replayed on resume), scripted_state.json
     iter_<i>/halving.json  budgets, first_rung {fraction, how, family, why: the evidence behind the first rung's
-                        length, rewardsmith.search.rung_evidence}, keep, stop_flat and per rung: steps spent,
+                        length, rewardsmith.search.rung_evidence}, first_cut_screen ("on", "off (--no-screen)" or
+                        why the calibration-blind gate kept it off), keep, stop_flat and per rung: steps spent,
                         each candidate's fitness, fitness_se,
                         timesteps, the first cut's screen verdict {passed, accuracy, spearman} and whether it
                         was promoted (or kept within noise of the cut line), halved, screened out, stopped on a

@@ -279,6 +279,7 @@ def halve_iteration(
     blind = blind_first_cut(spec, budgets[0]) if config.screen and budgets else None
     if blind:
         progress.log(f"iteration {iteration}: {blind}")
+    first_cut_screen = blind or ("on" if config.screen else "off (--no-screen)")
 
     def record_rung(rung: Rung) -> None:
         rows.append(rung.as_dict())
@@ -287,6 +288,7 @@ def halve_iteration(
             {
                 "budgets": budgets,
                 "first_rung": why.as_dict() if why is not None else None,
+                "first_cut_screen": first_cut_screen,
                 "keep": config.keep,
                 "stop_flat": config.stop_flat,
                 "rungs": rows,
