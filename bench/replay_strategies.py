@@ -226,6 +226,7 @@ def pool_report(
     ablations: bool = False,
     label_sets: dict[str, dict[str, str]] | None = None,
     tie_break: bool = False,
+    gate: bool = True,
 ) -> tuple[list[str], list[dict]]:
     """The printed lines and goal rows of one pool: Eureka, then the default with each first rung in `firsts`
     (None: the task family's recorded first rung), each also with the critic's tie-break (`tie_break`), then
@@ -262,7 +263,7 @@ def pool_report(
         # the screen a run with this first rung would see: recorded at that rung, or the default's at the default's
         recorded = budgets[0] in table.screens_at or budgets[0] == default_first
         verdicts = table.screens_at.get(budgets[0]) or (table.screens if budgets[0] == default_first else None)
-        if verdicts and not screened_in_a_run:
+        if verdicts and gate and not screened_in_a_run:
             lines.append(f"  {name}: no screen at its first cut in a run (the calibration-blind gate), so none here")
         elif verdicts:
             screened = replace(table, screens=verdicts)
@@ -368,6 +369,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--screen", action="store_true", help="also the default with the first cut's recorded screen (TABLES/screen/)"
     )
+    parser.add_argument(
+        "--no-gate",
+        action="store_true",
+        help="with --screen: replay the recorded screen at a first rung the calibration-blind gate keeps it off in a run",
+    )
     args = parser.parse_args(argv)
     seeds = {int(x) for x in args.training_seeds.split(",") if x} or None
     tasks = [x for x in args.tasks.split(",") if x] or sorted(p.stem for p in args.tables.glob("*.jsonl"))
@@ -394,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
             args.ablations,
             label_sets(table, args.labels, args.tables),
             args.tie_break,
+            gate=not args.no_gate,
         )
         print("\n".join(lines), end="\n\n", flush=True)
         goals += rows
