@@ -125,6 +125,16 @@ def test_a_calibrated_spec_suggests_its_budget() -> None:
     assert "400,000 steps separate" in signal.message
 
 
+def test_a_budget_the_calibration_found_enough_blames_the_rewards_not_the_budget() -> None:
+    """cartpole-hold-right separates at its 100,000 steps (+8.0 se): a run whose candidates learned nothing there was
+    told to calibrate it again."""
+    spec = load_task("cartpole-hold-right")
+    signal = learning_signal([record("1.0", 0.0, 0.0, timesteps=100_096)], random_eval(0.0, 0.0), spec)
+    assert signal.verdict == "nothing_learned" and "rewardsmith calibrate" not in signal.message
+    assert "100,000 steps enough for this task's example reward to beat weak ones (+8.0 se)" in signal.message
+    assert "these rewards, not the budget" in signal.message
+
+
 def test_peers_within_noise_of_each_other_are_called_indistinguishable() -> None:
     spec = load_task("hopper-hop")
     records = [record("1.0", 1.00, 0.2), record("1.1", 0.80, 0.2), record("2.0", 0.9, 0.3)]

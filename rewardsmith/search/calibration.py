@@ -39,6 +39,7 @@ from pydantic import BaseModel, Field
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
+from rewardsmith.formatting import se_words
 from rewardsmith.reward.wrappers import neutral_action
 from rewardsmith.run_folder.records import CandidateRecord, Evaluation
 from rewardsmith.search import rung_evidence
@@ -425,11 +426,17 @@ def learning_signal(
     top = [r for r in trained if (getattr(r, "timesteps", 0) or 0) == budget]
     cal = spec.fresh_calibration  # a stale record's smallest separating budget was another learner's
     suggestion = cal.smallest_budget if cal is not None else None
-    advice = (
-        f"; calibration found that {suggestion:,} steps separate a good reward from a weak one on this task"
-        if suggestion and suggestion > budget
-        else f"; `{spec.calibrate_command()}` measures the budget that does"
-    )
+    if suggestion and suggestion > budget:
+        advice = f"; calibration found that {suggestion:,} steps separate a good reward from a weak one on this task"
+    elif cal is not None and cal.separates_at(budget):  # the budget sees: the rewards did not learn the task
+        advice = (
+            f"; calibration found {cal.budget:,} steps enough for this task's example reward to beat weak ones "
+            f"({se_words(cal.margin_se)}), so it is these rewards, not the budget, that did not separate"
+            if cal.margin_se is not None
+            else ""
+        )
+    else:
+        advice = f"; `{spec.calibrate_command()}` measures the budget that does"
     if random is not None and random.fitness_mean is not None:
         rand_se = float(random.fitness_se or 0.0)
         learned = [
