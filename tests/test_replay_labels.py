@@ -227,8 +227,11 @@ def test_a_first_rung_screens_with_the_verdicts_recorded_at_that_rung_or_not_at_
     verdict = ScreenReport(False, 0.3, None, 10, "rejected")
     table = replay.Table.load(path, screens={"a_good_x.py": verdict})
     table.screens_at[25000] = {"b_weak_y.py": verdict}
-    lines, _ = replay.pool_report(table, 2, [None, 0.125, 0.25])
+    lines, _ = replay.pool_report(table, 2, [None, 0.125, 0.25], gate=False)  # as runs did before the gate
     text = "\n".join(lines)
     assert "default first 0.0625 (recorded) + screen" in text and "default first 0.25 + screen" in text
+    gated = "\n".join(replay.pool_report(table, 2, [None, 0.25])[0])  # its calibration: 6,250 steps are blind
+    assert "default first 0.0625 (recorded): no screen at its first cut in a run" in gated
+    assert "default first 0.0625 (recorded) + screen" not in gated and "default first 0.25 + screen" in gated
     assert "default first 0.125 + screen" not in text
     assert "default first 0.125: no screen recorded at 12,500 steps, so not replayed with one" in text

@@ -6,6 +6,7 @@
 - `env_chains`: a hand's joint table grouped by finger (shared facts once, fingers alike named once).
 - `obs_labels`: the observation layout of a MuJoCo env, found by matching obs elements against state quantities.
 - `obs_layouts`: documented observation/action layouts of non-MuJoCo and mocap envs, the source fallback, manipulation notes.
+- `env_facts`: what the parent asks of a task's env once (discrete action, ends only at its goal).
 - `designer`, `extract`: prompting the LLM for reward files and pulling the code out of its replies.
 - `worked_example`: one checked example reward of a task of the same family with another objective, shown as
   illustrative.
