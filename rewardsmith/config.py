@@ -111,8 +111,9 @@ class RunConfig(BaseModel):
         description="CARD's preference check on archived trajectories: from iteration 2 on, critic-accepted "
         "candidates are screened on earlier candidates' episodes before training, and at the first cut of "
         "successive halving every candidate is screened on its rung's episodes (rejected ones go behind passed "
-        "ones; not where the task's calibration found that first-rung budget blind). Default: on for the default strategy, off for eureka (calibrated on the labelled pools: "
-        "bench/screen_calibration.py and bench/strategies.py).",
+        "ones; not where the task's calibration found that first-rung budget blind). Default: on for the default "
+        "strategy, off for eureka (calibrated on the labelled pools: bench/screen_calibration.py and "
+        "bench/strategies.py).",
     )
     videos: bool = Field(
         False,

@@ -230,9 +230,9 @@ OBS_TERMS: list[tuple[tuple[str, ...], tuple[str, ...], str, str, bool]] = [
     ((CENTRE_AS_GOAL, "centred", "centered"), ("position",), "centred", "-0.2 * abs(float({x}))", False),
     (("momentum", "swing", "-still", "-hold"), ("velocity",), "momentum", "10.0 * abs(float({x}))", False),
 ]
-"""Task terms from documented observation labels (task words are matched as whole words or phrases; a term is offered when
-the task names one of its words and none of its `-words`: building momentum helps a car reach a flag, and would
-spin a pendulum that the task asks to hold still)."""
+"""Task terms from documented observation labels (task words are matched as whole words or phrases; a term is
+offered when the task names one of its words and none of its `-words`: building momentum helps a car reach a flag,
+and would spin a pendulum that the task asks to hold still)."""
 
 
 def observation_dims(text: str) -> dict[int, str]:
