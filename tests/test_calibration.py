@@ -135,6 +135,16 @@ def test_a_budget_the_calibration_found_enough_blames_the_rewards_not_the_budget
     assert "these rewards, not the budget" in signal.message
 
 
+def test_a_run_below_the_calibrated_budget_is_told_that_budget() -> None:
+    """inverted-double-pendulum-balance is calibrated at 100,000 steps and separated already at its 6,250-step first
+    rung; the README's quick start trains 20,480 steps, and was told to calibrate (at the spec's 100,000)."""
+    spec = load_task("inverted-double-pendulum-balance")
+    records = [record("1.0", 0.03, 0.01, timesteps=20_480), record("1.1", 0.03, 0.01, timesteps=20_480)]
+    signal = learning_signal(records, random_eval(0.004, 0.001), spec)
+    assert signal.verdict == "indistinguishable" and signal.suggested_budget == 100_000
+    assert "calibration found that 100,000 steps separate a good reward from a weak one" in signal.message
+
+
 def test_peers_within_noise_of_each_other_are_called_indistinguishable() -> None:
     spec = load_task("hopper-hop")
     records = [record("1.0", 1.00, 0.2), record("1.1", 0.80, 0.2), record("2.0", 0.9, 0.3)]

@@ -425,8 +425,13 @@ def learning_signal(
     budget = max(getattr(r, "timesteps", 0) or 0 for r in trained)
     top = [r for r in trained if (getattr(r, "timesteps", 0) or 0) == budget]
     cal = spec.fresh_calibration  # a stale record's smallest separating budget was another learner's
-    suggestion = cal.smallest_budget if cal is not None else None
-    if suggestion and suggestion > budget:
+    # a longer budget shown to separate: the smallest measured one, else the calibrated search budget (a shorter one
+    # that separated, say the first rung, says nothing about this one)
+    longer = (
+        [b for b in (cal.smallest_budget, cal.budget if cal.calibrated else None) if b and b > budget] if cal else []
+    )
+    suggestion = min(longer) if longer else None
+    if suggestion:
         advice = f"; calibration found that {suggestion:,} steps separate a good reward from a weak one on this task"
     elif cal is not None and cal.separates_at(budget):  # the budget sees: the rewards did not learn the task
         advice = (
