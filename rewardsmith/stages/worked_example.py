@@ -76,8 +76,8 @@ def worked_example(spec: TaskSpec, *, discrete: bool = False) -> tuple[str, str]
         if not shipped and _shared(other.env, spec.env) < MIN_SHARED_PREFIX:
             continue
         text = path.read_text(encoding="utf-8")
-        choices.append((-_shared(other.env, spec.env), len(text), other.name, text, other))
-    for _, _, name, text, other in sorted(choices, key=lambda c: c[:3]):
+        choices.append((-_shared(other.env, spec.env), len(text), other.name, other, text))
+    for *_, other, text in sorted(choices, key=lambda c: c[:3]):  # by prefix, length, then name
         if not reads_action(text) or _discrete(other) == discrete:
-            return name, _without_docstring(text)
+            return other.name, _without_docstring(text)
     return None
