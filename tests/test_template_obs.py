@@ -20,7 +20,8 @@ EXPECTED = {  # task -> the observation-reading components its template must off
     "pendulum-swing-up": {"upright": "obs[0]"},  # no momentum term: the task asks to hold the pole still
     "acrobot-swing-up": {"momentum": "obs[4]"},  # "pump energy by swinging"; a discrete action: no effort term
     "mountaincar-discrete-reach-flag": {"position": "obs[0]", "momentum": "obs[1]"},
-    "cartpole-hold-right": {"upright_angle": "obs[2]"},  # "from the centre of the track" is where it starts
+    # "from the centre of the track" is where it starts; "(x = +1.0)" is where it should go
+    "cartpole-hold-right": {"to_x_target": "obs[0]", "upright_angle": "obs[2]"},
 }
 
 
@@ -98,6 +99,24 @@ def test_no_step_survived_term_where_the_episode_ends_at_the_goal_or_never(task:
     spec = load_task(task)
     names = task_names(Designer(None, spec, describe(spec)).prompt())
     assert not any('"alive"' in line for line in example_lines(names))
+
+
+def test_a_coordinate_the_task_names_is_a_target_on_its_labelled_position() -> None:
+    """cartpole-hold-right's template had no term for "x = +1.0" (upright and a step survived: what the alive
+    reference learns, fitness 0); the target term is 1 there, 0 from 2 units away, never negative."""
+    dims = {0: "cart position (m)", 1: "cart velocity (m/s)", 2: "pole angle (rad, 0 = upright)"}
+    target = 'components["to_x_target"] = max(0.0, 1.0 - 0.5 * abs(float(next_state.obs[0]) - 1.0))'
+    assert observation_lines(dims, "move the cart to the spot at x = +1.0 and hold it there") == [target]
+    assert observation_lines(dims, "keep it near the middle, x = 1.5e3 is far") == [
+        'components["centred"] = -0.2 * abs(float(next_state.obs[0]))'  # "1.5e3" is no coordinate's value
+    ]
+    assert observation_lines(dims, "go to y = 2") == []  # no dimension is labelled a y position
+    pad = {0: "x position relative to the pad", 1: "y position relative to the pad", 2: "x velocity"}
+    assert observation_lines(pad, "hover at x = -0.5, y = 2") == [
+        'components["to_x_target"] = max(0.0, 1.0 - 0.5 * abs(float(next_state.obs[0]) + 0.5))',
+        'components["to_y_target"] = max(0.0, 1.0 - 0.5 * abs(float(next_state.obs[1]) - 2.0))',
+    ]
+    assert all(component_line(line, {"arrays": {"obs": 3}}) for line in observation_lines(pad, "hover at x = -0.5, y = 2"))
 
 
 def test_a_dimension_is_measured_by_one_term_only() -> None:

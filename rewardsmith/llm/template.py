@@ -240,14 +240,37 @@ def observation_dims(text: str) -> dict[int, str]:
     return {int(m.group(1)): m.group(2).strip().lower() for m in re.finditer(r"^- obs\[(\d+)\] = (.+)$", text, re.M)}
 
 
+TARGET = re.compile(r"\b([xyz])\s*=\s*([+-]?\d+(?:\.\d+)?)(?![\w.])")
+"""A position the task names as a coordinate's value ("to x = +1.0")."""
+
+
+def target_dimension(dims: dict[int, str], axis: str) -> int | None:
+    """The labelled dimension holding the position along `axis`: the one labelled "<axis> position", else, for x,
+    the only one labelled a position (a cart's)."""
+    positions = {i: label for i, label in sorted(dims.items()) if "position" in label}
+    named = [i for i, label in positions.items() if re.search(rf"\b{axis}[ -]position\b", label)]
+    if named:
+        return named[0]
+    return next(iter(positions)) if axis == "x" and len(positions) == 1 else None
+
+
 def observation_lines(dims: dict[int, str], task: str) -> list[str]:
-    """Component lines reading the labelled `next_state.obs[i]` that the task's words call for (see `OBS_TERMS`)."""
+    """Component lines reading the labelled `next_state.obs[i]` that the task's words call for: a coordinate it
+    names as a target (`TARGET`), then `OBS_TERMS`."""
     lines: dict[str, str] = {}
 
     def names(word: str) -> bool:
         return re.search(rf"\b{word.lstrip('-')}\b", task) is not None
 
     used: set[int] = set()  # a dimension measured by an earlier term is not measured twice
+    for axis, value in TARGET.findall(task):
+        i = target_dimension(dims, axis)
+        if i is not None and i not in used:
+            used.add(i)
+            # 1 at the target, 0 from 2 units away: never negative, so ending the episode sooner never pays
+            offset = f"- {float(value)!r}" if float(value) >= 0 else f"+ {-float(value)!r}"
+            distance = f"abs(float(next_state.obs[{i}]) {offset})"
+            lines[f"to_{axis}_target"] = f'components["to_{axis}_target"] = max(0.0, 1.0 - 0.5 * {distance})'
     for task_words, label_words, name, expression, every in OBS_TERMS:
         wanted, unwanted = [w for w in task_words if w[0] != "-"], [w for w in task_words if w[0] == "-"]
         if name in lines or not any(map(names, wanted)) or any(map(names, unwanted)):
