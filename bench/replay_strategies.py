@@ -87,13 +87,15 @@ class Settings:
     confirm: bool = True
 
 
+NO_MIDDLE_RUNG = (1.0,)
+"""The later rungs of the "no middle rung" candidate: the full budget only."""
 ABLATIONS = (
     ("no 2nd seed for a clear winner", Settings(confirm=False)),
     ("no 2nd seed at the last rung", Settings(repeats="below the last rung", confirm=False)),
     ("kept on noise <= 1", Settings(kept_on_noise=1)),
     ("kept on noise 0", Settings(kept_on_noise=0)),
     ("kept on noise 0, no 2nd seed", Settings(kept_on_noise=0, repeats="none")),
-    ("no middle rung", Settings(later=(1.0,))),
+    ("no middle rung", Settings(later=NO_MIDDLE_RUNG)),
 )
 """`--ablations`: the default with one of its protections (or its middle rung) taken out, to see what each costs."""
 
@@ -281,6 +283,12 @@ def pool_report(
         runs.append(
             (f"ablation: {what}", budgets, replace(changed, keep=settings.keep, stop_flat=settings.stop_flat), table)
         )
+    if ablations and tie_break and not default_budgets(table, None, settings.later)[2]:
+        # the candidate written down in round 26 as a run would do it where the calibration-blind gate applies:
+        # the first rung and the full budget only, the critic's tie-break, no first-cut screen
+        budgets = default_budgets(table, None, NO_MIDDLE_RUNG)[1]
+        candidate = replace(settings, later=NO_MIDDLE_RUNG, tie_break=True)
+        runs.append(("candidate: no middle rung, tie-break (gated)", budgets, candidate, table))
     strategies: list[tuple[str, list[Outcome]]] = [("eureka", eureka)]
     strategies += [(name, [replay(t, s, b, "lcb", how) for s in range(search_seeds)]) for name, b, how, t in runs]
     goals = []

@@ -135,27 +135,30 @@ class MountainCarFlag(EpisodeScorer):
 
 
 class PendulumUpright(EpisodeScorer):
-    """Pendulum: swing the pole up and hold it upright (theta = 0 is upright in Gymnasium's Pendulum).
+    """Pendulum: swing the pole up and hold it upright (theta = 0 is upright in Gymnasium's Pendulum), or at
+    `target` rad from upright (positive: the way positive torque turns it).
 
-    Reads the angle from the env's own state (`env.state[0]`, not wrapped). Upright: within `tolerance` rad of the
-    top. Fitness: the fraction of the episode's steps that end upright. Success: upright at the end of each of the
-    episode's last `hold` steps (a pole that spins through the top is not held there).
+    Reads the angle from the env's own state (`env.state[0]`, not wrapped). On target: within `tolerance` rad of
+    it. Fitness: the fraction of the episode's steps that end on target. Success: on target at the end of each of
+    the episode's last `hold` steps (a pole that spins through it is not held there).
     """
 
-    def __init__(self, tolerance: float = 0.5, hold: int = 50) -> None:
+    def __init__(self, tolerance: float = 0.5, hold: int = 50, target: float = 0.0) -> None:
         self.cos_tolerance, self.tolerance, self.hold = float(np.cos(tolerance)), tolerance, hold
+        self.target = float(target)
         self.steps = self.upright = self.run = 0
 
     @property
     def unit(self) -> str:
         """Fitness unit and direction, as the designer is told it."""
+        where = f"theta = {self.target:+g} rad (0 = upright)" if self.target else "upright"
         return (
             f"0 to 1: the fraction of the episode's steps that end with the pole within {self.tolerance:g} rad of "
-            "upright; higher is better"
+            f"{where}; higher is better"
         )
 
     def _is_upright(self) -> bool:
-        return float(np.cos(self.env.state[0])) >= self.cos_tolerance
+        return float(np.cos(self.env.state[0] - self.target)) >= self.cos_tolerance
 
     def reset(self, state: State) -> None:
         self.steps = self.upright = self.run = 0

@@ -235,3 +235,29 @@ def test_a_first_rung_screens_with_the_verdicts_recorded_at_that_rung_or_not_at_
     assert "default first 0.0625 (recorded) + screen" not in gated and "default first 0.25 + screen" in gated
     assert "default first 0.125 + screen" not in text
     assert "default first 0.125: no screen recorded at 12,500 steps, so not replayed with one" in text
+
+
+def test_the_no_middle_rung_candidate_is_replayed_as_a_run_would_do_it_where_the_gate_applies(tmp_path: Path) -> None:
+    """--ablations --tie-break: round 26's candidate (the first rung and the full budget only, with the critic's
+    tie-break, no first-cut screen) has its own row on a pool whose first rung its calibration calls blind, and
+    none on a pool a run screens."""
+    replay = load("replay_strategies")
+    pools = {  # task: (its rungs' budgets, whether its calibration calls the first rung blind: -8.3 / +4.2 se)
+        "mountaincar-reach-flag": ([6250, 25000, 100000], True),
+        "acrobot-swing-up": ([3125, 12500, 50000], False),
+    }
+    for task, (budgets, gated) in pools.items():
+        path = tmp_path / f"{task}.jsonl"
+        path.write_text(
+            "".join(
+                json.dumps({"file": f, "label": f.split("_")[1], "seed": s, "budgets": budgets, "fitness": [v] * 3,
+                            "se": [0.05] * 3, "episodes": [10] * 3}) + "\n"
+                for f, v in {"a_good_x.py": 0.9, "b_weak_y.py": 0.8}.items()
+                for s in (0, 1)
+            )
+        )  # fmt: skip
+        text = "\n".join(replay.pool_report(replay.Table.load(path), 2, [None], ablations=True, tie_break=True)[0])
+        line = next((x for x in text.splitlines() if "candidate: no middle rung, tie-break (gated)" in x), None)
+        assert (line is not None) is gated, task
+        if gated:
+            assert f"rungs [{budgets[0]}, {budgets[-1]}]" in line
