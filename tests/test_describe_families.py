@@ -96,6 +96,7 @@ def test_adroit_hammer_spans() -> None:
         ("lunarlander-land", "on a crash (the body touches the ground), when |obs[0]| >= 1"),
         ("bipedalwalker-walk", "when the hull touches the ground"),
         ("pendulum-swing-up", "never ends early"),
+        ("pendulum-hold-tilted", "never ends early"),
         ("acrobot-swing-up", "height above the pivot exceeds 1 m"),
         ("mountaincar-discrete-reach-flag", "reaches the flag (position >= 0.5): a success termination"),
         ("cartpole-hold-right", "|pole angle| > 0.2095 rad or |cart position| > 2.4"),
@@ -105,6 +106,13 @@ def test_envs_without_a_model_state_their_termination(task: str, rule: str) -> N
     text = describe(load_task(task))
     assert rule in _line(text, "- Early termination: ")
     assert not re.search(r"\d\.\d{6,}", text)  # bounds rounded, no float32 artefacts
+
+
+def test_pendulums_layout_does_not_name_the_goal() -> None:
+    """The layout is the env's, shared by every task on it: "theta = 0 is upright (the goal)" was false for
+    pendulum-hold-tilted, whose goal is theta = +0.3 (its task text says so)."""
+    text = describe(load_task("pendulum-hold-tilted"))
+    assert "theta = 0 is upright" in text and "goal" not in text
 
 
 def test_mountaincar_ends_at_the_flag_as_described() -> None:

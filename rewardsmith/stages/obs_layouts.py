@@ -52,7 +52,7 @@ KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
         ("obs[1]", "car velocity in [-0.07, 0.07]"),
     ],
     "PendulumEnv": [
-        ("obs[0]", "cos(theta); theta = 0 is upright (the goal), theta = +-pi hanging down"),
+        ("obs[0]", "cos(theta); theta = 0 is upright, theta = +-pi hanging down"),
         ("obs[1]", "sin(theta)"),
         ("obs[2]", "angular velocity theta_dot (rad/s, clipped to [-8, 8])"),
         ("reset", "theta ~ uniform(-pi, pi), theta_dot ~ uniform(-1, 1)"),
