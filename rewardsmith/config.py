@@ -91,7 +91,8 @@ class RunConfig(BaseModel):
     backend: Literal["auto", "sb3", "mjx"] | None = Field(
         None,
         description="Training backend: sb3 (SB3 on CPU envs), mjx (Brax PPO on MJX envs; the `mjx` extra) or auto "
-        "(mjx for jobs of 2.1 million steps or more when a GPU is visible and the task's env is supported); "
+        "(mjx when a GPU is visible, the task's env is supported and the job is long enough: "
+        "rewardsmith.workers.backends.gpu_min_steps); "
         "default: the spec's [train] backend.",
     )
     semantic: bool | None = Field(None, description="LLM review in the critic (default: on for API models only).")

@@ -51,15 +51,21 @@ def test_auto_without_a_gpu_keeps_the_specs_backend():
     assert resolve_backend("auto", load_task("ant-run")) == "sb3"
 
 
-def test_auto_trains_on_the_gpu_only_jobs_long_enough_for_it_to_win(monkeypatch):
-    """On an H200, 200,000 hopper-hop steps took longer on MJX than on one CPU worker (docs/mjx.md)."""
+def test_auto_trains_on_the_gpu_only_jobs_long_enough_for_it_to_win_and_to_learn(monkeypatch):
+    """On an H200, 200,000 hopper-hop steps took longer on MJX than on one CPU worker; on an H100, 2.2 million
+    steps on the GPU's 2,048 envs made 34 PPO updates and learned less than SB3's 390 in 200,000 (docs/mjx.md)."""
     from rewardsmith.workers import backends
 
     monkeypatch.setattr(backends, "gpu_visible", lambda: True)
     spec = load_task("hopper-hop")
     assert resolve_backend("auto", spec, timesteps=200_000) == "sb3"
-    assert resolve_backend("auto", spec, timesteps=backends.GPU_MIN_STEPS - 1) == "sb3"
-    assert resolve_backend("auto", spec, timesteps=backends.GPU_MIN_STEPS) == "mjx"
+    # fast enough from 2.1 million steps, but 34 updates there taught it to stand: it waits for 390 (the spec's)
+    assert backends.gpu_min_steps(spec) == backends.GPU_BATCH * (200_000 // (8 * 64)) == 25_559_040
+    assert resolve_backend("auto", spec, timesteps=2_200_000) == "sb3"
+    assert resolve_backend("auto", spec, timesteps=backends.gpu_min_steps(spec) - 1) == "sb3"
+    assert resolve_backend("auto", spec, timesteps=backends.gpu_min_steps(spec)) == "mjx"
+    reacher = load_task("reacher-reach")  # 48 updates at its search budget: 32 x 2,048-env updates is not enough
+    assert backends.gpu_min_steps(reacher) == backends.GPU_BATCH * 48 > backends.GPU_MIN_STEPS
     assert resolve_backend("auto", spec) == "mjx"  # the critic's question: may any of this run's jobs use it?
     assert resolve_backend("mjx", spec, timesteps=10_000) == "mjx"  # asked for by name, it is used
     assert resolve_backend("auto", spec, reward_source="human", timesteps=5_000_000) == "sb3"

@@ -26,23 +26,41 @@ CPU_BACKEND = "sb3"
 """Where a job trains when the GPU backend cannot: `auto` without a GPU, and a candidate whose reward does not
 trace to JAX (`rewardsmith.search.training.backend_fallback`)."""
 GPU_MIN_STEPS = 2048 * 32 * 32
-"""The shortest job `auto` trains on the GPU: 2,097,152 steps, from which `backends.mjx.envs_for` gives a GPU all
-its 2,048 envs (32 PPO updates of 32 steps each), the one batch measured to win. Measured (docs/mjx.md, "The
-second lease"): on an H200, 200,000 hopper-hop steps took 225 s on MJX (84 s to the first update, then about 1,500
-steps/s on the 128 envs that budget gets), where `rewardsmith train` on one idle CPU core of this project's
-machine took 42.8 s (4,672 steps/s, `bench/throughput.py`); at 2,048 envs MJX trained 12,700 steps/s, so a
-2.2-million-step job takes about 270 s there against about 470 s on that core. Below the full batch the GPU's rate
-falls with the envs, and the rate interpolated between the two measured batches puts the break-even with one CPU
-core near 1.5 million steps."""
+"""The shortest job `auto` trains on the GPU for any task: 2,097,152 steps, from which `backends.mjx.envs_for`
+gives a GPU all its 2,048 envs (32 PPO updates of 32 steps each), the one batch measured to win on speed.
+Measured (docs/mjx.md, "The second lease"): on an H200, 200,000 hopper-hop steps took 225 s on MJX (84 s to the
+first update, then about 1,500 steps/s on the 128 envs that budget gets), where `rewardsmith train` on one idle
+CPU core of this project's machine took 42.8 s (4,672 steps/s, `bench/throughput.py`); at 2,048 envs MJX trained
+12,700 steps/s, so a 2.2-million-step job takes about 270 s there against about 470 s on that core. A task's
+own threshold is higher where its CPU settings make more PPO updates (`gpu_min_steps`)."""
+GPU_BATCH = 2048 * 32
+"""Env steps per PPO update on the GPU's whole batch: 2,048 envs, each a 32-step unroll (`brax_ppo.PPOSettings`)."""
+
+
+def gpu_min_steps(spec) -> int:
+    """The shortest job `auto` trains on the GPU for `spec`: long enough for the GPU's whole batch to win on speed
+    (`GPU_MIN_STEPS`) AND to give as many PPO updates as the spec's own CPU settings make at its search budget.
+    Large-batch PPO learns less per env step: on an H100, 2.2 million hopper-hop steps on 2,048 envs (34 updates)
+    taught the example reward to stand (0.027 m/s, 3 seeds), where SB3 with the spec's settings made 390 updates
+    in 200,000 steps and reached 0.106 ± 0.034 (docs/mjx.md, "The third lease"). Faster is worth nothing if it
+    learns less, so `auto` stays on the CPU until the GPU's updates match (hopper-hop: 25.6 million steps)."""
+    updates = 0
+    if spec.train.algo == "PPO":
+        per_update = int(spec.train.hyperparams.get("n_steps", 2048)) * spec.train.n_envs
+        updates = spec.train.timesteps // max(1, per_update)
+    return max(GPU_MIN_STEPS, GPU_BATCH * updates)
+
 
 __all__ = [
     "BACKENDS",
     "CPU_BACKEND",
     "DEFAULT_BACKEND",
+    "GPU_BATCH",
     "GPU_MIN_STEPS",
     "TrainOutcome",
     "TrainRequest",
     "TrainingBackend",
+    "gpu_min_steps",
     "gpu_visible",
     "load_backend",
     "resolve_backend",
@@ -62,8 +80,8 @@ def gpu_visible() -> bool:
 
 def resolve_backend(requested: str | None, spec, reward_source: str = "candidate", timesteps: int | None = None) -> str:
     """The backend a job trains with: the requested one, else the spec's; `auto` is `mjx` when a GPU is visible,
-    the spec's env, algorithm and reward source run on MJX and the job trains at least `GPU_MIN_STEPS` (a job
-    of unknown length, `timesteps` None, counts as long enough), else the spec's backend."""
+    the spec's env, algorithm and reward source run on MJX and the job trains at least `gpu_min_steps(spec)` (a
+    job of unknown length, `timesteps` None, counts as long enough), else the spec's backend."""
     from rewardsmith.workers.mjx.envs import supported
 
     fallback = spec.train.backend or DEFAULT_BACKEND
@@ -72,7 +90,7 @@ def resolve_backend(requested: str | None, spec, reward_source: str = "candidate
     if requested != "auto":
         return str(requested)
     fits = supported(spec.env, spec.env_kwargs) and spec.train.algo == "PPO" and reward_source == "candidate"
-    fits = fits and (timesteps is None or timesteps >= GPU_MIN_STEPS)
+    fits = fits and (timesteps is None or timesteps >= gpu_min_steps(spec))
     return "mjx" if fits and gpu_visible() else (fallback if fallback != "mjx" else CPU_BACKEND)
 
 
