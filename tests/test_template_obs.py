@@ -22,6 +22,7 @@ EXPECTED = {  # task -> the observation-reading components its template must off
     "mountaincar-discrete-reach-flag": {"position": "obs[0]", "momentum": "obs[1]"},
     # "from the centre of the track" is where it starts; "(x = +1.0)" is where it should go
     "cartpole-hold-right": {"to_x_target": "obs[0]", "upright_angle": "obs[2]"},
+    "pendulum-hold-tilted": {"to_theta_target": "obs[0]"},  # "theta = +0.3" from cos and sin, not upright
 }
 
 
@@ -117,6 +118,12 @@ def test_a_coordinate_the_task_names_is_a_target_on_its_labelled_position() -> N
         'components["to_y_target"] = max(0.0, 1.0 - 0.5 * abs(float(next_state.obs[1]) - 2.0))',
     ]
     assert all(component_line(line, {"arrays": {"obs": 3}}) for line in observation_lines(pad, "hover at x = -0.5, y = 2"))
+    pendulum = {0: "cos(theta); theta = 0 is upright", 1: "sin(theta)", 2: "angular velocity theta_dot (rad/s)"}
+    tilt = observation_lines(pendulum, "hold it upright, tilted to theta = -0.5")  # (1 + cos(theta + 0.5)) / 2
+    assert tilt == [
+        'components["to_theta_target"] = 0.5 + 0.5 * (0.8776 * float(next_state.obs[0]) - 0.4794 * float(next_state.obs[1]))'
+    ]  # and no "upright" term on obs[0], which the target reads
+    assert component_line(tilt[0], {"arrays": {"obs": 3}})
 
 
 def test_a_dimension_is_measured_by_one_term_only() -> None:

@@ -15,6 +15,7 @@ task's words into task terms, so the template measures the task there too.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from typing import Any
 
@@ -242,6 +243,8 @@ def observation_dims(text: str) -> dict[int, str]:
 
 TARGET = re.compile(r"\b([xyz])\s*=\s*([+-]?\d+(?:\.\d+)?)(?![\w.])")
 """A position the task names as a coordinate's value ("to x = +1.0")."""
+ANGLE_TARGET = re.compile(r"\b(theta\d?|phi)\s*=\s*([+-]?\d+(?:\.\d+)?)(?![\w.])")
+"""An angle the task names as a value ("hold it at theta = +0.3"), read where the observation gives its cos and sin."""
 
 
 def target_dimension(dims: dict[int, str], axis: str) -> int | None:
@@ -254,23 +257,40 @@ def target_dimension(dims: dict[int, str], axis: str) -> int | None:
     return next(iter(positions)) if axis == "x" and len(positions) == 1 else None
 
 
+def target_lines(dims: dict[int, str], task: str, used: set[int]) -> dict[str, str]:
+    """Closeness to each target the task names as a value: a coordinate (`TARGET`) on its labelled position, an
+    angle (`ANGLE_TARGET`) on its labelled cos and sin (adds the dimensions read to `used`). Each term is 1 at the
+    target and never negative, so ending the episode sooner never pays."""
+    lines: dict[str, str] = {}
+    for axis, value in TARGET.findall(task):
+        i = target_dimension(dims, axis)
+        if i is not None and i not in used:
+            used.add(i)  # 0 from 2 units away
+            offset = f"- {float(value)!r}" if float(value) >= 0 else f"+ {-float(value)!r}"
+            distance = f"abs(float(next_state.obs[{i}]) {offset})"
+            lines[f"to_{axis}_target"] = f'components["to_{axis}_target"] = max(0.0, 1.0 - 0.5 * {distance})'
+    for angle, value in ANGLE_TARGET.findall(task):
+        cos, sin = (
+            next((i for i, label in dims.items() if label.startswith(f"{f}({angle})")), None) for f in ("cos", "sin")
+        )
+        if cos is not None and sin is not None and not {cos, sin} & used:
+            used.update((cos, sin))  # (1 + cos(angle - target)) / 2: 0 opposite the target
+            c, s = round(math.cos(float(value)), 4), round(math.sin(float(value)), 4)
+            cos_error = f"{c!r} * float(next_state.obs[{cos}]) {'-' if s < 0 else '+'} {abs(s)!r} * float(next_state.obs[{sin}])"
+            lines[f"to_{angle}_target"] = f'components["to_{angle}_target"] = 0.5 + 0.5 * ({cos_error})'
+    return lines
+
+
 def observation_lines(dims: dict[int, str], task: str) -> list[str]:
-    """Component lines reading the labelled `next_state.obs[i]` that the task's words call for: a coordinate it
-    names as a target (`TARGET`), then `OBS_TERMS`."""
+    """Component lines reading the labelled `next_state.obs[i]` that the task's words call for: the targets it
+    names as values (`target_lines`), then `OBS_TERMS`."""
     lines: dict[str, str] = {}
 
     def names(word: str) -> bool:
         return re.search(rf"\b{word.lstrip('-')}\b", task) is not None
 
     used: set[int] = set()  # a dimension measured by an earlier term is not measured twice
-    for axis, value in TARGET.findall(task):
-        i = target_dimension(dims, axis)
-        if i is not None and i not in used:
-            used.add(i)
-            # 1 at the target, 0 from 2 units away: never negative, so ending the episode sooner never pays
-            offset = f"- {float(value)!r}" if float(value) >= 0 else f"+ {-float(value)!r}"
-            distance = f"abs(float(next_state.obs[{i}]) {offset})"
-            lines[f"to_{axis}_target"] = f'components["to_{axis}_target"] = max(0.0, 1.0 - 0.5 * {distance})'
+    lines.update(target_lines(dims, task, used))
     for task_words, label_words, name, expression, every in OBS_TERMS:
         wanted, unwanted = [w for w in task_words if w[0] != "-"], [w for w in task_words if w[0] == "-"]
         if name in lines or not any(map(names, wanted)) or any(map(names, unwanted)):
