@@ -256,7 +256,7 @@ def pool_report(
     eureka_steps = statistics.fmean(o.steps for o in eureka)
     eureka_run = statistics.fmean(o.run_steps(final_seeds) for o in eureka)
     runs = []
-    default_first = default_budgets(table, None, settings.later)[1][0]
+    _, (default_first, *_), default_screened = default_budgets(table, None, settings.later)
     for first in firsts:
         name, budgets, screened_in_a_run = default_budgets(table, first, settings.later)
         runs.append((name, budgets, settings, table))
@@ -283,7 +283,7 @@ def pool_report(
         runs.append(
             (f"ablation: {what}", budgets, replace(changed, keep=settings.keep, stop_flat=settings.stop_flat), table)
         )
-    if ablations and tie_break and not default_budgets(table, None, settings.later)[2]:
+    if ablations and tie_break and not default_screened:
         # the candidate written down in round 26 as a run would do it where the calibration-blind gate applies:
         # the first rung and the full budget only, the critic's tie-break, no first-cut screen
         budgets = default_budgets(table, None, NO_MIDDLE_RUNG)[1]

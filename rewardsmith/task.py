@@ -100,6 +100,10 @@ class TrainDefaults(BaseModel):
         data = json.dumps(self.model_dump(include=set(LEARNING), mode="json"), sort_keys=True)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
+    def ppo_rollout(self) -> int | None:
+        """Env steps per PPO update (SB3's `n_steps`, default 2,048, x `n_envs`); None for another algorithm."""
+        return int(self.hyperparams.get("n_steps", 2048)) * self.n_envs if self.algo == "PPO" else None
+
     def sb3_policy_kwargs(self) -> dict[str, Any]:
         """`policy_kwargs` for SB3, with a named `activation_fn` resolved to its torch.nn class."""
         kwargs = dict(self.policy_kwargs)

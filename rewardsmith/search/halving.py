@@ -383,5 +383,5 @@ PPO rollout."""
 def first_rung_minimum(spec: TaskSpec, explicit: bool = False) -> int:
     """The smallest rung: one PPO rollout (n_steps x n_envs), and `MIN_RUNG_STEPS` unless the rungs were given
     explicitly."""
-    rollout = int(spec.train.hyperparams.get("n_steps", 2048)) * spec.train.n_envs if spec.train.algo == "PPO" else 1
+    rollout = spec.train.ppo_rollout() or 1
     return rollout if explicit else max(MIN_RUNG_STEPS, rollout)

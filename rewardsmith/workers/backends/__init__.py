@@ -44,10 +44,8 @@ def gpu_min_steps(spec) -> int:
     taught the example reward to stand (0.027 m/s, 3 seeds), where SB3 with the spec's settings made 390 updates
     in 200,000 steps and reached 0.106 ± 0.034 (docs/mjx.md, "The third lease"). Faster is worth nothing if it
     learns less, so `auto` stays on the CPU until the GPU's updates match (hopper-hop: 25.6 million steps)."""
-    updates = 0
-    if spec.train.algo == "PPO":
-        per_update = int(spec.train.hyperparams.get("n_steps", 2048)) * spec.train.n_envs
-        updates = spec.train.timesteps // max(1, per_update)
+    rollout = spec.train.ppo_rollout()
+    updates = spec.train.timesteps // rollout if rollout else 0
     return max(GPU_MIN_STEPS, GPU_BATCH * updates)
 
 
