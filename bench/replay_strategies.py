@@ -262,6 +262,9 @@ def pool_report(
         runs.append((name, budgets, settings, table))
         if tie_break:
             runs.append((f"{name} + tie-break", budgets, replace(settings, tie_break=True), table))
+            if ablations:  # what a run does where the gate takes its screen away, less the clear winner's 2nd seed
+                without = replace(settings, tie_break=True, confirm=False)
+                runs.append((f"{name} + tie-break, no clear-winner seed", budgets, without, table))
         # the screen a run with this first rung would see: recorded at that rung, or the default's at the default's
         recorded = budgets[0] in table.screens_at or budgets[0] == default_first
         verdicts = table.screens_at.get(budgets[0]) or (table.screens if budgets[0] == default_first else None)

@@ -176,6 +176,47 @@ class PendulumUpright(EpisodeScorer):
         return float(self._is_upright())
 
 
+class PendulumSpin(EpisodeScorer):
+    """Pendulum: spin the pole in the positive direction (theta increasing, the way positive torque turns it), over
+    the top in full turns, and keep it turning.
+
+    Reads the angle from the env's own state (`env.state[0]`, which Pendulum never wraps), so a turn is 2 pi of it.
+    Fitness, 0 to 1: the episode's net turns in the positive direction as a fraction of `turns` (turning the other
+    way scores 0). Success: at least `last_turns` turns in the positive direction over the episode's last `last`
+    steps (of Pendulum's 200).
+    """
+
+    def __init__(self, turns: float = 8.0, last_turns: float = 3.0, last: int = 100, limit: int = 200) -> None:
+        self.turns, self.last_turns, self.last, self.limit = turns, last_turns, last, limit
+        self.angles: list[float] = []
+
+    @property
+    def unit(self) -> str:
+        """Fitness unit and direction, as the designer is told it."""
+        return (
+            f"0 to 1: the episode's net turns in the positive direction (theta increasing) as a fraction of "
+            f"{self.turns:g} turns; turning the other way scores 0; higher is better"
+        )
+
+    def reset(self, state: State) -> None:
+        self.angles = [float(self.env.state[0])]
+
+    def step(self, state: State, action: np.ndarray, next_state: State) -> None:
+        self.angles.append(float(self.env.state[0]))
+
+    def _turns(self, since: int) -> float:
+        return (self.angles[-1] - self.angles[since]) / (2 * np.pi)
+
+    def result(self) -> tuple[float, bool]:
+        fitness = float(np.clip(self._turns(0) / self.turns, 0.0, 1.0))
+        steps = len(self.angles) - 1
+        return fitness, steps >= self.limit and self._turns(-1 - self.last) >= self.last_turns
+
+    def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
+        rate = 2 * np.pi * self.last_turns / (self.last * float(self.env.dt))  # the mean speed success needs
+        return float(float(self.env.state[1]) >= rate)
+
+
 class AcrobotBar(EpisodeScorer):
     """Acrobot: swing the free end above the bar (one link length above the pivot) as fast as possible.
 
