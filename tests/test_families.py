@@ -20,7 +20,7 @@ from rewardsmith.workers.executor import LocalExecutor
 EXECUTOR = LocalExecutor(workers=2)
 """The worker pool of this module's stage calls (a stage takes its executor explicitly)."""
 
-SUITES = {"manipulation": 9, "hands": 6, "peer": 8}
+SUITES = {"manipulation": 9, "hands": 6, "peer": 9}
 FAMILY_SPECS = sorted(
     name.strip()
     for suite in SUITES
@@ -290,6 +290,7 @@ def test_control_period_comes_from_the_env_or_is_declared_absent() -> None:
         "mountaincar-discrete-reach-flag",
         "cartpole-hold-right",
         "pendulum-hold-tilted",
+        "pendulum-spin",
     ],
 )
 def test_peer_scorers_read_the_env_but_rewards_never_get_it(name: str) -> None:

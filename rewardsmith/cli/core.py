@@ -153,7 +153,7 @@ def tasks(
             table.add_row(spec.name, spec.env, cost[spec.name], spec.calibration_status(), spec.summary)
         console.print(table)
         return
-    console.print(title, highlight=False)
+    console.print(Text(title).append("  (--long: each task's env, budget and description)", style="dim"))
     by_family: dict[str, list[TaskSpec]] = {}
     for spec in specs:
         by_family.setdefault(task_family(spec), []).append(spec)
@@ -166,7 +166,6 @@ def tasks(
                 f"{f'~{hours:.{0 if hours >= 1 else 1}f} CPU-h':<10}", style="dim"
             )
             console.print(line.append(f"  {calibration[spec.name]}", style="dim"))
-    console.print("--long: each task's env, budget and description", style="dim")
 
 
 @app.command()
