@@ -191,7 +191,8 @@ class Calibration(BaseModel):
         if self.smallest_budget and self.smallest_budget > self.budget:
             return f"needs a longer budget ({self.smallest_budget:,} steps separate; {margin} at {self.budget:,})"
         if self.smallest_budget:  # a shorter budget separated (say the first rung), the search budget did not
-            return f"{self.smallest_budget:,} steps separate, the search budget does not ({margin} at {self.budget:,})"
+            separate = f"{self.smallest_budget:,} steps separate"
+            return f"not calibrated: {separate}, the search budget does not ({margin} at {self.budget:,})"
         return f"needs GPU or long budget ({margin} at {self.budget:,} steps)"
 
     def separates_at(self, budget: int) -> bool:

@@ -58,7 +58,7 @@ def test_new_task_and_check_task_offer_the_calibration(cli, tmp_path: Path) -> N
 
 
 def test_check_task_reports_a_calibrated_task_and_refuses_what_it_cannot_calibrate(cli, tmp_path: Path) -> None:
-    code, out, err = cli("check-task", "reacher-reach")
+    code, out, err = cli("check-task", "pendulum-swing-up")
     assert code == 0 and "search budget calibrated (+" in out and "calibrate it" not in out, out + err
     path = copy_spec(tmp_path, "inverted-double-pendulum-balance")
     path.write_text(path.read_text().split("[calibration]")[0])
