@@ -23,6 +23,7 @@ EXPECTED = {  # task -> the observation-reading components its template must off
     # "from the centre of the track" is where it starts; "(x = +1.0)" is where it should go
     "cartpole-hold-right": {"to_x_target": "obs[0]", "upright_angle": "obs[2]"},
     "pendulum-hold-tilted": {"to_theta_target": "obs[0]"},  # "theta = +0.3" from cos and sin, not upright
+    "pendulum-spin": {"turning": "obs[2]"},  # "in the positive direction": that way only, the swing back not docked
 }
 
 

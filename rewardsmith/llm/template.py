@@ -229,6 +229,9 @@ OBS_TERMS: list[tuple[tuple[str, ...], tuple[str, ...], str, str, bool]] = [
     (("upright",), ("cos", "upright"), "upright", "float({x})", False),
     (("upright", "balance"), ("angle", "upright"), "upright_angle", "-abs(float({x}))", False),
     ((CENTRE_AS_GOAL, "centred", "centered"), ("position",), "centred", "-0.2 * abs(float({x}))", False),
+    # a turn the task asks for one way: paid that way, never docked for the swing back that builds the speed
+    (("positive direction", "theta increasing"), ("angular velocity",), "turning", "max(0.0, float({x}))", False),
+    (("negative direction", "theta decreasing"), ("angular velocity",), "turning", "max(0.0, -float({x}))", False),
     (("momentum", "swing", "-still", "-hold"), ("velocity",), "momentum", "10.0 * abs(float({x}))", False),
 ]
 """Task terms from documented observation labels (task words are matched as whole words or phrases; a term is
