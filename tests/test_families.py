@@ -368,6 +368,28 @@ def test_pendulum_scorer_tells_holding_upright_from_spinning_through_the_top() -
     assert not any("may not depend on what the policy does" in w for w in validate_task(spec))
 
 
+def test_pendulum_spin_scorer_counts_turns_one_way_only() -> None:
+    """pendulum-spin: the net turns of the env's unwrapped angle, positive only; success needs the last 100 steps'."""
+    spec = load_task("pendulum-spin")
+
+    def episode(start: tuple[float, float], torque: float) -> dict:
+        env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+        env.reset(seed=0)
+        env.unwrapped.state = np.array(start)
+        env.scorer.reset(None)
+        while True:
+            _, _, terminated, truncated, info = env.step(np.array([torque], dtype=np.float32))
+            if terminated or truncated:
+                return info["episode_stats"]
+
+    forward = episode((0.0, 8.0), 2.0)  # over the top and round, pushed the way it turns: about 11 turns in 10 s
+    assert forward["success"] is True and forward["fitness"] == 1.0
+    backward = episode((0.0, -8.0), -2.0)  # as fast, the other way
+    assert backward["success"] is False and backward["fitness"] == 0.0
+    hanging = episode((np.pi, 0.0), 0.0)  # hanging still: no turn
+    assert hanging["success"] is False and hanging["fitness"] < 1e-9
+
+
 def test_named_activation_resolves_and_a_bad_name_is_refused() -> None:
     from pydantic import ValidationError
     from torch import nn
