@@ -146,6 +146,9 @@ class Calibration(BaseModel):
     budget: int = Field(gt=0, description="The search budget (env steps) it was measured at.")
     first_rung: int = Field(0, ge=0, description="The default strategy's first-rung budget.")
     seeds: int = Field(0, ge=0)
+    episodes: int | None = Field(
+        None, ge=1, description="Evaluation episodes per training (unrecorded before round 28)."
+    )
     good: list[float] = Field(default_factory=list, description="The example reward: [mean, se] over seeds.")
     weak: list[float] = Field(default_factory=list, description="The stronger weak reference: [mean, se].")
     weak_references: list[str] = Field(default_factory=list, description="The weak references trained (alive, effort).")

@@ -63,6 +63,7 @@ def test_the_report_names_the_smallest_budget_that_separates_and_records_it() ->
     assert spec_record.calibrated and spec_record.margin_se and spec_record.margin_se > 2
     assert spec_record.first_rung_margin_se is not None and spec_record.first_rung_margin_se < 2
     assert spec_record.good[0] == pytest.approx(2.0)
+    assert spec_record.episodes == 5  # how many evaluation episodes each training's fitness is the mean of
     assert spec_record.status(16_384).startswith("calibrated")
     assert "not at today's" in spec_record.status(32_768)  # a changed search budget makes the record stale
 
@@ -82,7 +83,7 @@ def test_the_calibration_table_is_written_into_the_spec_and_read_back(tmp_path: 
         shutil.copy(module, tmp_path / module.name)
     spec_file.write_text(spec_file.read_text().split("[calibration]")[0])  # the shipped spec's own record, if any
     before = spec_file.read_text()
-    first = Calibration(budget=200_000, first_rung=12_500, seeds=3, good=[0.5, 0.05], weak=[0.1, 0.02],
+    first = Calibration(budget=200_000, first_rung=12_500, seeds=3, episodes=20, good=[0.5, 0.05], weak=[0.1, 0.02],
                         random=[0.0, 0.001], margin_se=7.4, calibrated=True, smallest_budget=200_000, measured="x")
     write_spec_calibration(spec_file, first)
     assert spec_file.read_text().startswith(before.rstrip())  # the rest of the file is kept as it was

@@ -181,6 +181,7 @@ class CalibrationReport(BaseModel):
             budget=self.search_budget,
             first_rung=self.first_rung,
             seeds=self.seeds,
+            episodes=self.episodes,
             good=[round(v, 6) for v in good],
             weak=[round(v, 6) for v in weak],
             random=[round(v, 6) for v in rand],
