@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rewardsmith.stages.screen import ScreenReport
+from rewardsmith.task import load_task
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 RANDOM = (0.0, 0.01)
@@ -163,8 +164,9 @@ def test_converged_labels_with_no_good_reward_are_left_out_not_counted_as_misses
     write_table(tmp_path / "reacher-reach.jsonl", {"a_weak_touch.py": 0.5, "b_good_x.py": 0.4})
     table = replay.Table.load(tmp_path / "reacher-reach.jsonl")
     (tmp_path / "converged").mkdir()
-    # reacher's random policy is about -0.16: both rewards stay at its level, so neither is good
-    flat = rows({"a_weak_touch.py": [-0.16, -0.17], "b_good_x.py": [-0.16, -0.15]}, budget=65536)
+    # both rewards stay at the level of reacher's random policy (its calibration record's), so neither is good
+    level = load_task("reacher-reach").calibration.random[0]
+    flat = rows({"a_weak_touch.py": [level, level - 0.01], "b_good_x.py": [level, level + 0.01]}, budget=65536)
     (tmp_path / "converged" / "reacher-reach.jsonl").write_text("".join(json.dumps(r) + "\n" for r in flat))
     assert replay.label_sets(table, "both", tmp_path) == {"hand": {"a_weak_touch.py": "weak", "b_good_x.py": "good"}}
     assert "no reward is good under the converged labels" in capsys.readouterr().out
