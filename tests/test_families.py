@@ -339,19 +339,26 @@ def test_acrobot_scorer_pays_reaching_the_bar_and_reaching_it_sooner() -> None:
     assert pump["fitness"] > late
 
 
+def pendulum_episode(task: str, start: tuple[float, float], control) -> dict:
+    """One episode of a Pendulum task from (theta, theta_dot) = `start`, torque `control(theta, theta_dot)`, scored
+    by the task's scorer: its `episode_stats`."""
+    spec = load_task(task)
+    env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
+    env.reset(seed=0)
+    env.unwrapped.state = np.array(start)  # the scorer reads the env's own angle
+    env.scorer.reset(None)
+    while True:
+        theta, theta_dot = env.unwrapped.state
+        _, _, terminated, truncated, info = env.step(np.array([control(theta, theta_dot)], dtype=np.float32))
+        if terminated or truncated:
+            return info["episode_stats"]
+
+
 def test_pendulum_scorer_tells_holding_upright_from_spinning_through_the_top() -> None:
     spec = load_task("pendulum-swing-up")
 
     def episode(start: tuple[float, float], control) -> dict:
-        env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
-        env.reset(seed=0)
-        env.unwrapped.state = np.array(start)  # the scorer reads the env's own angle
-        env.scorer.reset(None)
-        while True:
-            theta, theta_dot = env.unwrapped.state
-            _, _, terminated, truncated, info = env.step(np.array([control(theta, theta_dot)], dtype=np.float32))
-            if terminated or truncated:
-                return info["episode_stats"]
+        return pendulum_episode(spec.name, start, control)
 
     def hold(theta: float, theta_dot: float) -> float:  # PD on the wrapped angle, within the motor's 2 N m
         wrapped = (theta + np.pi) % (2 * np.pi) - np.pi
@@ -370,17 +377,9 @@ def test_pendulum_scorer_tells_holding_upright_from_spinning_through_the_top() -
 
 def test_pendulum_spin_scorer_counts_turns_one_way_only() -> None:
     """pendulum-spin: the net turns of the env's unwrapped angle, positive only; success needs the last 100 steps'."""
-    spec = load_task("pendulum-spin")
 
     def episode(start: tuple[float, float], torque: float) -> dict:
-        env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
-        env.reset(seed=0)
-        env.unwrapped.state = np.array(start)
-        env.scorer.reset(None)
-        while True:
-            _, _, terminated, truncated, info = env.step(np.array([torque], dtype=np.float32))
-            if terminated or truncated:
-                return info["episode_stats"]
+        return pendulum_episode("pendulum-spin", start, lambda theta, theta_dot: torque)
 
     forward = episode((0.0, 8.0), 2.0)  # over the top and round, pushed the way it turns: about 11 turns in 10 s
     assert forward["success"] is True and forward["fitness"] == 1.0
