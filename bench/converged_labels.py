@@ -7,8 +7,9 @@ labels each reward (`verdicts`):
 - m_r, the mean of its trainings; s_r^2, their sample variance (seeds and episodes both in it); s_p^2, the mean of
   s_r^2 over the pool; SE_r^2 = max(s_r^2, s_p^2, mean e_ri^2) / n (e_ri: each training's evaluation se);
 - good when not distinguishable from the best reward b (m_b - m_r <= Z_LABEL sqrt(SE_b^2 + SE_r^2)) AND
-  distinguishably better than the random policy (m_r - m_random > Z_LABEL sqrt(SE_r^2 + se_random^2), the spec's
-  calibration record) AND, where every row records its success rate (`success`, written by `bench/rung_rho.py`
+  distinguishably better than the random policy (m_r - m_random > Z_LABEL sqrt(SE_r^2 + se_random^2): the random
+  policy's (mean, se) pinned beside the table, `<task>.random.json`, copied from the spec's calibration record by
+  `--pin`, so a later re-calibration cannot move the labels unseen) AND, where every row records its success rate (`success`, written by `bench/rung_rho.py`
   since round 23), its success rate not distinguishably below the best's: the same test on the trainings' success
   rates (each training's se from its episodes, sqrt(p(1-p)/episodes)); "not good" otherwise, and when any training
   failed.
@@ -17,6 +18,7 @@ Why this rule is in bench/replay_tables/README.md ("Converged labels"). `bench/r
 converged` replays the strategies against these labels.
 
     PYTHONPATH=$PWD .venv/bin/python bench/converged_labels.py --task reacher-reach
+    PYTHONPATH=$PWD .venv/bin/python bench/converged_labels.py --task reacher-reach --pin   # (re)pin the random policy
 """
 
 from __future__ import annotations
@@ -126,8 +128,39 @@ def verdicts(rows: list[dict], random: tuple[float, float], z: float = Z_LABEL) 
 
 
 def labels(path: Path) -> dict[str, str]:
-    """{pool file: converged label} of a converged table (its task's random-policy record from the spec)."""
-    return {f: v.label for f, v in verdicts(load_rows(path), random_reference(path.stem)).items()}
+    """{pool file: converged label} of a converged table, against its pinned random policy (`pinned_random`)."""
+    return {f: v.label for f, v in verdicts(load_rows(path), pinned_random(path)).items()}
+
+
+def pin_path(table: Path) -> Path:
+    """Where a converged table's random-policy reference is pinned: `<task>.random.json` beside it."""
+    return table.with_name(f"{table.stem}.random.json")
+
+
+def pinned_random(table: Path) -> tuple[float, float]:
+    """(mean, se) of the random policy pinned for `table` (`--pin`); an error when none is."""
+    pin = pin_path(table)
+    if not pin.is_file():
+        raise SystemExit(f"{table}: no pinned random policy ({pin.name}); pin the spec's with --pin")
+    mean, se = json.loads(pin.read_text(encoding="utf-8"))["random"]
+    return float(mean), float(se)
+
+
+def pin(table: Path) -> list[str]:
+    """Pin the spec's calibration record of the random policy beside `table`; lines saying which labels moved."""
+    new = random_reference(table.stem)
+    old = pinned_random(table) if pin_path(table).is_file() else None
+    rows = load_rows(table)
+    moved = [] if old is None else _moved(verdicts(rows, old), verdicts(rows, new))
+    record = {"random": list(new), "from": f"envs/{table.stem}.toml [calibration] random"}
+    pin_path(table).write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return [f"pinned {new[0]:.4g} ± {new[1]:.2g} (was {'none' if old is None else f'{old[0]:.4g} ± {old[1]:.2g}'})"] + (
+        moved or ["no label moved"]
+    )
+
+
+def _moved(before: dict[str, Verdict], after: dict[str, Verdict]) -> list[str]:
+    return [f"{f}: {before[f].label} -> {after[f].label}" for f in before if before[f].label != after[f].label]
 
 
 def random_reference(task: str) -> tuple[float, float]:
@@ -169,9 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default="reacher-reach")
     parser.add_argument("--table", type=Path, default=None, help=f"default {CONVERGED}/<task>.jsonl")
+    parser.add_argument("--pin", action="store_true", help="pin the spec's random-policy record beside the table")
     args = parser.parse_args(argv)
-    rows = load_rows(args.table or CONVERGED / f"{args.task}.jsonl")
-    print("\n".join(report(rows, random_reference(args.task))))
+    table = args.table or CONVERGED / f"{args.task}.jsonl"
+    if args.pin:
+        print("\n".join(pin(table)))
+    print("\n".join(report(load_rows(table), pinned_random(table))))
     return 0
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from rewardsmith.stages.screen import ScreenReport
-from rewardsmith.task import load_task
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 RANDOM = (0.0, 0.01)
@@ -151,6 +150,9 @@ def test_label_sets_add_the_converged_labels_where_recorded(tmp_path: Path) -> N
     # converged (reacher's random policy is about -0.16): the "weak" reward is the best, the "good" one far behind
     converged = rows({"a_weak_touch.py": [-0.10, -0.11], "b_good_x.py": [-0.30, -0.31]}, budget=65536)
     (tmp_path / "converged" / "reacher-reach.jsonl").write_text("".join(json.dumps(r) + "\n" for r in converged))
+    with pytest.raises(SystemExit, match="no pinned random policy"):
+        replay.label_sets(table, "both", tmp_path)
+    (tmp_path / "converged" / "reacher-reach.random.json").write_text(json.dumps({"random": [-0.16, 0.01]}))
     sets = replay.label_sets(table, "both", tmp_path)
     assert sets["converged"] == {"a_weak_touch.py": "good", "b_good_x.py": "not good"}
     assert set(replay.label_sets(table, "converged", tmp_path)) == {"converged"}
@@ -164,14 +166,41 @@ def test_converged_labels_with_no_good_reward_are_left_out_not_counted_as_misses
     write_table(tmp_path / "reacher-reach.jsonl", {"a_weak_touch.py": 0.5, "b_good_x.py": 0.4})
     table = replay.Table.load(tmp_path / "reacher-reach.jsonl")
     (tmp_path / "converged").mkdir()
-    # both rewards stay at the level of reacher's random policy (its calibration record's), so neither is good
-    level = load_task("reacher-reach").calibration.random[0]
+    # both rewards stay at the level of the pinned random policy, so neither is good
+    level = -0.16
     flat = rows({"a_weak_touch.py": [level, level - 0.01], "b_good_x.py": [level, level + 0.01]}, budget=65536)
     (tmp_path / "converged" / "reacher-reach.jsonl").write_text("".join(json.dumps(r) + "\n" for r in flat))
+    (tmp_path / "converged" / "reacher-reach.random.json").write_text(json.dumps({"random": [level, 0.01]}))
     assert replay.label_sets(table, "both", tmp_path) == {"hand": {"a_weak_touch.py": "weak", "b_good_x.py": "good"}}
     assert "no reward is good under the converged labels" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="a hit rate against them is undefined"):
         replay.label_sets(table, "converged", tmp_path)
+
+
+SHIPPED = sorted((BENCH / "replay_tables").glob("**/converged/*.jsonl"))
+
+
+@pytest.mark.parametrize("table", SHIPPED, ids=lambda p: str(p.relative_to(BENCH / "replay_tables")))
+def test_each_shipped_label_set_has_its_random_policy_pinned_and_the_specs_record_gives_the_same_labels(table) -> None:
+    """The labels rest on the random policy pinned beside the table; a re-calibration of the spec that would move
+    any of them fails here, so it is re-pinned (`converged_labels.py --pin`, which prints what moved) on purpose."""
+    module = load("converged_labels")
+    rows = module.load_rows(table)
+    pinned = module.verdicts(rows, module.pinned_random(table))
+    current = module.verdicts(rows, module.random_reference(table.stem))
+    assert {f: v.label for f, v in pinned.items()} == {f: v.label for f, v in current.items()}
+
+
+def test_pinning_reports_the_labels_a_new_random_reference_moves(tmp_path: Path, monkeypatch) -> None:
+    module = load("converged_labels")
+    table = tmp_path / "reacher-reach.jsonl"
+    table.write_text("".join(json.dumps(r) + "\n" for r in rows({"a_good_x.py": [0.30, 0.31], "b_good_y.py": [0.29, 0.30]}, se=0.005)))
+    monkeypatch.setattr(module, "random_reference", lambda task: (0.0, 0.01))
+    assert module.pin(table)[1:] == ["no label moved"]
+    assert module.labels(table) == {"a_good_x.py": "good", "b_good_y.py": "good"}
+    monkeypatch.setattr(module, "random_reference", lambda task: (0.29, 0.005))  # b is no longer clear of random
+    assert module.pin(table)[1:] == ["b_good_y.py: good -> not good"]
+    assert module.pinned_random(table) == (0.29, 0.005)
 
 
 def test_the_recorded_screen_reorders_the_first_cut_and_rechecks_the_critics_warning(tmp_path: Path) -> None:
