@@ -177,7 +177,7 @@ def test_converged_labels_with_no_good_reward_are_left_out_not_counted_as_misses
         replay.label_sets(table, "converged", tmp_path)
 
 
-SHIPPED = sorted((BENCH / "replay_tables").glob("**/converged/*.jsonl"))
+SHIPPED = sorted((BENCH / "replay_tables").glob("**/converged*/*.jsonl"))
 
 
 @pytest.mark.parametrize("table", SHIPPED, ids=lambda p: str(p.relative_to(BENCH / "replay_tables")))
