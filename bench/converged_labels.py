@@ -9,10 +9,10 @@ labels each reward (`verdicts`):
 - good when not distinguishable from the best reward b (m_b - m_r <= Z_LABEL sqrt(SE_b^2 + SE_r^2)) AND
   distinguishably better than the random policy (m_r - m_random > Z_LABEL sqrt(SE_r^2 + se_random^2): the random
   policy's (mean, se) pinned beside the table, `<task>.random.json`, copied from the spec's calibration record by
-  `--pin`, so a later re-calibration cannot move the labels unseen) AND, where every row records its success rate (`success`, written by `bench/rung_rho.py`
-  since round 23), its success rate not distinguishably below the best's: the same test on the trainings' success
-  rates (each training's se from its episodes, sqrt(p(1-p)/episodes)); "not good" otherwise, and when any training
-  failed.
+  `--pin`, so a later re-calibration cannot move the labels unseen) AND, where every row records its success rate
+  (`success`, written by `bench/rung_rho.py` since round 23), its success rate not distinguishably below the
+  best's: the same test on the trainings' success rates (each training's se from its episodes,
+  sqrt(p(1-p)/episodes)); "not good" otherwise, and when any training failed.
 
 Why this rule is in bench/replay_tables/README.md ("Converged labels"). `bench/replay_strategies.py --labels
 converged` replays the strategies against these labels.
