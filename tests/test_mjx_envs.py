@@ -53,10 +53,9 @@ def parity(env_id: str, seed: int = 0):
     import gymnasium as gym
 
     genv = gym.make(env_id)
-    menv = MjxEnv(env_id, measure_only=True)  # measure_only: also Pusher, ported but refused
-
     genv.reset(seed=seed)
     base = genv.unwrapped
+    menv = MjxEnv(env_id, measure_only=True)  # measure_only: also Pusher, ported but refused
     rng = np.random.default_rng(seed)
     actions = rng.uniform(menv.action_low, menv.action_high, (HORIZON, menv.action_size)).astype(np.float32)
     qpos0, qvel0, obs0, (qpos, qvel, obs, ended) = mjx_rollout(menv, seed, actions)
