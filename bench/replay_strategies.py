@@ -322,13 +322,13 @@ def pool_report(
 LABEL_SETS = ("hand", "converged", "both")
 
 
-def label_sets(table: Table, which: str, tables: Path) -> dict[str, dict[str, str]]:
+def label_sets(table: Table, which: str, tables: Path, folder: str = "converged") -> dict[str, dict[str, str]]:
     """{name: {file: label}} for `which` of `LABEL_SETS`: the table's hand labels, and the converged ones
-    (`bench/converged_labels.py` on TABLES/converged/<task>.jsonl) where recorded; "converged" for a pool without
-    them, or with a reward they lack, is an error. Converged labels with no good reward are left out, with a line
-    that says so (a "converged" replay stops): no pick can be a hit, so a hit rate of 0 would blame the strategy
-    for what the budget could not show."""
-    path = tables / "converged" / f"{table.task}.jsonl"
+    (`bench/converged_labels.py` on TABLES/<folder>/<task>.jsonl; `--converged` names the folder) where recorded;
+    "converged" for a pool without them, or with a reward they lack, is an error. Converged labels with no good
+    reward are left out, with a line that says so (a "converged" replay stops): no pick can be a hit, so a hit rate
+    of 0 would blame the strategy for what the budget could not show."""
+    path = tables / folder / f"{table.task}.jsonl"
     sets = {"hand": {f: table.label(f) for f in table.files}} if which != "converged" else {}
     if which == "hand" or (which == "both" and not path.is_file()):
         return sets
@@ -376,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trace", type=int, default=0, help="print the rungs of the first N default searches")
     parser.add_argument("--ablations", action="store_true", help="also the default without each of its protections")
     parser.add_argument("--labels", choices=LABEL_SETS, default="both", help="hand, converged (where recorded), both")
+    parser.add_argument(
+        "--converged",
+        default="converged",
+        help="the folder under TABLES holding the converged labels' tables (converged_4seeds: four label seeds)",
+    )
     parser.add_argument("--tie-break", action="store_true", help="also the default with the critic's recorded warnings")
     parser.add_argument(
         "--screen", action="store_true", help="also the default with the first cut's recorded screen (TABLES/screen/)"
@@ -409,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
             args.trace,
             args.final_seeds,
             args.ablations,
-            label_sets(table, args.labels, args.tables),
+            label_sets(table, args.labels, args.tables, args.converged),
             args.tie_break,
             gate=not args.no_gate,
         )
