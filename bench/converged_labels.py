@@ -24,6 +24,7 @@ converged` replays the strategies against these labels.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import statistics
@@ -130,6 +131,32 @@ def verdicts(rows: list[dict], random: tuple[float, float], z: float = Z_LABEL) 
 def labels(path: Path) -> dict[str, str]:
     """{pool file: converged label} of a converged table, against its pinned random policy (`pinned_random`)."""
     return {f: v.label for f, v in verdicts(load_rows(path), pinned_random(path)).items()}
+
+
+def gap_scores(path: Path, seeds: tuple[int, ...] | None = None) -> dict[str, float]:
+    """{pool file: (m_r - m_random) / (m_best - m_random)}: the share of the gap from the pinned random policy to the
+    pool's best reward that each reward closes, trained to convergence (on `seeds` of the table's label seeds, default
+    all). A score with no bar: one reward crossing a label's bar by a hair moves it by a hair. A reward with a
+    failed training scores 0, as random."""
+    rows = [r for r in load_rows(path) if seeds is None or r["seed"] in seeds]
+    random = pinned_random(path)
+    means = {f: v.mean for f, v in verdicts(rows, random).items()}
+    top = max((m for m in means.values() if m is not None), default=random[0])
+    span = top - random[0]
+    return {f: 0.0 if m is None or span <= 0 else (m - random[0]) / span for f, m in means.items()}
+
+
+def subset_labels(path: Path, k: int) -> dict[tuple[int, ...], dict[str, str]]:
+    """{label seeds: {pool file: label}} for every k-seed subset of the table's training seeds, each by the same rule
+    and pinned random policy: how much the labels depend on which seeds earned them."""
+    rows, random = load_rows(path), pinned_random(path)
+    seeds = sorted({r["seed"] for r in rows})
+    if not 1 <= k <= len(seeds):
+        raise SystemExit(f"{path}: {k}-seed subsets of {len(seeds)} training seeds")
+    return {
+        subset: {f: v.label for f, v in verdicts([r for r in rows if r["seed"] in subset], random).items()}
+        for subset in itertools.combinations(seeds, k)
+    }
 
 
 def pin_path(table: Path) -> Path:

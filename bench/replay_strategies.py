@@ -27,7 +27,9 @@ candidate id, as a run's `load_evidence` puts it there before the halving: the c
 Labels (`--labels`, default both): the hand labels of the pool files, and the converged labels where a pool has a
 converged table (`bench/converged_labels.py`: every reward trained to the spec's budget, or near it, on two seeds
 the replay table does not use, labelled by a rule fixed before those numbers were seen). Hit rates and the goal
-table are printed under each.
+table are printed under each. `--label-subsets K` adds, per strategy, the range of its hit rate when the converged
+labels are earned on each K of the table's label seeds instead of all (the picks unchanged): how much of a hit
+rate is which seeds happened to label the pool.
 
 Printed per pool: hit rate (a good-labelled reward returned, binomial se), how often the best reward at the table's
 full budget is returned, search steps relative to Eureka's (and for a whole run with final seeds), where the
@@ -61,6 +63,7 @@ from rewardsmith.search.spread import SeedSpread
 from rewardsmith.task import load_task
 
 sys.path.insert(0, str(Path(__file__).parent))  # its sibling, also when a test loads this file by path
+from converged_labels import gap_scores, subset_labels
 from converged_labels import labels as converged_labels
 from replay_pool import labels_earned, rung_rho
 from replay_steps import fewest_steps, spent, where_steps_went
@@ -229,11 +232,15 @@ def pool_report(
     label_sets: dict[str, dict[str, str]] | None = None,
     tie_break: bool = False,
     gate: bool = True,
+    scores: dict[str, float] | None = None,
+    subsets: LabelSeeds | None = None,
 ) -> tuple[list[str], list[dict]]:
     """The printed lines and goal rows of one pool: Eureka, then the default with each first rung in `firsts`
     (None: the task family's recorded first rung), each also with the critic's tie-break (`tie_break`), then
     (`ablations`) the recorded one under each of `ABLATIONS`. Hit rates are counted under every label set of
-    `label_sets` ({name: {file: label}}; default: the table's hand labels), one goal row per label set."""
+    `label_sets` ({name: {file: label}}; default: the table's hand labels), one goal row per label set; with
+    `scores` ({file: converged gap score}, `gap_scores`), the mean score of each strategy's pick; with `subsets`
+    (`LabelSeeds`), each strategy's range of hit rates and scores over the label-seed subsets too."""
     full = table.budgets[-1]
     sets = label_sets or {"hand": {f: table.label(f) for f in table.files}}
     best = max(table.files, key=lambda f: table.converged(f) if table.converged(f) is not None else -math.inf)
@@ -303,10 +310,12 @@ def pool_report(
         lines.append(
             f"  {name:44} rungs {outcomes[0].budgets}: hit "
             + "; ".join(f"{lab} {rate(n, len(outcomes))}" for lab, n in hits.items())
+            + mean_score(outcomes, scores)
             + f", best {top}/{len(outcomes)}, steps {steps:,.0f} = {steps / eureka_steps:.2f} of Eureka's (whole run "
             f"with {final_seeds} final seeds: {statistics.fmean(o.run_steps(final_seeds) for o in outcomes) / eureka_run:.2f}"
             f"); returned {returned}"
         )
+        lines += [f"  {'':44} {subset_hits(outcomes, subsets, eureka)}"] if subsets else []
         if name != "eureka":
             fewest = fewest_steps(len(table.files), outcomes[0].budgets, settings.keep) / eureka_steps
             lines.append(f"  {'':44} {where_steps_went(outcomes, eureka_steps, final_seeds)}; fewest {fewest:.3f}")
@@ -317,6 +326,64 @@ def pool_report(
         for s, o in enumerate(outcomes[:traces] if name.startswith("default") else []):
             lines += [f"   search seed {s}: returned {o.file} ({o.label})", *o.trace]
     return lines, goals
+
+
+@dataclass(frozen=True)
+class LabelSeeds:
+    """The converged labels and gap scores earned on each K-seed subset of a pool's label seeds."""
+
+    labels: dict[tuple[int, ...], dict[str, str]]
+    scores: dict[tuple[int, ...], dict[str, float]]
+
+    @classmethod
+    def load(cls, path: Path, k: int) -> LabelSeeds:
+        """Every K-seed subset of the converged table at `path` (`subset_labels`, `gap_scores`)."""
+        labels = subset_labels(path, k)
+        return cls(labels, {s: gap_scores(path, s) for s in labels})
+
+
+def mean_score(outcomes: list[Outcome], scores: dict[str, float] | None) -> str:
+    """ ", score 0.87 ± 0.02": the mean converged gap score of a strategy's picks, its se over search seeds ("" with
+    no scores)."""
+    if not scores:
+        return ""
+    values = [scores[o.file] for o in outcomes]
+    se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    return f", score {statistics.fmean(values):.2f} ± {se:.2f}"
+
+
+def subset_hits(outcomes: list[Outcome], subsets: LabelSeeds, eureka: list[Outcome] | None = None) -> str:
+    """One strategy's hit rate and mean gap score under each label-seed subset (the picks unchanged): their ranges,
+    and with `eureka` the range of its difference from Eureka's under the same labels (whether a comparison's sign
+    survives a change of label seeds). Subsets with no good reward are left out of the hit rate (no pick can be a
+    hit there)."""
+    k, n = len(next(iter(subsets.labels))), len({seed for s in subsets.labels for seed in s})
+    defined = [s for s, of in subsets.labels.items() if "good" in of.values()]
+    head = f"labels on every {k} of the {n} label seeds ({len(subsets.labels)} sets"
+    undefined = len(subsets.labels) - len(defined)
+    head += f", {undefined} with no good reward left out of the hit rate)" if undefined else ")"
+
+    def hit(of: dict[str, str], picks: list[Outcome]) -> float:
+        return sum(of[o.file] == "good" for o in picks) / len(picks)
+
+    def score(of: dict[str, float], picks: list[Outcome]) -> float:
+        return statistics.fmean(of[o.file] for o in picks)
+
+    def span(values: list[float], signed: bool = False) -> str:
+        return f"{min(values):+.2f} to {max(values):+.2f}" if signed else f"{min(values):.2f} to {max(values):.2f}"
+
+    scores = [score(of, outcomes) for of in subsets.scores.values()]
+    parts = [f"score {span(scores)}"]
+    if defined:
+        hits = [hit(subsets.labels[s], outcomes) for s in defined]
+        parts.insert(0, f"hit {span(hits)} (mean {statistics.fmean(hits):.2f})")
+    if eureka is not None and eureka is not outcomes:
+        diff = [a - score(of, eureka) for a, of in zip(scores, subsets.scores.values(), strict=True)]
+        parts.append(f"minus Eureka's: score {span(diff, True)}")
+        if defined:
+            hit_diff = [hit(subsets.labels[s], outcomes) - hit(subsets.labels[s], eureka) for s in defined]
+            parts.append(f"hit {span(hit_diff, True)}")
+    return f"{head}: " + ", ".join(parts)
 
 
 LABEL_SETS = ("hand", "converged", "both")
@@ -381,6 +448,12 @@ def main(argv: list[str] | None = None) -> int:
         default="converged",
         help="the folder under TABLES holding the converged labels' tables (converged_4seeds: four label seeds)",
     )
+    parser.add_argument(
+        "--label-subsets",
+        type=int,
+        default=0,
+        help="K: also each strategy's hit rate under the converged labels of every K of the label seeds",
+    )
     parser.add_argument("--tie-break", action="store_true", help="also the default with the critic's recorded warnings")
     parser.add_argument(
         "--screen", action="store_true", help="also the default with the first cut's recorded screen (TABLES/screen/)"
@@ -403,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         warnings = critic_warnings(args.tables / "critic" / f"{task}.jsonl") if args.tie_break else None
         screens = recorded_screens(args.tables / "screen" / f"{task}.jsonl") if args.screen else None
         table = Table.load(args.tables / f"{task}.jsonl", seeds, warnings, screens)
+        converged = args.tables / args.converged / f"{task}.jsonl"
         if args.screen:  # screens recorded at other first rungs, for --first
             for path in (args.tables / "screen").glob(f"{task}.*.jsonl"):
                 table.screens_at[int(path.stem.rsplit(".", 1)[1])] = recorded_screens(path)
@@ -417,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
             label_sets(table, args.labels, args.tables, args.converged),
             args.tie_break,
             gate=not args.no_gate,
+            scores=gap_scores(converged) if args.labels != "hand" and converged.is_file() else None,
+            subsets=LabelSeeds.load(converged, args.label_subsets) if args.label_subsets else None,
         )
         print("\n".join(lines), end="\n\n", flush=True)
         goals += rows

@@ -296,3 +296,46 @@ def test_the_no_middle_rung_candidate_is_replayed_as_a_run_would_do_it_where_the
         assert "default first 0.0625 (recorded) + tie-break, no clear-winner seed" in text, task
         if gated:
             assert f"rungs [{budgets[0]}, {budgets[-1]}]" in line
+
+
+def test_label_seed_subsets_show_a_reward_that_collapsed_on_one_seed(tmp_path: Path) -> None:
+    """b succeeds on three label seeds and collapses on one (seed 11): the labels of the pairs without seed 11 call
+    it good, the pairs with it do not; the gap score moves with it but has no bar to cross."""
+    module = load("converged_labels")
+    table = tmp_path / "reacher-reach.jsonl"
+    values = {"a_good_best.py": [1.0, 1.0, 0.98, 1.0], "b_good_collapse.py": [0.99, 0.1, 0.985, 0.995],
+              "c_weak_x.py": [0.2, 0.21, 0.19, 0.2]}
+    table.write_text("".join(json.dumps(r) + "\n" for r in rows(values, se=0.01)))
+    (tmp_path / "reacher-reach.random.json").write_text(json.dumps({"random": [0.0, 0.01]}))
+    subsets = module.subset_labels(table, 2)
+    assert len(subsets) == 6 and all(len(s) == 2 for s in subsets)
+    for seeds, of in subsets.items():
+        assert of["b_good_collapse.py"] == ("not good" if 11 in seeds else "good"), seeds
+        assert of["a_good_best.py"] == "good" and of["c_weak_x.py"] == "not good"
+    assert module.labels(table)["b_good_collapse.py"] == "good"  # all four: the pooled spread keeps it in
+    scores = module.gap_scores(table)
+    assert scores["a_good_best.py"] == pytest.approx(1.0)
+    assert scores["b_good_collapse.py"] == pytest.approx(3.07 / 4 / 0.995)
+    assert module.gap_scores(table, (10, 12))["b_good_collapse.py"] == pytest.approx(1.975 / 1.98)
+    with pytest.raises(SystemExit, match="5-seed subsets of 4"):
+        module.subset_labels(table, 5)
+
+
+def test_subset_hits_give_each_strategys_range_and_its_difference_from_eureka_under_the_same_labels() -> None:
+    replay = load("replay_strategies")
+
+    def picks(*files: str) -> list:
+        return [replay.Outcome(file=f, label="", steps=400, budgets=[400], trace=[]) for f in files]
+
+    seeds = replay.LabelSeeds(
+        labels={(10, 11): {"a.py": "good", "b.py": "not good"}, (10, 12): {"a.py": "good", "b.py": "good"},
+                (11, 12): {"a.py": "not good", "b.py": "not good"}},
+        scores={(10, 11): {"a.py": 1.0, "b.py": 0.5}, (10, 12): {"a.py": 1.0, "b.py": 0.9},
+                (11, 12): {"a.py": 1.0, "b.py": 0.0}},
+    )
+    eureka, default = picks("a.py", "a.py"), picks("a.py", "b.py")
+    line = replay.subset_hits(default, seeds, eureka)
+    assert "(3 sets, 1 with no good reward left out of the hit rate)" in line
+    assert "hit 0.50 to 1.00 (mean 0.75)" in line and "score 0.50 to 0.95" in line
+    assert "minus Eureka's: score -0.50 to -0.05, hit -0.50 to +0.00" in line
+    assert "minus Eureka" not in replay.subset_hits(eureka, seeds, eureka)
