@@ -1,0 +1,31 @@
+"""Hand-written pool entry, label: good. The repair of the typo: the legs read from obs[6] and obs[7]. Minimal,
+three terms: progress towards the pad as a distance difference, a penalty on speed lost faster than the
+engines can brake (hitting the ground), and a landing bonus paid on coming to rest on the pad (taken back on
+lift-off)."""
+
+import math
+
+PROGRESS_WEIGHT = 20.0
+IMPACT_WEIGHT = 30.0
+MAX_BRAKING = 0.05  # the most speed (obs units) the engines take off in one step
+LANDED_BONUS = 30.0
+
+
+def landed(state):
+    speed = math.hypot(float(state.obs[2]), float(state.obs[3]))
+    both_legs = float(state.obs[6]) > 0.5 and float(state.obs[7]) > 0.5
+    return both_legs and abs(float(state.obs[0])) < 0.2 and float(state.obs[1]) > -0.02 and speed < 0.01
+
+
+def compute_reward(state, action, next_state):
+    distance_before = math.hypot(float(state.obs[0]), float(state.obs[1]))
+    distance_after = math.hypot(float(next_state.obs[0]), float(next_state.obs[1]))
+    speed_drop = math.hypot(float(state.obs[2]), float(state.obs[3])) - math.hypot(
+        float(next_state.obs[2]), float(next_state.obs[3])
+    )
+    components = {
+        "progress": PROGRESS_WEIGHT * (distance_before - distance_after),
+        "impact": -IMPACT_WEIGHT * max(0.0, speed_drop - MAX_BRAKING),
+        "landed": LANDED_BONUS * (float(landed(next_state)) - float(landed(state))),
+    }
+    return sum(components.values()), components
