@@ -446,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--converged",
         default="converged",
-        help="the folder under TABLES holding the converged labels' tables (converged_4seeds: four label seeds)",
+        help="the folder under TABLES holding the converged labels' tables",
     )
     parser.add_argument(
         "--label-subsets",

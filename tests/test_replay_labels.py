@@ -156,8 +156,8 @@ def test_label_sets_add_the_converged_labels_where_recorded(tmp_path: Path) -> N
     sets = replay.label_sets(table, "both", tmp_path)
     assert sets["converged"] == {"a_weak_touch.py": "good", "b_good_x.py": "not good"}
     assert set(replay.label_sets(table, "converged", tmp_path)) == {"converged"}
-    with pytest.raises(SystemExit, match="no converged labels"):  # another label folder, e.g. converged_4seeds
-        replay.label_sets(table, "converged", tmp_path, "converged_4seeds")
+    with pytest.raises(SystemExit, match="no converged labels"):  # another label folder (--converged)
+        replay.label_sets(table, "converged", tmp_path, "converged_other")
     (tmp_path / "converged" / "reacher-reach.jsonl").write_text(json.dumps(converged[0]) + "\n")
     with pytest.raises(SystemExit, match="no converged label for b_good_x.py"):
         replay.label_sets(table, "both", tmp_path)
