@@ -44,7 +44,10 @@ def test_untrained_and_before_are_excluded():
 def test_pick_says_whether_the_winner_is_distinguishable():
     close = pick([rec("1.1", 1.0, 0.2), rec("1.2", 0.9, 0.2)])
     assert (close.winner, close.runner_up, close.distinguishable) == ("1.1", "1.2", False)
-    assert "NOT distinguishable" in close.describe()
+    assert "NOT distinguishable at 1 se" in close.describe()
+    # its bar is said: the end-of-search signal judges "within noise" at 2 se, so a pick distinguishable at 1 se
+    # beside "the candidates are within 2 standard errors of each other" is not a contradiction
+    assert "(distinguishable at 1 se; rule lcb)" in pick([rec("1.1", 1.0, 0.01), rec("1.2", 0.5, 0.01)]).describe()
     clear = pick([rec("1.1", 1.0, 0.01), rec("1.2", 0.5, 0.01)])
     assert clear.distinguishable is True and abs(clear.margin - 0.5) < 1e-9
     alone = pick([rec("1.1", 1.0, 0.01)])

@@ -220,9 +220,11 @@ class Pick:
                 cut = f"{self.shorter} other{'s' if self.shorter > 1 else ''} stopped at a shorter rung"
                 return f"{self.winner} (the only candidate trained to its budget; {cut}, so not compared)"
             return f"{self.winner} (the only trained candidate: no runner-up)"
-        verdict = {True: "distinguishable", False: "NOT distinguishable", None: "no error bars to compare"}[
-            self.distinguishable
-        ]
+        verdict = {  # at the pick's bar, Z se: the end-of-search signal's 2 se is a stricter one
+            True: f"distinguishable at {Z:g} se",
+            False: f"NOT distinguishable at {Z:g} se",
+            None: "no error bars to compare",
+        }[self.distinguishable]
         if self.margin is not None and self.noise is not None and self.margin < 0:  # the lcb rule's tighter bar won
             lower, noise = apart(-self.margin, self.noise)
             return (
