@@ -196,3 +196,24 @@ def test_the_result_table_and_review_say_how_sure_the_pick_is(review_run, tmp_pa
     assert "seed-to-seed spread not measured" in table and "P(winner is the best at its budget)" in table
     header = render(review_view(read_run(run)), width=200)
     assert "confidence P(winner is the best" in header and "selection " in header
+
+
+def test_the_report_shows_the_mean_of_two_seeds_where_the_pick_compared_it(review_run, tmp_path):
+    """A candidate the search trained again on a second seed is picked by the mean of both; the report's candidate
+    table and best card showed its first seed alone, so a loser could look ahead of the winner."""
+    from rewardsmith.views.report.html import render_run
+
+    run = tmp_path / "run"
+    shutil.copytree(review_run, run)
+    first = read_run(run).candidate("1.1")
+    assert first.record is not None and read_run(run).seed_fitness(first) is None
+    repeat = {"event": "seed_repeated", "candidate": "1.1", "budget": first.record.timesteps, "seeds": [0, 1],
+              "fitness": [first.record.fitness, 0.125], "se": [0.01, 0.01]}
+    with (run / "events.jsonl").open("a") as f:  # on a line of its own: the fixture's kill cut the last line short
+        f.write("\n" + json.dumps(repeat) + "\n")
+    view = read_run(run)
+    seeds = view.seed_fitness(view.candidate("1.1"))
+    assert seeds == [first.record.fitness, 0.125]
+    html = render_run(view, view.warnings)
+    assert re.search(r"\(mean of 2 seeds: [-0-9.e]+, 0\.125\)", html)
+    assert view.seed_fitness(view.candidate("1.2")) is None  # no repeat: its one seed, as before

@@ -42,6 +42,7 @@ from rewardsmith.run_folder.records import (
 )
 from rewardsmith.search.baselines import load_cached
 from rewardsmith.search.live import random_fitness
+from rewardsmith.search.spread import at_budget
 from rewardsmith.stages.designer import fitness_unit
 from rewardsmith.task import TaskSpec, read_task
 from rewardsmith.views.candidate_view import CandidateView, read_candidate
@@ -142,6 +143,18 @@ class RunView:
                 return c
         known = ", ".join(c.id for c in self.candidates) or "none"
         raise RunFolderError(f"{self.path}: no candidate {cid!r} (candidates: {known})")
+
+    def seed_fitness(self, c: CandidateView) -> list[float] | None:
+        """Each seed's search fitness where the search trained `c` again on a second seed at its last budget (a
+        `seed_repeated` event), which the pick then scored by their mean; None where it has one seed there."""
+        if c.record is None:
+            return None
+        rows = [e for e in self.events if e.get("event") == Event.SEED_REPEATED and e.get("candidate") == c.id]
+        budget = at_budget(c.record.timesteps, {e["budget"] for e in rows if isinstance(e.get("budget"), int)})
+        row = next((e for e in reversed(rows) if e.get("budget") == budget), None) if budget is not None else None
+        fitness = row.get("fitness") if row else None
+        values = [float(v) for v in fitness if isinstance(v, int | float)] if isinstance(fitness, list) else []
+        return values if len(values) > 1 else None
 
     def by_iteration(self) -> dict[int, list[CandidateView]]:
         """Candidates grouped by iteration, in order."""

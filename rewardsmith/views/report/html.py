@@ -91,6 +91,7 @@ def candidate_context(view: RunView, c: CandidateView, featured: set[str]) -> di
         "anchor": f"cand-{c.id.replace('.', '-')}",
         "featured": c.id in featured,
         "human": view.human_normalized(c.fitness),
+        "seeds": view.seed_fitness(c),
         "code": code_html(c.code),
         "diff": diff_html(view, c),
         "components": plots.component_plot(c) if c.id in featured else None,
@@ -109,6 +110,7 @@ def render_run(view: RunView, warnings: list[str]) -> str:
     context = {
         "view": view,
         "best": best,
+        "best_seeds": view.seed_fitness(best) if best else None,
         "warnings": warnings,
         "css": FORMATTER.get_style_defs(".code"),
         "progress": plots.iteration_progress(view),
