@@ -156,6 +156,15 @@ class RunView:
         values = [float(v) for v in fitness if isinstance(v, int | float)] if isinstance(fitness, list) else []
         return values if len(values) > 1 else None
 
+    def search_fitness(self, c: CandidateView) -> tuple[float | None, float | None]:
+        """(fitness, se) as the pick compared `c`: the mean of its seeds and their se (half their difference) where
+        it was trained on two (`seed_fitness`), else its one training's fitness and se."""
+        seeds = self.seed_fitness(c)
+        if seeds:
+            mean = sum(seeds) / len(seeds)
+            return mean, (sum((v - mean) ** 2 for v in seeds) / (len(seeds) - 1) / len(seeds)) ** 0.5
+        return c.fitness, c.record.fitness_se if c.record else None
+
     def by_iteration(self) -> dict[int, list[CandidateView]]:
         """Candidates grouped by iteration, in order."""
         groups: dict[int, list[CandidateView]] = {}
