@@ -207,13 +207,17 @@ def test_the_report_shows_the_mean_of_two_seeds_where_the_pick_compared_it(revie
     shutil.copytree(review_run, run)
     first = read_run(run).candidate("1.1")
     assert first.record is not None and read_run(run).seed_fitness(first) is None
-    repeat = {"event": "seed_repeated", "candidate": "1.1", "budget": first.record.timesteps, "seeds": [0, 1],
+    repeat = {"candidate": "1.1", "budget": first.record.timesteps, "seeds": [0, 1],
               "fitness": [first.record.fitness, 0.125], "se": [0.01, 0.01]}
-    with (run / "events.jsonl").open("a") as f:  # on a line of its own: the fixture's kill cut the last line short
-        f.write("\n" + json.dumps(repeat) + "\n")
+    (run / "seed_spread.json").write_text(json.dumps({"repeats": [repeat]}))  # where the pick reads its repeats
     view = read_run(run)
     seeds = view.seed_fitness(view.candidate("1.1"))
     assert seeds == [first.record.fitness, 0.125]
+    # the pick's own estimate: the mean, and its se with the between-seed floor, measured from this one pair
+    mean, se = view.search_fitness(view.candidate("1.1"))
+    floor_variance = ((first.record.fitness - 0.125) ** 2 - 2 * 0.01**2) / 2  # the episodes' noise taken out
+    assert mean == pytest.approx((first.record.fitness + 0.125) / 2)
+    assert se == pytest.approx((2 * 0.01**2 / 4 + floor_variance / 2) ** 0.5)
     html = render_run(view, view.warnings)
     assert re.search(r"\(mean of 2 seeds: [-0-9.e]+, 0\.125\)", html)
     assert view.seed_fitness(view.candidate("1.2")) is None  # no repeat: its one seed, as before

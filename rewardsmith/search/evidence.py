@@ -27,6 +27,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import RewardsmithError
@@ -124,6 +125,12 @@ def tie_break_warning(critic: dict[str, Any] | None) -> str | None:
     return found[1] if found and found[0] in TIE_BREAK_KINDS else None
 
 
+def load_spread(run_dir: Path, spec: TaskSpec | None) -> SeedSpread:
+    """A run's second-seed repeats (`seed_spread.json`), with the spec's calibration as the prior where it has one."""
+    cal = spec.fresh_calibration if spec is not None else None
+    return SeedSpread.load(run_dir / SPREAD_FILE, prior_sd(spec), cal.budget if cal is not None else None)
+
+
 def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
     """The run's evidence: its `seed_spread.json` (with the spec's calibration prior) and the tie-breaking structural
     warnings (`tie_break_warning`) of its designed and trained candidates' critic reports (verified; an unproven
@@ -134,10 +141,7 @@ def load_evidence(folder: RunFolder, spec: TaskSpec | None = None) -> Evidence:
             spec = folder.spec()
         except RewardsmithError:
             spec = None  # a view of a folder whose task.toml is unreadable: no prior
-    cal = spec.fresh_calibration if spec is not None else None
-    calibrated_at = cal.budget if cal is not None else None
-    spread = SeedSpread.load(folder.path / SPREAD_FILE, prior_sd(spec), calibrated_at)
-    evidence, episodes = Evidence(spread), {}
+    evidence, episodes = Evidence(load_spread(folder.path, spec)), {}
     for record in folder.candidates():
         if record.status not in ("designed", "trained"):
             continue

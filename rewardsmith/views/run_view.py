@@ -15,7 +15,9 @@ and adds a warning.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -41,8 +43,9 @@ from rewardsmith.run_folder.records import (
     read_object,
 )
 from rewardsmith.search.baselines import load_cached
+from rewardsmith.search.evidence import Evidence, load_spread
 from rewardsmith.search.live import random_fitness
-from rewardsmith.search.spread import at_budget
+from rewardsmith.search.selection import estimate
 from rewardsmith.stages.designer import fitness_unit
 from rewardsmith.task import TaskSpec, read_task
 from rewardsmith.views.candidate_view import CandidateView, read_candidate
@@ -144,26 +147,25 @@ class RunView:
         known = ", ".join(c.id for c in self.candidates) or "none"
         raise RunFolderError(f"{self.path}: no candidate {cid!r} (candidates: {known})")
 
+    @cached_property
+    def evidence(self) -> Evidence:
+        """The between-seed evidence the pick read (`seed_spread.json` and the calibration prior); no warnings."""
+        return Evidence(load_spread(self.path, self.spec))
+
     def seed_fitness(self, c: CandidateView) -> list[float] | None:
-        """Each seed's search fitness where the search trained `c` again on a second seed at its last budget (a
-        `seed_repeated` event), which the pick then scored by their mean; None where it has one seed there."""
-        if c.record is None:
-            return None
-        rows = [e for e in self.events if e.get("event") == Event.SEED_REPEATED and e.get("candidate") == c.id]
-        budget = at_budget(c.record.timesteps, {e["budget"] for e in rows if isinstance(e.get("budget"), int)})
-        row = next((e for e in reversed(rows) if e.get("budget") == budget), None) if budget is not None else None
-        fitness = row.get("fitness") if row else None
-        values = [float(v) for v in fitness if isinstance(v, int | float)] if isinstance(fitness, list) else []
-        return values if len(values) > 1 else None
+        """Each seed's search fitness where the search trained `c` again on a second seed at its budget (its repeat
+        in `seed_spread.json`), which the pick then scored by their mean; None where it has one seed there."""
+        spread = self.evidence.spread
+        repeat = spread.repeat_of(c.id, c.record.timesteps) if c.record is not None and spread is not None else None
+        return list(repeat.fitness) if repeat is not None else None
 
     def search_fitness(self, c: CandidateView) -> tuple[float | None, float | None]:
-        """(fitness, se) as the pick compared `c`: the mean of its seeds and their se (half their difference) where
-        it was trained on two (`seed_fitness`), else its one training's fitness and se."""
-        seeds = self.seed_fitness(c)
-        if seeds:
-            mean = sum(seeds) / len(seeds)
-            return mean, (sum((v - mean) ** 2 for v in seeds) / (len(seeds) - 1) / len(seeds)) ** 0.5
-        return c.fitness, c.record.fitness_se if c.record else None
+        """(fitness, se) as the pick compared `c` where it has a second seed (`selection.estimate`: the mean of both,
+        with the se of that mean, the between-seed floor included), else its one training's fitness and se."""
+        if c.record is None or self.seed_fitness(c) is None:
+            return c.fitness, c.record.fitness_se if c.record else None
+        mean, variance = estimate(c.record, self.evidence)
+        return mean, math.sqrt(variance)
 
     def by_iteration(self) -> dict[int, list[CandidateView]]:
         """Candidates grouped by iteration, in order."""
