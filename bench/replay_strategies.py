@@ -301,6 +301,16 @@ def pool_report(
         runs.append(("candidate: no middle rung, tie-break (gated)", budgets, candidate, table))
     strategies: list[tuple[str, list[Outcome]]] = [("eureka", eureka)]
     strategies += [(name, [replay(t, s, b, "lcb", how) for s in range(search_seeds)]) for name, b, how, t in runs]
+    # the recorded default as a run does it (its own first rung, the tie-break where asked, the screen where a run
+    # screens and it is recorded): the baseline of the "minus the recorded default's" comparison
+    _, recorded_budgets, _ = default_budgets(table, None, settings.later)
+    as_run = [
+        name
+        for name, budgets, how, _ in runs
+        if budgets == recorded_budgets and how.tie_break == tie_break and how.confirm and how.later == settings.later
+        and not name.startswith(("ablation", "candidate"))
+    ]  # fmt: skip
+    default_outcomes = dict(strategies).get(as_run[-1]) if as_run else None
     goals = []
     for name, outcomes in strategies:
         hits = {lab: sum(of[o.file] == "good" for o in outcomes) for lab, of in sets.items()}
@@ -315,7 +325,7 @@ def pool_report(
             f"with {final_seeds} final seeds: {statistics.fmean(o.run_steps(final_seeds) for o in outcomes) / eureka_run:.2f}"
             f"); returned {returned}"
         )
-        lines += [f"  {'':44} {subset_hits(outcomes, subsets, eureka)}"] if subsets else []
+        lines += [f"  {'':44} {subset_hits(outcomes, subsets, eureka, default_outcomes)}"] if subsets else []
         if name != "eureka":
             fewest = fewest_steps(len(table.files), outcomes[0].budgets, settings.keep) / eureka_steps
             lines.append(f"  {'':44} {where_steps_went(outcomes, eureka_steps, final_seeds)}; fewest {fewest:.3f}")
@@ -352,11 +362,17 @@ def mean_score(outcomes: list[Outcome], scores: dict[str, float] | None) -> str:
     return f", score {statistics.fmean(values):.2f} ± {se:.2f}"
 
 
-def subset_hits(outcomes: list[Outcome], subsets: LabelSeeds, eureka: list[Outcome] | None = None) -> str:
+def subset_hits(
+    outcomes: list[Outcome],
+    subsets: LabelSeeds,
+    eureka: list[Outcome] | None = None,
+    default: list[Outcome] | None = None,
+) -> str:
     """One strategy's hit rate and mean gap score under each label-seed subset (the picks unchanged): their ranges,
     and with `eureka` the range of its difference from Eureka's under the same labels (whether a comparison's sign
-    survives a change of label seeds). Subsets with no good reward are left out of the hit rate (no pick can be a
-    hit there)."""
+    survives a change of label seeds); with `default` (the recorded default as a run does it) the range of its gap
+    score's difference from that, to three places (a candidate's adoption test reads its lower end). Subsets with no
+    good reward are left out of the hit rate (no pick can be a hit there)."""
     k, n = len(next(iter(subsets.labels))), len({seed for s in subsets.labels for seed in s})
     defined = [s for s, of in subsets.labels.items() if "good" in of.values()]
     head = f"labels on every {k} of the {n} label seeds ({len(subsets.labels)} sets"
@@ -383,6 +399,9 @@ def subset_hits(outcomes: list[Outcome], subsets: LabelSeeds, eureka: list[Outco
         if defined:
             hit_diff = [hit(subsets.labels[s], outcomes) - hit(subsets.labels[s], eureka) for s in defined]
             parts.append(f"hit {span(hit_diff, True)}")
+    if default is not None and default is not outcomes:
+        diff = [a - score(of, default) for a, of in zip(scores, subsets.scores.values(), strict=True)]
+        parts.append(f"minus the recorded default's: score {min(diff):+.3f} to {max(diff):+.3f}")
     return f"{head}: " + ", ".join(parts)
 
 
