@@ -57,7 +57,7 @@ from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.halving import MAX_KEPT_ON_NOISE, first_rung_minimum, rung_budgets, successive_halving
 from rewardsmith.search.rung_evidence import LATER_RUNGS, first_rung
-from rewardsmith.search.rungs import blind_first_cut
+from rewardsmith.search.rungs import blind_first_cut, default_rungs
 from rewardsmith.search.selection import Rule, distinguishable, pick, ranked
 from rewardsmith.search.spread import SeedSpread
 from rewardsmith.task import load_task
@@ -209,16 +209,25 @@ def rate(hits: int, n: int) -> str:
 
 def default_budgets(table: Table, first: float | None, later: tuple[float, ...]) -> tuple[str, list[int], bool]:
     """The default's name, rungs and whether a run screens its first cut on `table`: the first rung `first` (None:
-    the task's recorded one), then `later` above it, as `rewardsmith.search.rung_evidence.default_fractions` builds
-    them; no screen where a run's calibration-blind gate has none (`rewardsmith.search.rungs.blind_first_cut`)."""
+    the one a run of the task takes, `rewardsmith.search.rungs.default_rungs`: the family's, moved past a rung the
+    calibration found blind), then `later` above it; no screen where a run's calibration-blind gate has none
+    (`rewardsmith.search.rungs.blind_first_cut`)."""
     spec = load_task(table.task)
-    fraction = first if first is not None else first_rung(spec).fraction
     full = table.budgets[-1]
+    why = default_rungs(spec, full)[1] if first is None else None
+    fraction = first if first is not None else why.fraction
     budgets = rung_budgets(full, [fraction, *(f for f in later if f > fraction)], first_rung_minimum(spec))
     if missing := set(budgets) - set(table.budgets):
         raise SystemExit(f"{table.task}: rungs {budgets} need budgets {sorted(missing)} the table lacks")
     name = f"default first {fraction:.4g}" + (" (recorded)" if first is None else "")
-    return name, budgets, blind_first_cut(spec, budgets[0]) is None
+    return name, budgets, blind_first_cut(spec, budgets[0], why) is None
+
+
+def family_first_budget(table: Table) -> int:
+    """The first-rung budget the task's family (or its own measurement) gives at the table's full budget: where
+    `screen/<task>.jsonl`'s verdicts were recorded (the calibration measures the same rung)."""
+    spec = load_task(table.task)
+    return rung_budgets(table.budgets[-1], [first_rung(spec).fraction], first_rung_minimum(spec))[0]
 
 
 def pool_report(
@@ -263,7 +272,7 @@ def pool_report(
     eureka_steps = statistics.fmean(o.steps for o in eureka)
     eureka_run = statistics.fmean(o.run_steps(final_seeds) for o in eureka)
     runs = []
-    _, (default_first, *_), default_screened = default_budgets(table, None, settings.later)
+    screened_first = family_first_budget(table)
     for first in firsts:
         name, budgets, screened_in_a_run = default_budgets(table, first, settings.later)
         runs.append((name, budgets, settings, table))
@@ -273,8 +282,8 @@ def pool_report(
                 without = replace(settings, tie_break=True, confirm=False)
                 runs.append((f"{name} + tie-break, no clear-winner seed", budgets, without, table))
         # the screen a run with this first rung would see: recorded at that rung, or the default's at the default's
-        recorded = budgets[0] in table.screens_at or budgets[0] == default_first
-        verdicts = table.screens_at.get(budgets[0]) or (table.screens if budgets[0] == default_first else None)
+        recorded = budgets[0] in table.screens_at or budgets[0] == screened_first
+        verdicts = table.screens_at.get(budgets[0]) or (table.screens if budgets[0] == screened_first else None)
         if verdicts and gate and not screened_in_a_run:
             lines.append(f"  {name}: no screen at its first cut in a run (the calibration-blind gate), so none here")
         elif verdicts:
@@ -293,12 +302,6 @@ def pool_report(
         runs.append(
             (f"ablation: {what}", budgets, replace(changed, keep=settings.keep, stop_flat=settings.stop_flat), table)
         )
-    if ablations and tie_break and not default_screened:
-        # the candidate written down in round 26 as a run would do it where the calibration-blind gate applies:
-        # the first rung and the full budget only, the critic's tie-break, no first-cut screen
-        budgets = default_budgets(table, None, NO_MIDDLE_RUNG)[1]
-        candidate = replace(settings, later=NO_MIDDLE_RUNG, tie_break=True)
-        runs.append(("candidate: no middle rung, tie-break (gated)", budgets, candidate, table))
     strategies: list[tuple[str, list[Outcome]]] = [("eureka", eureka)]
     strategies += [(name, [replay(t, s, b, "lcb", how) for s in range(search_seeds)]) for name, b, how, t in runs]
     # the recorded default as a run does it (its own first rung, the tie-break where asked, the screen where a run

@@ -243,10 +243,12 @@ def test_the_recorded_screen_reorders_the_first_cut_and_rechecks_the_critics_war
 
 
 def test_a_first_rung_screens_with_the_verdicts_recorded_at_that_rung_or_not_at_all(tmp_path: Path) -> None:
-    """--first with --screen: the default's own first rung uses `screen/<task>.jsonl`, another first rung the file
-    recorded at its steps, and a first rung with no recording is replayed without a screen and says so."""
+    """--first with --screen: the family's first rung uses `screen/<task>.jsonl`, another first rung the file
+    recorded at its steps, and a first rung with no recording is replayed without a screen and says so. A run moves
+    this pool's first cut past its blind 1/16 rung to 1/4, without a screen; `--first 0.25` still replays 1/4 with
+    the screen recorded there."""
     replay = load("replay_strategies")
-    path = tmp_path / "mountaincar-reach-flag.jsonl"  # classic control: the default's first rung is 1/16
+    path = tmp_path / "mountaincar-reach-flag.jsonl"  # classic control: the family's first rung is 1/16
     budgets = [6250, 12500, 25000, 100000]
     fitness = {"a_good_x.py": 0.9, "b_weak_y.py": 0.8, "c_good_z.py": 0.85}
     path.write_text(
@@ -260,26 +262,29 @@ def test_a_first_rung_screens_with_the_verdicts_recorded_at_that_rung_or_not_at_
     verdict = ScreenReport(False, 0.3, None, 10, "rejected")
     table = replay.Table.load(path, screens={"a_good_x.py": verdict})
     table.screens_at[25000] = {"b_weak_y.py": verdict}
-    lines, _ = replay.pool_report(table, 2, [None, 0.125, 0.25], gate=False)  # as runs did before the gate
+    lines, _ = replay.pool_report(table, 2, [0.0625, 0.125, 0.25], gate=False)  # as runs did before the gate
     text = "\n".join(lines)
-    assert "default first 0.0625 (recorded) + screen" in text and "default first 0.25 + screen" in text
-    gated = "\n".join(replay.pool_report(table, 2, [None, 0.25])[0])  # its calibration: 6,250 steps are blind
-    assert "default first 0.0625 (recorded): no screen at its first cut in a run" in gated
-    assert "default first 0.0625 (recorded) + screen" not in gated and "default first 0.25 + screen" in gated
+    assert "default first 0.0625 + screen" in text and "default first 0.25 + screen" in text
     assert "default first 0.125 + screen" not in text
     assert "default first 0.125: no screen recorded at 12,500 steps, so not replayed with one" in text
+    gated = "\n".join(replay.pool_report(table, 2, [None, 0.0625, 0.25])[0])  # its calibration: 6,250 steps blind
+    row = "default first 0.25 (recorded) rungs [25000, 100000]:"
+    assert any(" ".join(x.split(" hit")[0].split()) == row for x in gated.splitlines())
+    assert "default first 0.25 (recorded): no screen at its first cut in a run" in gated
+    assert "default first 0.0625: no screen at its first cut in a run" in gated
+    assert "default first 0.0625 + screen" not in gated and "default first 0.25 + screen" in gated
 
 
-def test_the_no_middle_rung_candidate_is_replayed_as_a_run_would_do_it_where_the_gate_applies(tmp_path: Path) -> None:
-    """--ablations --tie-break: round 26's candidate (the first rung and the full budget only, with the critic's
-    tie-break, no first-cut screen) has its own row on a pool whose first rung its calibration calls blind, and
-    none on a pool a run screens."""
+def test_the_recorded_default_is_what_a_run_does_and_the_comparison_reads_it(tmp_path: Path) -> None:
+    """--ablations --tie-break --label-subsets: the recorded default takes the first rung a run takes (moved past a
+    blind one on mountaincar-reach-flag, the family's on acrobot-swing-up, which sees); round 27's candidate (what a
+    run does less the clear winner's second seed) has its row on every pool."""
     replay = load("replay_strategies")
-    pools = {  # task: (its rungs' budgets, whether its calibration calls the first rung blind: -8.3 / +4.2 se)
-        "mountaincar-reach-flag": ([6250, 25000, 100000], True),
-        "acrobot-swing-up": ([3125, 12500, 50000], False),
+    pools = {  # task: (its rungs' budgets, the run's first rung: its calibration's -8.3 / +4.2 se at 1/16)
+        "mountaincar-reach-flag": ([6250, 25000, 100000], "0.25"),
+        "acrobot-swing-up": ([3125, 12500, 50000], "0.0625"),
     }
-    for task, (budgets, gated) in pools.items():
+    for task, (budgets, first) in pools.items():
         path = tmp_path / f"{task}.jsonl"
         path.write_text(
             "".join(
@@ -290,12 +295,11 @@ def test_the_no_middle_rung_candidate_is_replayed_as_a_run_would_do_it_where_the
             )
         )  # fmt: skip
         text = "\n".join(replay.pool_report(replay.Table.load(path), 2, [None], ablations=True, tie_break=True)[0])
-        line = next((x for x in text.splitlines() if "candidate: no middle rung, tie-break (gated)" in x), None)
-        assert (line is not None) is gated, task
-        # round 27's candidate, what a run does less the clear winner's second seed, has its row on every pool
-        assert "default first 0.0625 (recorded) + tie-break, no clear-winner seed" in text, task
-        if gated:
-            assert f"rungs [{budgets[0]}, {budgets[-1]}]" in line
+        assert f"default first {first} (recorded) + tie-break, no clear-winner seed" in text, task
+        rungs = budgets[1:] if first == "0.25" else budgets
+        row = f"default first {first} (recorded) rungs {rungs}:"
+        assert any(" ".join(x.split(" hit")[0].split()) == row for x in text.splitlines()), task
+        assert "candidate: no middle rung" not in text  # decided in round 31 (not adopted)
 
 
 def test_label_seed_subsets_show_a_reward_that_collapsed_on_one_seed(tmp_path: Path) -> None:
@@ -339,3 +343,7 @@ def test_subset_hits_give_each_strategys_range_and_its_difference_from_eureka_un
     assert "hit 0.50 to 1.00 (mean 0.75)" in line and "score 0.50 to 0.95" in line
     assert "minus Eureka's: score -0.50 to -0.05, hit -0.50 to +0.00" in line
     assert "minus Eureka" not in replay.subset_hits(eureka, seeds, eureka)
+    # a candidate against the recorded default, per subset, to three places (the adoption test reads its low end)
+    candidate = picks("a.py", "a.py")
+    assert "minus the recorded default's: score +0.050 to +0.500" in replay.subset_hits(candidate, seeds, None, default)
+    assert "recorded default" not in replay.subset_hits(default, seeds, None, default)

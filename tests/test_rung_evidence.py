@@ -4,7 +4,7 @@ measured, the spec's override, and --rungs over both."""
 from __future__ import annotations
 
 from rewardsmith.config import RunConfig
-from rewardsmith.search import rung_evidence
+from rewardsmith.search import rung_evidence, rungs
 from rewardsmith.search.rung_evidence import (
     UNMEASURED_FRACTION,
     FirstRung,
@@ -92,3 +92,30 @@ def test_a_first_rung_held_at_the_shortest_rung_says_so() -> None:
     line = FirstRung(0.125, "spec", "MuJoCo").describe(1024, 4096)
     assert "first rung 0.125 of the budget (held at 1,024 steps, 0.25 of it" in line
     assert "held" not in FirstRung(0.125, "spec", "MuJoCo").describe(25_000, 200_000)
+
+
+def test_a_run_moves_its_first_cut_past_a_rung_its_calibration_found_blind() -> None:
+    """lunarlander-land's calibration measured its 1/16 rung (12,500 steps) blind: a run at the spec's budget cuts
+    first at 1/4, without the screen; a run at another budget (the record says nothing there), a task whose first
+    rung sees, and one whose blind first rung is already 1/4 keep theirs."""
+    lunar = load_task("lunarlander-land")
+    assert lunar.fresh_calibration is not None and lunar.fresh_calibration.first_rung == 12_500
+    at_spec = RunConfig(task="t").resolve(lunar)
+    fractions, why = rung_fractions(at_spec, lunar)
+    assert fractions == [0.25, 1.0] and why is not None and why.how == "past a blind rung"
+    line = why.describe(50_000, at_spec.timesteps)
+    assert line.startswith("first rung 0.25 of the budget: calibration found the first rung 0.0625 (12,500 steps) blind")
+    assert "without the screen" in line and "lunarlander-land" in line
+    assert rungs.blind_first_cut(lunar, 50_000, why) is not None  # the moved cut gets no screen
+    assert rungs.blind_first_cut(lunar, 50_000) is None  # the calibration alone says nothing at 50,000 steps
+    assert rung_fractions(RunConfig(task="t", timesteps=100_000).resolve(lunar), lunar)[0] == [1 / 16, 0.25, 1.0]
+    explicit = RunConfig(task="t", rungs=[1 / 16, 1.0]).resolve(lunar)
+    assert rung_fractions(explicit, lunar)[0] == [1 / 16, 1.0]
+    acrobot = load_task("acrobot-swing-up")  # its first rung sees (+4.16 se)
+    assert rung_fractions(RunConfig(task="t").resolve(acrobot), acrobot)[0] == [1 / 16, 0.25, 1.0]
+    pusher = load_task("pusher-push")  # blind at its first rung, which is 1/4 already: the calibration-blind gate
+    fractions, why = rung_fractions(RunConfig(task="t").resolve(pusher), pusher)
+    assert fractions == [0.25, 1.0] and why is not None and why.how == "measured"
+    assert rungs.blind_first_cut(pusher, 100_000, why) is not None
+    stale = lunar.model_copy(update={"calibration": lunar.calibration.model_copy(update={"stale": "other settings"})})
+    assert rung_fractions(RunConfig(task="t").resolve(stale), stale)[0] == [1 / 16, 0.25, 1.0]

@@ -21,6 +21,11 @@ is kept and the record says so. It is then checked on data not used to choose it
 A family without a measurement keeps `UNMEASURED_FRACTION` and says "no evidence" in the run's output and in
 `halving.json`. A spec overrides the family's choice with `[search] first_rung = <fraction>`, and `--rungs` overrides
 both.
+
+A run then moves its first cut past a rung that its task's own calibration measured and found blind (a good reward
+did not lead a weak one there): to `PAST_A_BLIND_RUNG`, where that first rung was shorter (`past_a_blind_rung`;
+`rewardsmith.search.rungs.rung_fractions` reads the calibration). The first rung above stays what the calibration
+measures, so the record that moves a run is always of the rung the run would otherwise cut on.
 """
 
 from __future__ import annotations
@@ -38,6 +43,15 @@ HIT_MIN = 0.9
 """The replayed hit rate a first rung needs (issue 23's goal), besides matching Eureka's."""
 LATER_RUNGS = (0.25, 1.0)
 """The rungs after the first (those above it)."""
+PAST_A_BLIND_RUNG = 0.25
+"""Where a run's first cut goes when its task's calibration found the first rung blind, if that rung is shorter.
+Adopted in round 31 by a test written before its data (bench/replay_tables/README.md, "A held-out pool for a blind
+first rung"): on the held-out lunarlander-land pool, 100 replayed searches, its gap score was at least the 1/16
+default's under every 3-of-4 subset of the converged labels' seeds (`PAST_A_BLIND_RUNG_EVIDENCE`)."""
+PAST_A_BLIND_RUNG_EVIDENCE = (
+    "adopted on the held-out lunarlander-land pool: gap score 0.83 against the 1/16 rung's 0.80, ahead under every "
+    "label-seed subset, at 0.65 of Eureka's steps instead of 0.39"
+)
 
 
 @dataclass(frozen=True)
@@ -105,7 +119,7 @@ class FirstRung:
     checked it (a different pool, or training seeds of the same pool not used to choose)."""
 
     fraction: float
-    how: Literal["measured", "no evidence", "spec", "--rungs"]
+    how: Literal["measured", "no evidence", "spec", "--rungs", "past a blind rung"]
     family: str
     chosen_on: tuple[Measurement, ...] = ()
     checked_on: tuple[Measurement, ...] = ()
@@ -132,6 +146,8 @@ class FirstRung:
             return f"{head} (the spec's [search] first_rung)"
         if self.how == "--rungs":
             return f"{head} (--rungs)"
+        if self.how == "past a blind rung":
+            return f"{head}: {self.note}"
         if self.how == "no evidence" or not self.chosen_on:
             return f"{head}: no evidence for the {self.family} family (rung rank correlations not measured there)"
         checks = "; ".join(m.describe() for m in self.checked_on)
@@ -221,5 +237,23 @@ def first_rung(spec: TaskSpec) -> FirstRung:
 
 def default_fractions(spec: TaskSpec) -> tuple[list[float], FirstRung]:
     """The default strategy's rungs for a task (the first rung, then `LATER_RUNGS` above it), and why."""
-    first = first_rung(spec)
+    return rungs_from(first_rung(spec))
+
+
+def rungs_from(first: FirstRung) -> tuple[list[float], FirstRung]:
+    """The first rung, then `LATER_RUNGS` above it, and why."""
     return [first.fraction, *(f for f in LATER_RUNGS if f > first.fraction)], first
+
+
+def past_a_blind_rung(first: FirstRung, budget: int, margin_se: float) -> FirstRung | None:
+    """The first rung a run cuts on when its task's calibration measured `first` (at `budget` steps) and found it
+    blind (`margin_se`: a good reward's lead over a weak one there), or None when `first` is already as long as
+    `PAST_A_BLIND_RUNG`. Its cut gets no screen: the run says so (`rewardsmith.search.rungs.blind_first_cut`)."""
+    if first.fraction >= PAST_A_BLIND_RUNG:
+        return None
+    note = (
+        f"calibration found the first rung {first.fraction:.4g} ({budget:,} steps) blind ({margin_se:+.2f} se: a good "
+        f"reward does not lead a weak one there), so the first cut is at {PAST_A_BLIND_RUNG:.4g}, without the screen "
+        f"({PAST_A_BLIND_RUNG_EVIDENCE})"
+    )
+    return FirstRung(PAST_A_BLIND_RUNG, "past a blind rung", first.family, task=first.task, note=note)

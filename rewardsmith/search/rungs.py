@@ -37,7 +37,7 @@ from rewardsmith.search.halving import (
     successive_halving,
 )
 from rewardsmith.search.live import Progress
-from rewardsmith.search.rung_evidence import FirstRung, default_fractions
+from rewardsmith.search.rung_evidence import FirstRung, default_fractions, past_a_blind_rung, rungs_from
 from rewardsmith.search.selection import rule_for
 from rewardsmith.search.spread import Repeat
 from rewardsmith.search.training import (
@@ -222,12 +222,24 @@ def rung_repeater(
 
 def rung_fractions(config: ResolvedConfig, spec: TaskSpec) -> tuple[list[float], FirstRung | None]:
     """The rungs of a run as fractions of its budget, and why the first is that long: `--rungs` as given, Eureka's
-    single full rung, else the task's first rung (`rewardsmith.search.rung_evidence`) and the default later ones."""
+    single full rung, else the task's first rung (`rewardsmith.search.rung_evidence`) and the default later ones,
+    with the first moved past a rung the task's calibration measured at this budget and found blind."""
     if config.rungs is not None:
         return config.rung_fractions(), FirstRung(config.rungs[0], "--rungs", task_family(spec))
     if config.strategy == "eureka":
         return config.rung_fractions(), None
-    return default_fractions(spec)
+    return default_rungs(spec, config.timesteps)
+
+
+def default_rungs(spec: TaskSpec, timesteps: int) -> tuple[list[float], FirstRung]:
+    """The default strategy's rungs for a run of `timesteps` steps, and why the first is that long: the task's
+    first rung and the later ones (`default_fractions`), the first moved past a rung the task's calibration measured
+    at this budget and found blind (`rewardsmith.search.rung_evidence.past_a_blind_rung`)."""
+    fractions, first = default_fractions(spec)
+    budget = rung_budgets(timesteps, fractions, first_rung_minimum(spec))[0]
+    margin = blind_margin(spec, budget)
+    moved = past_a_blind_rung(first, budget, margin) if margin is not None else None
+    return rungs_from(moved) if moved is not None else (fractions, first)
 
 
 def going_on(rung: Rung, cid: str) -> str:
@@ -241,17 +253,29 @@ def going_on(rung: Rung, cid: str) -> str:
     return cid
 
 
-def blind_first_cut(spec: TaskSpec, first_budget: int) -> str | None:
-    """Why the first cut gets no screen verdicts in this run, or None: the spec's own calibration measured this very
-    first-rung budget and found it blind (a good reward did not lead a weak one and random actions there by
-    `MARGIN_SE`). There the rung's policies say nothing about the rewards, and on the mountaincar-discrete-reach-flag
-    pool the screen's verdicts on them dropped the one reward that learns the task in every search (the
-    calibration-blind gate: written down before that pool's converged labels, adopted on them;
-    bench/replay_tables/README.md). A spec without a fresh calibration at this budget keeps the screen, with its
-    better-than-random check."""
+def blind_margin(spec: TaskSpec, budget: int) -> float | None:
+    """A good reward's lead over a weak one, in se, where the spec's own fresh calibration measured this very
+    first-rung budget and found it blind (below `MARGIN_SE`); None where it did not (or measured another budget)."""
     cal = spec.fresh_calibration
     margin = cal.first_rung_margin_se if cal is not None else None
-    if cal is None or cal.first_rung != first_budget or margin is None or margin >= MARGIN_SE:
+    if cal is None or cal.first_rung != budget or margin is None or margin >= MARGIN_SE:
+        return None
+    return margin
+
+
+def blind_first_cut(spec: TaskSpec, first_budget: int, why: FirstRung | None = None) -> str | None:
+    """Why the first cut gets no screen verdicts in this run, or None. Where the spec's own calibration measured this
+    very first-rung budget and found it blind, the rung's policies say nothing about the rewards, and on the
+    mountaincar-discrete-reach-flag pool the screen's verdicts on them dropped the one reward that learns the task in
+    every search (the calibration-blind gate: written down before that pool's converged labels, adopted on them;
+    bench/replay_tables/README.md). Where the run's first cut was moved past such a rung (`rung_fractions`), it has
+    no screen either: it was adopted without one, and on mountaincar-reach-flag's pool the screen there cut the
+    replayed hit rate from 100 to 53 in 100. A spec without a fresh calibration at this budget keeps the screen,
+    with its better-than-random check."""
+    if why is not None and why.how == "past a blind rung":
+        return f"no screen at the first cut ({first_budget:,} steps): it was moved past a rung calibration found blind"
+    margin = blind_margin(spec, first_budget)
+    if margin is None:
         return None
     return (
         f"no screen at the first cut: calibration found {first_budget:,} steps blind ({margin:+.2f} se: a good "
@@ -276,7 +300,7 @@ def halve_iteration(
     path = folder.path / iter_dir_name(iteration) / HALVING_FILE
     if why is not None:
         progress.log(f"iteration {iteration}: {why.describe(budgets[0] if budgets else None, config.timesteps)}")
-    blind = blind_first_cut(spec, budgets[0]) if config.screen and budgets else None
+    blind = blind_first_cut(spec, budgets[0], why) if config.screen and budgets else None
     if blind:
         progress.log(f"iteration {iteration}: {blind}")
     first_cut_screen = blind or ("on" if config.screen else "off (--no-screen)")
