@@ -93,7 +93,10 @@ class GoalDistance(EpisodeScorer):
     @property
     def unit(self) -> str:
         """Fitness unit and direction, as the designer is told it."""
-        return "m: minus the object-to-goal distance at the episode's end; higher (closer to 0) is better"
+        return (
+            "m: minus the distance from `state.achieved_goal` (the object, or the gripper where there is none) to "
+            "`state.goal` at the episode's end; higher (closer to 0) is better"
+        )
 
     @staticmethod
     def distance(state: State) -> float:

@@ -234,3 +234,23 @@ def test_the_describe_names_what_the_state_api_has_for_contacts() -> None:
     text = describe(load_task("hopper-hop"))
     assert "has no contact list" not in text and "`state.touching(a, b=None)`" in text
     assert schema_for(_env("hopper-hop")) is not None
+
+
+@pytest.mark.parametrize("name", ["fetch-reach", "fetch-push", "metaworld-reach", "lunarlander-land", "bipedalwalker-walk"])
+def test_a_documented_layout_spans_exactly_the_envs_observation(name: str) -> None:
+    """The printed `obs[a:b]` lines end where the env's observation ends (FetchReach has no object: 10 dims, not
+    Fetch's 25), and a Fetch env's obs[0:3] and achieved_goal are what the description says they are."""
+    text = describe(load_task(name))
+    env = _env(name)
+    obs, _ = env.reset(seed=0)
+    flat = np.asarray(obs["observation"] if isinstance(obs, dict) else obs)
+    ends = [int(b or a) + (0 if b else 1) for a, b in re.findall(r"^- obs\[(\d+)(?::(\d+))?\] = ", text, re.M)]
+    assert ends and max(ends) == flat.shape[0], (name, max(ends), flat.shape)
+    if name.startswith("fetch"):
+        base = env.unwrapped
+        gripper = base._utils.get_site_xpos(base.model, base.data, "robot0:grip")
+        assert np.allclose(flat[0:3], gripper)
+        object_is_goal = name != "fetch-reach"
+        assert np.allclose(obs["achieved_goal"], flat[3:6] if object_is_goal else gripper)
+        expected = "the object's position" if object_is_goal else "the gripper position xyz (the same as obs[0:3]"
+        assert f"- achieved_goal = {expected}" in text

@@ -99,6 +99,12 @@ KNOWN_LAYOUTS: dict[str, list[tuple[str, str]]] = {
         ("obs[20:23]", "gripper linear velocity (scaled by dt)"),
         ("obs[23:25]", "finger joint velocities"),
     ],
+    "FetchReach": [  # a Fetch env without an object (`has_object` False): its object slices are empty
+        ("obs[0:3]", "gripper position xyz (m)"),
+        ("obs[3:5]", "finger joint positions (gripper opening, m each)"),
+        ("obs[5:8]", "gripper linear velocity (scaled by dt)"),
+        ("obs[8:10]", "finger joint velocities"),
+    ],
     "ShadowHand": [
         ("obs[0:24]", "hand joint angles (rad)"),
         ("obs[24:48]", "hand joint velocities (rad/s)"),
@@ -121,6 +127,7 @@ DOCUMENTED_SPANS: dict[str, list[tuple[int, int, str]]] = {
 """Observation spans the matcher cannot read (differences, flags, sensors), from each env's `_get_obs` source."""
 GOAL_PARTS = {
     "Fetch": "achieved_goal = the object's position xyz; goal = the target position xyz",
+    "FetchReach": "achieved_goal = the gripper position xyz (the same as obs[0:3]; there is no object); goal = the target position xyz",
     "ShadowHand": "achieved_goal = the object's position xyz + quaternion (w, x, y, z); goal = the target pose, same layout",
 }
 KNOWN_ACTIONS: dict[str, list[str]] = {
@@ -192,6 +199,8 @@ def known_layout_lines(base) -> list[str] | None:
     key = layout_key(base)
     if key is None:
         return None
+    if key == "Fetch" and not getattr(base, "has_object", True):
+        key = "FetchReach"  # the same family (hand, actions), a shorter observation
     lines = [
         f"- {where} = {what}" if where.startswith("obs") else f"- at reset: {what}" if where == "reset" else f"- {what}"
         for where, what in KNOWN_LAYOUTS[key]
