@@ -236,7 +236,15 @@ def test_the_describe_names_what_the_state_api_has_for_contacts() -> None:
     assert schema_for(_env("hopper-hop")) is not None
 
 
-@pytest.mark.parametrize("name", ["fetch-reach", "fetch-push", "metaworld-reach", "lunarlander-land", "bipedalwalker-walk"])
+DOCUMENTED = sorted(
+    s.name for s in list_tasks(ENVS_DIR) if s.env.split("-")[0] in {"FetchReach", "FetchPush", "FetchPickAndPlace"}
+    or s.env.startswith(("Meta-World", "metaworld", "LunarLander", "BipedalWalker", "CartPole", "Pendulum", "Acrobot",
+                         "MountainCar", "HandManipulate"))
+)  # fmt: skip
+"""Shipped tasks whose observation layout comes from the env's documentation (`obs_layouts.KNOWN_LAYOUTS`)."""
+
+
+@pytest.mark.parametrize("name", DOCUMENTED)
 def test_a_documented_layout_spans_exactly_the_envs_observation(name: str) -> None:
     """The printed `obs[a:b]` lines end where the env's observation ends (FetchReach has no object: 10 dims, not
     Fetch's 25), and a Fetch env's obs[0:3] and achieved_goal are what the description says they are."""
