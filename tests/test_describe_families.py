@@ -244,7 +244,13 @@ DOCUMENTED = sorted(
 """Shipped tasks whose observation layout comes from the env's documentation (`obs_layouts.KNOWN_LAYOUTS`)."""
 
 
-@pytest.mark.parametrize("name", DOCUMENTED)
+@pytest.mark.parametrize(
+    "name",
+    [  # Meta-World's envs take a second or two each to build: one in the fast set, the rest in the slow one
+        pytest.param(n, marks=pytest.mark.slow) if n.startswith("metaworld") and n != "metaworld-reach" else n
+        for n in DOCUMENTED
+    ],
+)
 def test_a_documented_layout_spans_exactly_the_envs_observation(name: str) -> None:
     """The printed `obs[a:b]` lines end where the env's observation ends (FetchReach has no object: 10 dims, not
     Fetch's 25), and a Fetch env's obs[0:3] and achieved_goal are what the description says they are."""
