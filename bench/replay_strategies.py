@@ -54,9 +54,10 @@ from pathlib import Path
 
 from rewardsmith.config import DEFAULT_KEEP
 from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.search.calibration import first_rung as calibration_first_rung
 from rewardsmith.search.evidence import Evidence
 from rewardsmith.search.halving import MAX_KEPT_ON_NOISE, first_rung_minimum, rung_budgets, successive_halving
-from rewardsmith.search.rung_evidence import LATER_RUNGS, first_rung
+from rewardsmith.search.rung_evidence import LATER_RUNGS
 from rewardsmith.search.rungs import blind_first_cut, default_rungs
 from rewardsmith.search.selection import Rule, distinguishable, pick, ranked
 from rewardsmith.search.spread import SeedSpread
@@ -223,13 +224,6 @@ def default_budgets(table: Table, first: float | None, later: tuple[float, ...])
     return name, budgets, blind_first_cut(spec, budgets[0], why) is None
 
 
-def family_first_budget(table: Table) -> int:
-    """The first-rung budget the task's family (or its own measurement) gives at the table's full budget: where
-    `screen/<task>.jsonl`'s verdicts were recorded (the calibration measures the same rung)."""
-    spec = load_task(table.task)
-    return rung_budgets(table.budgets[-1], [first_rung(spec).fraction], first_rung_minimum(spec))[0]
-
-
 def pool_report(
     table: Table,
     search_seeds: int,
@@ -272,7 +266,8 @@ def pool_report(
     eureka_steps = statistics.fmean(o.steps for o in eureka)
     eureka_run = statistics.fmean(o.run_steps(final_seeds) for o in eureka)
     runs = []
-    screened_first = family_first_budget(table)
+    # where `screen/<task>.jsonl`'s verdicts were recorded: the family's first rung, which the calibration measures
+    screened_first = calibration_first_rung(load_task(table.task), table.budgets[-1])
     for first in firsts:
         name, budgets, screened_in_a_run = default_budgets(table, first, settings.later)
         runs.append((name, budgets, settings, table))
@@ -311,7 +306,7 @@ def pool_report(
         name
         for name, budgets, how, _ in runs
         if budgets == recorded_budgets and how.tie_break == tie_break and how.confirm and how.later == settings.later
-        and not name.startswith(("ablation", "candidate"))
+        and not name.startswith("ablation")
     ]  # fmt: skip
     default_outcomes = dict(strategies).get(as_run[-1]) if as_run else None
     goals = []

@@ -199,7 +199,9 @@ class CalibrationReport(BaseModel):
 
 
 def first_rung(spec: TaskSpec, search_budget: int | None = None) -> int:
-    """The default strategy's first-rung budget for this task's search budget (`rewardsmith.search.rung_evidence`)."""
+    """The first-rung budget the calibration measures at this search budget: the task's or its family's first rung
+    (`rewardsmith.search.rung_evidence`). A run cuts there unless this record finds it blind
+    (`rewardsmith.search.rungs.default_rungs` then moves the cut)."""
     budget = search_budget or spec.train.timesteps
     return rung_budgets(budget, [rung_evidence.first_rung(spec).fraction], first_rung_minimum(spec))[0]
 

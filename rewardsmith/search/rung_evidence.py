@@ -24,7 +24,7 @@ both.
 
 A run then moves its first cut past a rung that its task's own calibration measured and found blind (a good reward
 did not lead a weak one there): to `PAST_A_BLIND_RUNG`, where that first rung was shorter (`past_a_blind_rung`;
-`rewardsmith.search.rungs.rung_fractions` reads the calibration). The first rung above stays what the calibration
+`rewardsmith.search.rungs.default_rungs` reads the calibration). The first rung above stays what the calibration
 measures, so the record that moves a run is always of the rung the run would otherwise cut on.
 """
 

@@ -25,6 +25,7 @@ from rewardsmith.run_folder.names import (
 )
 from rewardsmith.run_folder.records import WEIGHTS_FILE, CandidateRecord
 from rewardsmith.search.calibration import MARGIN_SE
+from rewardsmith.search.calibration import first_rung as calibrated_rung
 from rewardsmith.search.evidence import Evidence, load_evidence
 from rewardsmith.search.halving import (
     RepeatRung,
@@ -236,7 +237,7 @@ def default_rungs(spec: TaskSpec, timesteps: int) -> tuple[list[float], FirstRun
     first rung and the later ones (`default_fractions`), the first moved past a rung the task's calibration measured
     at this budget and found blind (`rewardsmith.search.rung_evidence.past_a_blind_rung`)."""
     fractions, first = default_fractions(spec)
-    budget = rung_budgets(timesteps, fractions, first_rung_minimum(spec))[0]
+    budget = calibrated_rung(spec, timesteps)
     margin = blind_margin(spec, budget)
     moved = past_a_blind_rung(first, budget, margin) if margin is not None else None
     return rungs_from(moved) if moved is not None else (fractions, first)
