@@ -252,7 +252,7 @@ def _goal_api(obs) -> list[str]:
     if not isinstance(obs, dict):
         return []
     return [
-        "- `state.goal`, `state.achieved_goal`: the desired and the achieved goal (numpy arrays; the task is done"
+        "- `state.goal`, `state.achieved_goal`: the desired and the achieved goal (numpy arrays; the env's own task is done"
         " when they match); `state.parts`: every part of the dict observation by name."
     ]
 
