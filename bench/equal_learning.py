@@ -34,6 +34,7 @@ from rewardsmith.search.training import train_and_evaluate  # noqa: E402
 from rewardsmith.workers.executor import make_executor  # noqa: E402
 
 EXAMPLES = ROOT / "envs" / "examples"
+SAC_NETS = '{ net_arch = [256, 256], activation_fn = "relu" }'
 LOCOMOTION_NETS = "{ net_arch = { pi = [256, 256], vf = [256, 256] }, log_std_init = %s, ortho_init = false }"
 OLD = {  # task -> the [train] settings it had before issue 24 (those the new ones must not learn worse than)
     "hopper-hop": {"n_envs": 1, "hyperparams": {"n_steps": 512, "batch_size": 32, "n_epochs": 5}},
@@ -41,6 +42,8 @@ OLD = {  # task -> the [train] settings it had before issue 24 (those the new on
     "ant-run": {"n_envs": 1, "hyperparams": {"n_steps": 1024, "batch_size": 64, "n_epochs": 10}},
     "walker2d-walk": {"n_envs": 1, "hyperparams": {"n_steps": 512, "batch_size": 32, "n_epochs": 20}},
     "pusher-push": {"n_envs": 4, "hyperparams": {"n_steps": 512, "batch_size": 64, "n_epochs": 10}},
+    "fetch-reach": {},  # SAC (round 32): only the networks changed
+    "metaworld-reach": {},
 }
 OLD_NETS = {  # task -> its `[train] policy_kwargs` line before issue 24 (a spec copy carries it: the evaluation
     # worker rebuilds the policy from the spec)
@@ -49,6 +52,8 @@ OLD_NETS = {  # task -> its `[train] policy_kwargs` line before issue 24 (a spec
     "ant-run": LOCOMOTION_NETS % "-1.0",
     "walker2d-walk": LOCOMOTION_NETS % "-2.0",
     "pusher-push": "{ net_arch = [256, 256] }",
+    "fetch-reach": SAC_NETS,
+    "metaworld-reach": SAC_NETS,
 }
 
 
