@@ -176,6 +176,17 @@ def net_size(policy_kwargs: dict) -> str:
     return "x".join(str(n) for n in (arch.get("pi", []) if isinstance(arch, dict) else arch))
 
 
+def settings(spec) -> str:
+    """The spec's learner settings in a few words: PPO's rollout, batch and epochs, or SAC's batch and update ratio;
+    with the networks."""
+    hyper, nets = spec.train.hyperparams, net_size(spec.train.policy_kwargs)
+    if spec.train.algo == "PPO":
+        rollout = f"{spec.train.n_envs} envs x {hyper.get('n_steps')}, {hyper.get('n_epochs')} epochs"
+    else:
+        rollout = f"{hyper.get('gradient_steps', 1)} update per {hyper.get('train_freq', 1)} step(s)"
+    return f"{rollout}, batch {hyper.get('batch_size')}, nets {nets}"
+
+
 def wall_step_rate(spec, steps: int) -> float:
     """The bare env's steps/s in wall-clock time (the yardstick of the wall-clock rows on a shared machine)."""
     global clock
@@ -209,30 +220,26 @@ def backend_table(tasks: list[str], steps: int, raw_steps: int, bare_steps: int)
         reward_fn = reward_for(example)
         raw, alone = reward_alone(spec, reward_fn, raw_steps)
         old = OLD.get(task, {"n_envs": 1, "hyperparams": {}})
-        old_nets = tomllib.loads(f"nets = {OLD_NETS[task]}")["nets"] if task in OLD_NETS else None
-        n_envs, hyper = spec.train.n_envs, spec.train.hyperparams
-        settings = (
-            f"{n_envs} envs x {hyper.get('n_steps')}, batch {hyper.get('batch_size')}, {hyper.get('n_epochs')} epochs,"
-            f" nets {net_size(spec.train.policy_kwargs)}"
-        )
+        old_nets = tomllib.loads(f"nets = {OLD_NETS[task]}")["nets"] if task in OLD_NETS else spec.train.policy_kwargs
+        n_envs, algo = spec.train.n_envs, spec.train.algo
         rows = [
             ("raw env, random actions (CPU time)", raw, raw),
             ("the reward file alone: raw env + ApplyReward, example reward (CPU time)", alone, raw),
             (
-                f"bare SB3 PPO, settings before issue 24, {old['n_envs']} env(s) (CPU time)",
+                f"bare SB3 {algo}, the old settings (equal_learning.OLD), nets {net_size(old_nets)} (CPU time)",
                 train_rate(
                     spec,
                     reward_fn,
                     "candidate",
                     steps,
-                    old["n_envs"],
-                    overrides=old["hyperparams"],
-                    policy_kwargs=old_nets,
+                    old.get("n_envs", n_envs),
+                    overrides=old.get("hyperparams"),
+                    policy_kwargs=spec.train.model_copy(update={"policy_kwargs": old_nets}).sb3_policy_kwargs(),
                 ),
                 raw,
             ),
             (
-                f"bare SB3 PPO, spec: {settings} (CPU time)",
+                f"bare SB3 {algo}, spec: {settings(spec)} (CPU time)",
                 train_rate(spec, reward_fn, "candidate", bare_steps, n_envs),
                 raw,
             ),
