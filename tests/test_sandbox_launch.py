@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import children_of
 
 from rewardsmith.sandbox.command import worker_command
-from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS, kill_leftovers, run_worker
+from rewardsmith.sandbox.launch import PASSTHROUGH_ENV, THREAD_VARS, StallClock, kill_leftovers, run_worker
 
 
 def run(tmp_path: Path, code: str, **kwargs):
@@ -80,6 +80,21 @@ def test_stall_without_heartbeat_kills(tmp_path: Path) -> None:
                  on_poll=lambda: polls.append(time.monotonic()))
     assert result.stalled and not result.timed_out and "heartbeat" in result.reason
     assert len(polls) >= 4
+
+
+def test_stall_clock_counts_only_time_the_worker_could_have_sent_a_heartbeat() -> None:
+    """Quiet time on time-kept polls stalls; a late poll (the supervisor itself did not run: a paused VM) and a worker
+    in disk sleep (its writes held by a saturated disk) do not count; a new heartbeat starts the clock again."""
+    clock = StallClock(limit_s=2.0, now=0.0)
+    assert not any(clock.stalled(t / 2, None, "R") for t in range(1, 5))  # 2.0 s quiet: not past the limit
+    assert clock.stalled(2.5, None, "S")
+    paused = StallClock(limit_s=2.0, now=0.0)
+    assert not paused.stalled(1.0, None, "R") and not paused.stalled(300.0, None, "R")  # one late poll: a pause
+    assert not paused.stalled(301.0, None, "R") and paused.stalled(302.0, None, "R")  # then counted again
+    disk = StallClock(limit_s=2.0, now=0.0)
+    assert not any(disk.stalled(t / 2, None, "D") for t in range(1, 200))  # 100 s held by the disk
+    beating = StallClock(limit_s=2.0, now=0.0)
+    assert not any(beating.stalled(t / 2, float(t // 3), "R") for t in range(1, 200))  # a beat every 1.5 s
 
 
 def test_many_workers_from_threads(tmp_path: Path) -> None:

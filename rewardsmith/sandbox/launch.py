@@ -75,11 +75,7 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat[stat.rindex(")") + 2] != "Z"
-    except (OSError, ValueError, IndexError):
-        return True
+    return process_state(pid) != "Z"
 
 
 def worker_env(cwd: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:
@@ -150,7 +146,6 @@ def run_worker(
     raise_if_stopping()
     protect_parent()
     start = time.monotonic()
-    started_wall = time.time()
     with open(log_path, "wb") as log:
         proc = _start(mode, job_path, cwd, worker_env(cwd, extra_env), command)
         copier = _CappedCopy(proc.stdout, log, output_cap_bytes)  # type: ignore[arg-type]
@@ -158,12 +153,15 @@ def run_worker(
         timed_out = stalled = False
         over = ""
         pidfd = _pidfd(proc.pid)
+        stall = StallClock(stall_timeout_s, start) if stall_timeout_s is not None else None
         try:
             while not _exited(proc) and not STOP.is_set():
                 if on_poll is not None:
                     on_poll()
                 timed_out = time.monotonic() - start > timeout_s
-                stalled = stall_timeout_s is not None and _stalled(heartbeat_path, started_wall, stall_timeout_s)
+                stalled = stall is not None and stall.stalled(
+                    time.monotonic(), _mtime(heartbeat_path), process_state(proc.pid)
+                )
                 over = _over_quota(cwd, quota_bytes)
                 if timed_out or stalled or over:
                     break
@@ -304,12 +302,52 @@ def _wait_for_exit(pidfd: int | None, timeout_s: float) -> None:
     poller.poll(timeout_s * 1000)
 
 
-def _stalled(heartbeat: Path | None, started_wall: float, limit_s: float) -> bool:
+LATE_POLL_S = POLL_S + 2.0
+"""A poll that comes later than this after the one before means the supervisor itself was not running (a suspended
+laptop, a paused VM, a starved host): that interval does not count against the worker."""
+
+
+class StallClock:
+    """How long a worker has gone without a heartbeat while it could have sent one; stalled past `limit_s`.
+
+    A poll interval counts only when the supervisor itself polled on time (`LATE_POLL_S`) and the worker was not in
+    uninterruptible disk sleep (state D): where the machine's disk is saturated (a `pip install` beside a search),
+    the kernel holds the worker's writes, its heartbeat's among them, and that is not the worker's stall. Measured
+    on 2026-12-06: two healthy SAC trainings of a calibration were killed together for "no heartbeat for 120 s"
+    while a fresh `./install.sh` ran beside them. A new heartbeat (its mtime changed) starts the clock again. A
+    worker that spins or sleeps without a heartbeat still stalls, and `timeout_s` bounds every worker."""
+
+    def __init__(self, limit_s: float, now: float) -> None:
+        self.limit_s = limit_s
+        self.quiet_s = 0.0
+        self.last_poll = now
+        self.last_beat: float | None = None
+
+    def stalled(self, now: float, beat: float | None, state: str) -> bool:
+        """Account the interval since the last poll (`now`: monotonic seconds; `beat`: the heartbeat's mtime, None
+        without one; `state`: the worker's /proc state letter) and say whether the worker is stalled."""
+        interval, self.last_poll = now - self.last_poll, now
+        if beat != self.last_beat:
+            self.last_beat, self.quiet_s = beat, 0.0
+        elif interval <= LATE_POLL_S and state != "D":
+            self.quiet_s += interval
+        return self.quiet_s > self.limit_s
+
+
+def _mtime(path: Path | None) -> float | None:
     try:
-        last = heartbeat.stat().st_mtime if heartbeat is not None else started_wall
-    except FileNotFoundError:
-        last = started_wall
-    return time.time() - max(last, started_wall) > limit_s
+        return path.stat().st_mtime if path is not None else None
+    except OSError:
+        return None
+
+
+def process_state(pid: int) -> str:
+    """The process's state letter from /proc (R, S, D, Z, ...); "" when it cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat[stat.rindex(")") + 2]
+    except (OSError, ValueError, IndexError):
+        return ""
 
 
 def _kill_group(pgid: int) -> None:
