@@ -158,10 +158,9 @@ def run_worker(
             while not _exited(proc) and not STOP.is_set():
                 if on_poll is not None:
                     on_poll()
-                timed_out = time.monotonic() - start > timeout_s
-                stalled = stall is not None and stall.stalled(
-                    time.monotonic(), _mtime(heartbeat_path), process_state(proc.pid)
-                )
+                now = time.monotonic()
+                timed_out = now - start > timeout_s
+                stalled = stall is not None and stall.stalled(now, _mtime(heartbeat_path), process_state(proc.pid))
                 over = _over_quota(cwd, quota_bytes)
                 if timed_out or stalled or over:
                     break
@@ -341,13 +340,20 @@ def _mtime(path: Path | None) -> float | None:
         return None
 
 
-def process_state(pid: int) -> str:
-    """The process's state letter from /proc (R, S, D, Z, ...); "" when it cannot be read."""
+def _stat_fields(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (the state letter first, the session id fourth);
+    [] when they cannot be read."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat[stat.rindex(")") + 2]
-    except (OSError, ValueError, IndexError):
-        return ""
+        return stat[stat.rindex(")") + 2 :].split()
+    except (OSError, ValueError):
+        return []
+
+
+def process_state(pid: int) -> str:
+    """The process's state letter from /proc (R, S, D, Z, ...); "" when it cannot be read."""
+    fields = _stat_fields(pid)
+    return fields[0] if fields else ""
 
 
 def _kill_group(pgid: int) -> None:
@@ -381,13 +387,12 @@ def _all_pids() -> list[int]:
 
 
 def _belongs(pid: int, session: int, uid: int | None) -> bool:
+    fields = _stat_fields(pid)
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
         status = Path(f"/proc/{pid}/status").read_text() if uid is not None else ""
     except OSError:
         return False
-    fields = stat[stat.rindex(")") + 2 :].split()
-    if fields[0] == "Z":
+    if not fields or fields[0] == "Z":
         return False
     if int(fields[3]) == session:
         return True
