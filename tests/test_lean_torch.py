@@ -1,5 +1,5 @@
-"""The training worker's torch settings (`lean_torch`, `lean_policy_kwargs`) change no result: the same seed trains
-the same weights, bit for bit, as SB3 as it comes."""
+"""The training worker's torch settings (`lean_torch`, `lean_policy_kwargs`, SAC as `LeanSAC`) change no result: the
+same seed trains the same weights, bit for bit, as SB3 as it comes."""
 
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ def test_lean_torch_trains_the_same_sac_weights_bit_for_bit(validation_restored)
     from stable_baselines3 import SAC
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from rewardsmith.workers.backends.lean_sac import LeanSAC
     from rewardsmith.workers.backends.sb3 import build_model
     from rewardsmith.workers.lean_torch import lean_torch
 
@@ -80,7 +81,7 @@ def test_lean_torch_trains_the_same_sac_weights_bit_for_bit(validation_restored)
             kwargs = spec.train.sb3_policy_kwargs() or None
             model = SAC("MlpPolicy", env, seed=3, verbose=0, policy_kwargs=kwargs, **hyperparams)
         model.learn(400)  # 300 gradient steps
-        weights.append(model.policy.state_dict())
+        weights.append({**model.policy.state_dict(), "log_ent_coef": model.log_ent_coef})
     assert weights[0].keys() == weights[1].keys()
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
-    assert model.policy.critic.optimizer.param_groups[0]["foreach"]
+    assert isinstance(model, LeanSAC) and model.policy.critic.optimizer.param_groups[0]["foreach"]

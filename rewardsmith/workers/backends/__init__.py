@@ -6,7 +6,8 @@ heavy imports, such as JAX, cost nothing to a job that uses another). See CONTRI
 backend".
 
 Modules: `base` (the seam: `TrainRequest`, `TrainingBackend`, `TrainOutcome`, the shared logs), `sb3` (the default:
-stable-baselines3 PPO/SAC in torch on `n_envs` in-process envs) and `mjx` (PPO in JAX over MJX envs, the `mjx`
+stable-baselines3 PPO/SAC in torch on `n_envs` in-process envs), `lean_sac` (its SAC: SB3's, the same weights bit
+for bit with less work per gradient step) and `mjx` (PPO in JAX over MJX envs, the `mjx`
 extra; the reward is traced to JAX and exported inside the sandbox).
 """
 
