@@ -16,6 +16,8 @@ from rewardsmith.reward.state import State
 # Meta-World v3's 39-dim observation: hand (TCP centre), gripper opening, object 1 pos/quat, object 2 pos/quat,
 # the same 18 values one step earlier, then the goal position.
 MW_HAND, MW_OBJECT, MW_GOAL = slice(0, 3), slice(4, 7), slice(36, 39)
+MW_POINT_WORDS = {"hand": "hand (obs[0:3])", "object": "object (obs[4:7])", "tcp": "fingertips' centre"}
+AXIS_NAMES = "xyz"
 
 
 class MetaWorldGoal(EpisodeScorer):
@@ -42,11 +44,22 @@ class MetaWorldGoal(EpisodeScorer):
 
     @property
     def unit(self) -> str:
-        """Fitness unit and direction, as the designer is told it."""
+        """Fitness unit and direction, as the designer is told it, from this scorer's own point, axes and
+        weights (door-open measures along x only; peg-insert-side weights y and z twice)."""
+        point = MW_POINT_WORDS.get(self.point, f"site `{self.point}`")
         return (
-            f"fraction (0 to 1) of the initial {self.point}-to-goal distance closed at the best step; 1.0 once "
-            f"the {self.point} came within {self.success_distance:g} m of the goal; higher is better"
+            f"fraction (0 to 1) of the initial {self.measure()} from the {point} to the goal (obs[36:39]) closed "
+            f"at the best step; 1.0 once that distance came within {self.success_distance:g} m; higher is better"
         )
+
+    def measure(self) -> str:
+        """What `distance` measures, in words: "distance", "distance along x", "weighted distance (...)"."""
+        names = [AXIS_NAMES[a] for a in self.axes]
+        along = "" if self.axes == [0, 1, 2] else " along " + " and ".join(names)
+        if np.all(self.weights == 1.0):
+            return f"distance{along}"
+        terms = " + ".join(f"({w:g} d{n})^2" if w != 1.0 else f"d{n}^2" for w, n in zip(self.weights, names))
+        return f"weighted distance{along} sqrt({terms})"
 
     def _point(self, state: State) -> np.ndarray:
         if self.point == "hand":

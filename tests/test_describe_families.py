@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rewardsmith.reward.state import schema_for
+from rewardsmith.stages.designer import fitness_unit
 from rewardsmith.stages.env_description import describe
 from rewardsmith.task import ENVS_DIR, list_tasks, load_task, make_env
 
@@ -228,6 +229,22 @@ def test_success_names_the_scorers_own_threshold_and_target(name: str) -> None:
             assert "weighted" in text and str([round(w) for w in kwargs["weights"]]).replace(".0", "") in text
         if kwargs.get("point") not in (None, "object", "tcp", "hand"):
             assert kwargs["point"] in text
+
+
+@pytest.mark.parametrize(
+    "name", sorted(s.name for s in list_tasks(ENVS_DIR) if s.fitness.scorer.endswith("MetaWorldGoal"))
+)
+def test_a_meta_world_fitness_line_states_the_scorers_point_axes_and_weights(name: str) -> None:
+    """The fitness line the model reads is generated from the scorer's own kwargs: door-open's says "along x"
+    (the scorer ignores y and z), peg-insert-side's names its weights, reach's names the fingertips' centre (not
+    Meta-World's word "tcp")."""
+    spec = load_task(name)
+    kwargs, unit = spec.fitness.kwargs, fitness_unit(spec) or ""
+    axes = kwargs.get("axes", [0, 1, 2])
+    assert ("along " + " and ".join("xyz"[a] for a in axes) in unit) == (axes != [0, 1, 2]), unit
+    for weight in kwargs.get("weights", []):
+        assert weight == 1.0 or f"({weight:g} d" in unit, unit
+    assert f"within {kwargs['success_distance']:g} m" in unit and "obs[36:39]" in unit and "tcp" not in unit
 
 
 def test_the_describe_names_what_the_state_api_has_for_contacts() -> None:
