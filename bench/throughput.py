@@ -222,11 +222,12 @@ def backend_table(tasks: list[str], steps: int, raw_steps: int, bare_steps: int)
         old = OLD.get(task, {"n_envs": 1, "hyperparams": {}})
         old_nets = tomllib.loads(f"nets = {OLD_NETS[task]}")["nets"] if task in OLD_NETS else spec.train.policy_kwargs
         n_envs, algo = spec.train.n_envs, spec.train.algo
+        old_label = "the old settings (equal_learning.OLD)" if task in OLD else "1 env, the spec's hyperparameters"
         rows = [
             ("raw env, random actions (CPU time)", raw, raw),
             ("the reward file alone: raw env + ApplyReward, example reward (CPU time)", alone, raw),
             (
-                f"bare SB3 {algo}, the old settings (equal_learning.OLD), nets {net_size(old_nets)} (CPU time)",
+                f"bare SB3 {algo}, {old_label}, nets {net_size(old_nets)} (CPU time)",
                 train_rate(
                     spec,
                     reward_fn,
