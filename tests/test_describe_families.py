@@ -247,6 +247,37 @@ def test_a_meta_world_fitness_line_states_the_scorers_point_axes_and_weights(nam
     assert f"within {kwargs['success_distance']:g} m" in unit and "obs[36:39]" in unit and "tcp" not in unit
 
 
+@pytest.mark.parametrize(
+    "name, markers",
+    [
+        ("fetch-reach", "site target0"),
+        pytest.param(
+            "shadowhand-block-rotate-z", "site target:center, body target, joint target:joint", marks=pytest.mark.slow
+        ),
+    ],
+)
+def test_goal_markers_that_move_only_when_rendering_are_named_and_not_shown_as_examples(name, markers) -> None:
+    """Fetch's `target0` site is moved to the goal only by `render()`: in training it stays put, far from
+    `state.goal`. The description says so, and its State API example reads another site."""
+    spec = load_task(name)
+    env = make_env(spec)
+    obs, _ = env.reset(seed=0)
+    for _ in range(3):
+        obs, *_ = env.step(env.action_space.sample())
+    base = env.unwrapped
+    marker = base.data.site("target0" if name.startswith("fetch") else "target:center").xpos
+    assert np.linalg.norm(marker - obs["desired_goal"][:3]) > 0.05  # the fact the line warns about
+    env.close()
+    text = describe(spec)
+    section = text.split("## Goal markers that move only when the env renders\n")[1].split("\n")[0]
+    assert section.startswith(f"- {markers}: ") and "`state.goal`" in section
+    assert 'state.site("target' not in text and 'state.body("target")' not in text
+
+
+def test_an_env_without_a_render_callback_has_no_goal_marker_section() -> None:
+    assert "## Goal markers" not in describe(load_task("metaworld-reach"))
+
+
 def test_the_describe_names_what_the_state_api_has_for_contacts() -> None:
     text = describe(load_task("hopper-hop"))
     assert "has no contact list" not in text and "`state.touching(a, b=None)`" in text

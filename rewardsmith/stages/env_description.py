@@ -14,6 +14,7 @@ import numpy as np
 from rewardsmith.reward.state import StateSchema, control_period, schema_for
 from rewardsmith.stages.env_hand import hand_lines, hand_parts
 from rewardsmith.stages.env_joints import actuator_lines, joint_lines, sign_words
+from rewardsmith.stages.env_markers import RenderOnly, render_only, render_only_lines
 from rewardsmith.stages.obs_labels import (
     FREE_QPOS,
     documented,
@@ -205,10 +206,15 @@ def _model_sections(base, schema: StateSchema, qpos: np.ndarray | None, arm: set
 
 
 def _state_api(
-    schema: StateSchema | None, hidden: frozenset[str] | set[str] = frozenset(), *, discrete: bool = False
+    schema: StateSchema | None,
+    hidden: frozenset[str] | set[str] = frozenset(),
+    *,
+    discrete: bool = False,
+    markers: RenderOnly | None = None,
 ) -> list[str]:
     """How a reward reads the state; `hidden`: joints the description leaves out (a mocap arm's); `discrete`: the
-    action is a choice, not an array of controls."""
+    action is a choice, not an array of controls; `markers`: names not to use as the examples (they move only when
+    the env renders)."""
     action = (
         "the chosen action's number as a 0-d float array (`int(action)` gives it)"
         if discrete
@@ -223,7 +229,9 @@ def _state_api(
     ]
     if schema is None:
         return lines
-    body = schema.body_names[1] if len(schema.body_names) > 1 else schema.body_names[0]
+    markers = markers or RenderOnly([], [], [])
+    body = next((n for n in schema.body_names[1:] if n not in markers.bodies), schema.body_names[0])
+    hidden = set(hidden) | set(markers.joints)
     shown = [j for j in schema.joints.values() if j.name not in hidden] or list(schema.joints.values())
     joint = next((j for j in shown if j.kind in ("hinge", "slide")), shown[0])
     lines += [
@@ -232,8 +240,9 @@ def _state_api(
         f'- `state.joint("{joint.name}")`: `.qpos`, `.qvel` (floats; arrays for free/ball joints).',
         "- World frame: z is up; gravity points to -z.",
     ]
-    if schema.site_names:
-        lines.append(f'- `state.site("{schema.site_names[0]}")`: `.pos` world xyz, `.xmat` 3x3 world rotation.')
+    site = next((n for n in schema.site_names if n not in markers.sites), None)
+    if site:
+        lines.append(f'- `state.site("{site}")`: `.pos` world xyz, `.xmat` 3x3 world rotation.')
     return lines
 
 
@@ -326,13 +335,16 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         arm = parts[1] if parts else set()
         hidden = {name for j, name in enumerate(schema.joints) if int(base.model.jnt_bodyid[j]) in arm}
         manipulation = bool(known or spec.imports)
+        markers = render_only(base, schema)
         body = _model_sections(base, schema, pose, arm)
         body += _reset_sections(base, schema, contacts=not manipulation) if not known else []
         if actions:  # the policy moves a mocap hand: the model's actuators are not the action
             cut = next((i for i, line in enumerate(body) if line.startswith("## Actuators")), len(body))
             body = [*body[:cut], "## Action (from the env's documentation)", *actions]
+        body += render_only_lines(markers, isinstance(obs, dict))
         hand = hand_lines(env, schema, layout_key(base) or "", seed) if parts else []
         extra = manipulation_lines(schema, fingers=not hand) if manipulation else []
-        return "\n".join(head + body + hand + obs_part + _state_api(schema, hidden) + extra + _goal_api(obs)) + "\n"
+        api = _state_api(schema, hidden, markers=markers)
+        return "\n".join(head + body + hand + obs_part + api + extra + _goal_api(obs)) + "\n"
     finally:
         env.close()
