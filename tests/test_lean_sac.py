@@ -99,3 +99,18 @@ def test_the_mode_switch_is_skipped_only_where_no_module_depends_on_the_mode():
     assert with_dropout.policy.actor.training
     with_dropout.policy.set_training_mode(False)
     assert not with_dropout.policy.actor.training
+
+
+def test_lean_sac_saves_what_sb3s_sac_saves(tmp_path):
+    """`model.zip` holds SB3's fields only: the lean views of the networks would pickle the weights into `data`."""
+    import json
+    import zipfile
+
+    keys = {}
+    for cls in (SAC, LeanSAC):
+        path = tmp_path / f"{cls.__name__}.zip"
+        trained(cls, steps=10).save(path)
+        with zipfile.ZipFile(path) as archive:
+            keys[cls] = set(json.loads(archive.read("data")))
+    assert keys[LeanSAC] == keys[SAC]
+    SAC.load(tmp_path / "LeanSAC.zip")  # the video worker's reader

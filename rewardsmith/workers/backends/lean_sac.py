@@ -67,6 +67,10 @@ def frozen(parameters: list[torch.nn.Parameter]):
             parameter.requires_grad_(True)
 
 
+LEAN_ATTRIBUTES = ("_critic_weights", "_critics", "_target_critics", "_mode_matters")
+"""What `LeanSAC` keeps beside SAC's attributes (set in `_setup_model`; never saved)."""
+
+
 class LeanSAC(SAC):
     """stable-baselines3's SAC, training the same weights bit for bit with less work per gradient step."""
 
@@ -79,6 +83,10 @@ class LeanSAC(SAC):
         self._mode_matters = mode_matters(self.policy)
         if not self._mode_matters:
             self.policy.set_training_mode = _mode_needs_no_switch  # type: ignore[method-assign]
+
+    def _excluded_save_params(self) -> list[str]:
+        """SB3's, and this class's views of the networks: `model.zip` stays what SB3's SAC writes."""
+        return [*super()._excluded_save_params(), *LEAN_ATTRIBUTES]
 
     def train(self, gradient_steps: int, batch_size: int = 64) -> None:
         """SB3 2.9's `SAC.train`, less the critics' weight gradients from the actor's loss, with a one-call
