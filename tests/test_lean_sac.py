@@ -74,12 +74,12 @@ def test_the_actors_loss_computes_no_gradient_for_the_critics_weights():
     assert counts == {"SAC": 2, "LeanSAC": 1}
 
 
-def test_frozen_restores_requires_grad_even_on_error():
-    weight = torch.nn.Parameter(torch.ones(2))
-    with pytest.raises(RuntimeError), frozen([weight]):
+def test_frozen_restores_each_flag_even_on_error():
+    weight, fixed = torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.ones(2), requires_grad=False)
+    with pytest.raises(RuntimeError), frozen([weight, fixed]):
         assert not weight.requires_grad
         raise RuntimeError("inside")
-    assert weight.requires_grad
+    assert weight.requires_grad and not fixed.requires_grad
 
 
 def test_the_mode_switch_is_skipped_only_where_no_module_depends_on_the_mode():

@@ -57,14 +57,16 @@ def mode_matters(policy: torch.nn.Module) -> bool:
 
 @contextmanager
 def frozen(parameters: list[torch.nn.Parameter]):
-    """`parameters` without `requires_grad` inside the block: autograd computes no gradient for them."""
+    """`parameters` without `requires_grad` inside the block: autograd computes no gradient for them. Each gets
+    its own flag back on leaving."""
+    flags = [parameter.requires_grad for parameter in parameters]
     for parameter in parameters:
         parameter.requires_grad_(False)
     try:
         yield
     finally:
-        for parameter in parameters:
-            parameter.requires_grad_(True)
+        for parameter, flag in zip(parameters, flags, strict=True):
+            parameter.requires_grad_(flag)
 
 
 LEAN_ATTRIBUTES = ("_critic_weights", "_critics", "_target_critics", "_mode_matters")
