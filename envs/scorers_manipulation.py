@@ -53,7 +53,7 @@ class MetaWorldGoal(EpisodeScorer):
         )
 
     def measure(self) -> str:
-        """What `distance` measures, in words: "distance", "distance along x", "weighted distance (...)"."""
+        """What `distance` measures, in words: "distance", "distance along x", "weighted distance sqrt(...)"."""
         names = [AXIS_NAMES[a] for a in self.axes]
         along = "" if self.axes == [0, 1, 2] else " along " + " and ".join(names)
         if np.all(self.weights == 1.0):

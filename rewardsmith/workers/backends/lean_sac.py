@@ -69,7 +69,7 @@ def frozen(parameters: list[torch.nn.Parameter]):
             parameter.requires_grad_(flag)
 
 
-LEAN_ATTRIBUTES = ("_critic_weights", "_critics", "_target_critics", "_mode_matters")
+LEAN_ATTRIBUTES = ("_critic_weights", "_critics", "_target_critics")
 """What `LeanSAC` keeps beside SAC's attributes (set in `_setup_model`; never saved)."""
 
 
@@ -82,8 +82,7 @@ class LeanSAC(SAC):
         self._critic_weights = [p for p in self.critic.parameters() if id(p) not in actor_weights]
         self._critics: list[torch.Tensor] = list(self.critic.parameters())
         self._target_critics: list[torch.Tensor] = list(self.critic_target.parameters())
-        self._mode_matters = mode_matters(self.policy)
-        if not self._mode_matters:
+        if not mode_matters(self.policy):
             self.policy.set_training_mode = _mode_needs_no_switch  # type: ignore[method-assign]
 
     def _excluded_save_params(self) -> list[str]:
