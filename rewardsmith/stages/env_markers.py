@@ -62,9 +62,9 @@ def render_only_lines(markers: RenderOnly, goal_env: bool) -> list[str]:
     named = [f"site {n}" for n in markers.sites] + [f"body {n}" for n in markers.bodies]
     named += [f"joint {n}" for n in markers.joints]
     it, they, stays = ("it", "it", "stays") if len(named) == 1 else ("them", "they", "stay")
-    read = "read the goal from `state.goal`" if goal_env else f"do not read the goal from {it}"
-    return [
+    read = "read the env's goal from `state.goal`" if goal_env else f"do not read the env's goal from {it}"
+    return [  # "the env's goal": a user's own task on this env may want something else (`rewardsmith new-task`)
         "## Goal markers that move only when the env renders",
-        f"- {', '.join(named)}: the env moves {it} to the goal only when it draws a frame (a video); during "
-        f"training {they} {stays} where reset put {it}, away from the goal: {read}.",
+        f"- {', '.join(named)}: the env moves {it} to its own goal only when it draws a frame (a video); during "
+        f"training {they} {stays} where reset put {it}, away from that goal: {read}.",
     ]
