@@ -1,10 +1,13 @@
-"""Equal learning at equal env steps: the settings before issue 24 against the per-task settings now in the spec.
+"""Equal learning at equal env steps: the settings before issue 24 against the per-task settings now in the spec,
+or (`--against foreach-adam`) Adam's foreach form against the fused form the training worker takes.
 
 For each task, each seed and each variant, one training of the task's example reward through the sandboxed
 training worker, then the trusted evaluation worker on its weights (`search.training.train_and_evaluate`,
-what the search pays per candidate). "old" is the task's `[train]` before the change (the envs and
-hyperparameters in `OLD` and the network in `OLD_NETS` below, through a copy of the spec), "new" the spec as it
-is. Prints per task and variant the trusted fitness
+what the search pays per candidate). "new" is the spec as it is, trained as a run trains it. "old" is, by default,
+the task's `[train]` before the change (the envs and hyperparameters in `OLD` and the network in `OLD_NETS` below,
+through a copy of the spec); with `--against foreach-adam`, a copy of the spec whose `policy_kwargs` names SB3's
+Adam in its foreach form (`optimizer_kwargs`, which the worker keeps as the spec names it), any shipped task.
+Prints per task and variant the trusted fitness
 (mean over seeds, and each seed), the training's wall and CPU seconds, and writes the rows as JSON (a resumed
 run skips the rows it already has; rows of other variants, such as settings tried and rejected, are kept in the
 file and left out of the table), and per task the verdict: the new settings are kept where the new mean is at
@@ -31,6 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rewardsmith.search.training import train_and_evaluate  # noqa: E402
+from rewardsmith.task import list_tasks, load_task  # noqa: E402
+from rewardsmith.workers.backends.sb3 import lean_policy_kwargs  # noqa: E402
 from rewardsmith.workers.executor import make_executor  # noqa: E402
 
 EXAMPLES = ROOT / "envs" / "examples"
@@ -57,24 +62,37 @@ OLD_NETS = {  # task -> its `[train] policy_kwargs` line before issue 24 (a spec
 }
 
 
-def old_spec(task: str, folder: Path) -> Path:
-    """A copy of the task's spec with its old network, in `folder` beside copies of the scorer modules."""
+AGAINST = ("issue-24", "foreach-adam")
+"""What "old" is: the settings before issue 24 (`OLD`, `OLD_NETS`), or the spec with Adam in its foreach form."""
+
+
+def old_spec(task: str, folder: Path, against: str) -> Path:
+    """A copy of the task's spec as "old" trains it (`against`), in `folder` beside copies of the scorer modules."""
     folder.mkdir(parents=True, exist_ok=True)
     for module in (ROOT / "envs").glob("*.py"):
         shutil.copyfile(module, folder / module.name)
     text = (ROOT / "envs" / f"{task}.toml").read_text()
-    text, found = re.subn(r"(?m)^policy_kwargs = .*$", lambda _: f"policy_kwargs = {OLD_NETS[task]}", text)
+    if against == "issue-24":
+        text, found = re.subn(r"(?m)^policy_kwargs = .*$", lambda _: f"policy_kwargs = {OLD_NETS[task]}", text)
+    else:  # the spec's own inline table, one key more before its closing brace
+        adam = "{ foreach = true, eps = 1e-5 }" if load_task(task).train.algo == "PPO" else "{ foreach = true }"
+        pattern = r"(?m)^(policy_kwargs = \{.*)\}(\s*(#.*)?)$"
+        text, found = re.subn(pattern, lambda m: f"{m[1].rstrip()}, optimizer_kwargs = {adam} }}{m[2]}", text)
     if found != 1:
         raise SystemExit(f"{task}: expected one policy_kwargs line in its spec, found {found}")
     path = folder / f"{task}.toml"
     path.write_text(text)
+    if against == "foreach-adam":
+        adam_kwargs = (lean_policy_kwargs(load_task(path)) or {}).get("optimizer_kwargs", {})
+        if not adam_kwargs.get("foreach") or adam_kwargs.get("fused"):
+            raise SystemExit(f"{task}: the spec copy's Adam is not the foreach form: {adam_kwargs}")
     return path
 
 
-def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: Path) -> dict:
+def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: Path, against: str) -> dict:
     """One training and trusted evaluation; its fitness and wall seconds."""
-    options = OLD[task] if variant == "old" else {}
-    spec = old_spec(task, folder / "spec") if variant == "old" else ROOT / "envs" / f"{task}.toml"
+    options = OLD[task] if variant == "old" and against == "issue-24" else {}
+    spec = old_spec(task, folder / "spec", against) if variant == "old" else ROOT / "envs" / f"{task}.toml"
     started = time.perf_counter()
     result, evaluation = train_and_evaluate(
         spec,
@@ -92,6 +110,7 @@ def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: P
     return {
         "task": task,
         "variant": variant,
+        **({"against": against} if against != "issue-24" else {}),
         "seed": seed,
         "steps": steps,
         "fitness": evaluation.fitness_mean,
@@ -101,13 +120,15 @@ def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: P
     }
 
 
-def verdict(task: str, steps: int, rows: list[dict]) -> str:
+def key(row: dict) -> tuple:
+    """What a row measured: (task, variant, steps, against)."""
+    return row["task"], row["variant"], row["steps"], row.get("against", "issue-24")
+
+
+def verdict(task: str, steps: int, rows: list[dict], against: str = "issue-24") -> str:
     """The rule for keeping the new settings: not worse, i.e. the new mean trusted fitness is at least the old
     mean less one standard error of the difference of the two means (seeds' spread, each side's n seeds)."""
-    fits = {
-        v: [r["fitness"] for r in rows if (r["task"], r["variant"], r["steps"]) == (task, v, steps)]
-        for v in ("old", "new")
-    }
+    fits = {v: [r["fitness"] for r in rows if key(r) == (task, v, steps, against)] for v in ("old", "new")}
     if min(len(f) for f in fits.values()) < 2:
         return "verdict: too few seeds"
     error = math.sqrt(sum(statistics.variance(f) / len(f) for f in fits.values()))
@@ -118,23 +139,26 @@ def verdict(task: str, steps: int, rows: list[dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tasks", nargs="+", default=["hopper-hop", "halfcheetah-run"], choices=list(OLD))
+    parser.add_argument("--tasks", nargs="+", default=["hopper-hop", "halfcheetah-run"])
+    parser.add_argument("--against", choices=AGAINST, default="issue-24", help="what the old variant is")
     parser.add_argument("--steps", type=int, default=50_000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--episodes", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
+    unknown = sorted(set(args.tasks) - set(OLD if args.against == "issue-24" else [t.name for t in list_tasks()]))
+    if unknown:
+        parser.error(f"no {args.against} settings for: {', '.join(unknown)}")
     rows = json.loads(args.json.read_text()) if args.json and args.json.is_file() else []  # resumes a run
     with tempfile.TemporaryDirectory(prefix="equal-learning-") as tmp:
         for task in args.tasks:
             for seed in args.seeds:
                 for variant in ("old", "new"):  # alternating, so that a change of load hits both alike
-                    if any(
-                        (r["task"], r["variant"], r["seed"], r["steps"]) == (task, variant, seed, args.steps)
-                        for r in rows
-                    ):
+                    done = (task, variant, args.steps, args.against)
+                    if any(key(r) == done and r["seed"] == seed for r in rows):
                         continue
-                    row = one(task, variant, args.steps, seed, args.episodes, Path(tmp) / f"{task}-{variant}-{seed}")
+                    folder = Path(tmp) / f"{task}-{variant}-{seed}"
+                    row = one(task, variant, args.steps, seed, args.episodes, folder, args.against)
                     rows.append(row)
                     print(json.dumps(row), flush=True)
                     if args.json:
@@ -145,14 +169,14 @@ def main() -> None:
     )
     for task in args.tasks:
         for variant in ("old", "new"):
-            mine = [r for r in rows if (r["task"], r["variant"], r["steps"]) == (task, variant, args.steps)]
+            mine = [r for r in rows if key(r) == (task, variant, args.steps, args.against)]
             fits = [r["fitness"] for r in mine]
             seeds = " ".join(f"{f:.3g}" for f in fits)
             wall = statistics.mean(r["train_wall_s"] for r in mine)
             cpus = [r["train_cpu_s"] for r in mine if r.get("train_cpu_s")]
             cpu = f"{statistics.mean(cpus):18.1f}" if cpus else f"{'-':>18}"
             print(f"{task:16} {variant:7} {statistics.mean(fits):14.3f} {seeds:30} {wall:19.1f} {cpu}")
-        print(f"{task:16} {verdict(task, args.steps, rows)}")
+        print(f"{task:16} {verdict(task, args.steps, rows, args.against)}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""The training worker's torch settings (`lean_torch`, `lean_policy_kwargs`, SAC as `LeanSAC`) change no result: the
-same seed trains the same weights, bit for bit, as SB3 as it comes."""
+"""The training worker's torch settings (`lean_torch`, `lean_policy_kwargs`, SAC as `LeanSAC`) change no result: with
+Adam in its `foreach` form the same seed trains the same weights, bit for bit, as SB3 as it comes; the `fused` form
+the worker takes makes the same update up to float rounding."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def validation_restored():
 
 def trained_weights(task: str, lean: bool, rollouts: int = 2) -> dict[str, torch.Tensor]:
     """The policy's tensors after `rollouts` PPO rollouts and updates at the spec's settings, seed 3: through the
-    backend's `build_model` after `lean_torch()`, or SB3's PPO with torch's defaults."""
+    backend's `build_model` after `lean_torch()` (Adam in its foreach form), or SB3's PPO with torch's defaults."""
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -28,7 +29,7 @@ def trained_weights(task: str, lean: bool, rollouts: int = 2) -> dict[str, torch
     env = DummyVecEnv([lambda: make_env(spec)] * spec.train.n_envs)
     if lean:
         lean_torch()
-        model = build_model(spec, env, 3)
+        model = build_model(spec, env, 3, adam="foreach")
     else:
         torch.set_num_threads(1)
         torch.distributions.Distribution.set_default_validate_args(True)
@@ -47,7 +48,7 @@ def test_lean_torch_trains_the_same_weights_bit_for_bit(task, validation_restore
         assert torch.equal(tensor, lean[name]), name
 
 
-def test_lean_settings_take_sb3s_adam_in_its_foreach_form_and_skip_distribution_checks(validation_restored):
+def test_lean_settings_take_sb3s_adam_in_its_fused_form_and_skip_distribution_checks(validation_restored):
     from rewardsmith.workers.backends.sb3 import build_model
     from rewardsmith.workers.lean_torch import lean_torch
 
@@ -56,7 +57,39 @@ def test_lean_settings_take_sb3s_adam_in_its_foreach_form_and_skip_distribution_
     spec = load_task("hopper-hop")
     model = build_model(spec, make_env(spec), 0)
     group = model.policy.optimizer.param_groups[0]
-    assert isinstance(model.policy.optimizer, torch.optim.Adam) and group["foreach"] and group["eps"] == 1e-5
+    assert isinstance(model.policy.optimizer, torch.optim.Adam) and group["fused"] and group["eps"] == 1e-5
+    with pytest.raises(ValueError, match="adam"):
+        build_model(spec, make_env(spec), 0, adam="sgd")
+
+
+@pytest.mark.parametrize("task", ["hopper-hop", "adroit-door"])  # PPO (eps 1e-5), SAC (the critic's optimizer)
+def test_fused_adam_makes_the_foreach_forms_update_up_to_float_rounding(task, validation_restored):
+    """Three updates of the same weights on the same gradients: fused and foreach Adam end within float rounding
+    of each other. The gradients are about 1e-5, PPO's eps, so a wrong eps is seen, as a wrong beta or learning
+    rate would be."""
+    from rewardsmith.workers.backends.sb3 import build_model
+    from rewardsmith.workers.lean_torch import lean_torch
+
+    lean_torch()
+    spec = load_task(task)
+    policies, moved = [], []
+    for adam in ("foreach", "fused"):
+        small_buffer = {**spec.train.hyperparams, "buffer_size": 10} if spec.train.algo == "SAC" else None
+        model = build_model(spec, make_env(spec), 0, adam=adam, hyperparams=small_buffer)
+        net = model.policy.critic if spec.train.algo == "SAC" else model.policy
+        start = [p.detach().clone() for p in net.parameters()]
+        generator = torch.Generator().manual_seed(1)
+        for _ in range(3):
+            loss = sum((p * torch.randn(p.shape, generator=generator)).sum() for p in net.parameters()) * 1e-5
+            net.optimizer.zero_grad()
+            loss.backward()
+            net.optimizer.step()
+        assert net.optimizer.param_groups[0][adam]
+        policies.append([p.detach().clone() for p in net.parameters()])
+        moved.append(max((p - q).abs().max().item() for p, q in zip(policies[-1], start)))
+    difference = max((a - b).abs().max().item() for a, b in zip(*policies))
+    assert moved[0] > 1e-4 and moved[1] > 1e-4  # each form moved the weights by about 3 learning rates
+    assert difference < 1e-6 * max(1.0, max(p.abs().max().item() for p in policies[0]))
 
 
 @pytest.mark.slow
@@ -75,7 +108,7 @@ def test_lean_torch_trains_the_same_sac_weights_bit_for_bit(validation_restored)
         env = DummyVecEnv([lambda: make_env(spec)])
         if lean:
             lean_torch()
-            model = build_model(spec, env, 3, hyperparams=hyperparams)
+            model = build_model(spec, env, 3, hyperparams=hyperparams, adam="foreach")
         else:
             torch.distributions.Distribution.set_default_validate_args(True)
             kwargs = spec.train.sb3_policy_kwargs() or None
