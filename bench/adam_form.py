@@ -28,7 +28,9 @@ FORMS = ("foreach", "fused")
 
 def cpu_seconds(spec, reward_fn, adam: str, steps: int) -> float:
     """CPU seconds of `steps` env steps of training with Adam in the `adam` form (after SAC's warm-up)."""
-    envs = in_process_envs([lambda: ApplyReward(make_env(spec), reward_fn=reward_fn, source="candidate")] * spec.train.n_envs)
+    envs = in_process_envs(
+        [lambda: ApplyReward(make_env(spec), reward_fn=reward_fn, source="candidate")] * spec.train.n_envs
+    )
     sac = spec.train.algo == "SAC"
     hyperparams = {**spec.train.hyperparams, "learning_starts": 200} if sac else None
     model = build_model(spec, envs, 3, hyperparams=hyperparams, adam=adam)
@@ -41,7 +43,9 @@ def cpu_seconds(spec, reward_fn, adam: str, steps: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tasks", nargs="+", default=["hopper-hop", "halfcheetah-run", "fetch-reach", "metaworld-reach"])
+    parser.add_argument(
+        "--tasks", nargs="+", default=["hopper-hop", "halfcheetah-run", "fetch-reach", "metaworld-reach"]
+    )
     parser.add_argument("--ppo-steps", type=int, default=4096)
     parser.add_argument("--sac-steps", type=int, default=500)
     parser.add_argument("--reps", type=int, default=4)
