@@ -49,7 +49,7 @@ def test_lean_torch_trains_the_same_weights_bit_for_bit(task, validation_restore
 
 
 def test_lean_settings_take_sb3s_adam_in_its_fused_form_and_skip_distribution_checks(validation_restored):
-    from rewardsmith.workers.backends.sb3 import build_model
+    from rewardsmith.workers.backends.sb3 import build_model, optimizer_form
     from rewardsmith.workers.lean_torch import lean_torch
 
     lean_torch()
@@ -58,6 +58,8 @@ def test_lean_settings_take_sb3s_adam_in_its_fused_form_and_skip_distribution_ch
     model = build_model(spec, make_env(spec), 0)
     group = model.policy.optimizer.param_groups[0]
     assert isinstance(model.policy.optimizer, torch.optim.Adam) and group["fused"] and group["eps"] == 1e-5
+    assert optimizer_form(model.policy) == "Adam, fused"  # what the training's summary records
+    assert optimizer_form(build_model(spec, make_env(spec), 0, adam="foreach").policy) == "Adam, foreach"
     with pytest.raises(ValueError, match="adam"):
         build_model(spec, make_env(spec), 0, adam="sgd")
 

@@ -86,7 +86,11 @@ class SB3Backend(TrainingBackend):
         saving = time.perf_counter()
         model.save(request.out_dir / MODEL_FILE)
         weights = policy_bytes(model.policy)
-        summary = {"learning_curve_s": round(curve.seconds, 3), "save_s": round(time.perf_counter() - saving, 3)}
+        summary = {
+            "learning_curve_s": round(curve.seconds, 3),
+            "save_s": round(time.perf_counter() - saving, 3),
+            "optimizer": optimizer_form(model.policy),
+        }
         return TrainOutcome(int(model.num_timesteps), weights, device=str(model.device), summary=summary)
 
 
@@ -122,6 +126,15 @@ def lean_policy_kwargs(spec: TaskSpec, adam: str = ADAM_FORM) -> dict | None:
     if "optimizer_class" not in kwargs and "optimizer_kwargs" not in kwargs:
         kwargs["optimizer_kwargs"] = {**({"eps": 1e-5} if spec.train.algo == "PPO" else {}), adam: True}
     return kwargs or None
+
+
+def optimizer_form(policy) -> str:
+    """The policy's optimizer (SAC's: its actor's) as the training's summary records it: its class, and Adam's
+    form ("Adam, fused")."""
+    optimizer = policy.actor.optimizer if hasattr(policy, "actor") else policy.optimizer
+    group = optimizer.param_groups[0]
+    form = next((f for f in ("fused", "foreach") if group.get(f)), None)
+    return f"{type(optimizer).__name__}, {form}" if form else type(optimizer).__name__
 
 
 def in_process_envs(makers):
