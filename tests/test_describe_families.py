@@ -209,8 +209,18 @@ def test_button_press_prints_no_range_that_makes_the_task_look_impossible() -> N
     assert "soft limit" in line and "0.073" in line
 
 
-THRESHOLDS = ("success_distance", "success_speed", "min_height", "max_tilt", "success_angle", "min_qpos",
-              "max_distance", "hold_steps", "success_turns", "max_drift")
+THRESHOLDS = (
+    "success_distance",
+    "success_speed",
+    "min_height",
+    "max_tilt",
+    "success_angle",
+    "min_qpos",
+    "max_distance",
+    "hold_steps",
+    "success_turns",
+    "max_drift",
+)
 
 
 @pytest.mark.parametrize("name", sorted(s.name for s in list_tasks(ENVS_DIR)))
@@ -316,3 +326,42 @@ def test_a_documented_layout_spans_exactly_the_envs_observation(name: str) -> No
         assert np.allclose(obs["achieved_goal"], flat[3:6] if object_is_goal else gripper)
         expected = "the object's position" if object_is_goal else "the gripper position xyz (the same as obs[0:3]"
         assert f"- achieved_goal = {expected}" in text
+
+
+def test_reset_noise_is_measured_where_the_tool_does_not_know_it() -> None:
+    """Adroit's reset moves the nail board and the door frame through the model (`body_pos`), not the state: the
+    description says which, with the ranges seen, and leaves the env as a reset with its seed does."""
+    from rewardsmith.stages.reset_noise import measure_resets
+
+    hammer, door = describe(load_task("adroit-hammer")), describe(load_task("adroit-door"))
+    assert "noise unknown" not in hammer and "noise unknown" not in door
+    noise = _line(hammer, "- reset noise: measured over 8 resets")
+    assert "qpos and qvel: none" in noise and "body nail_board at random (world frame, m): z in [" in noise
+    low, high = (float(v) for v in re.search(r"z in \[([-\d.]+), ([-\d.]+)\]", noise).groups())
+    assert 0.1 <= low < high <= 0.25  # the env draws the board's height from U[0.1, 0.25]
+    assert re.search(r"body frame at random \(world frame, m\): x in \[.*\], y in \[.*\], z in \[", door)
+    assert "## Ground contact" not in hammer and "## Ground contact" not in door  # the floor lies 0.95 m below the hand
+    env, fresh = _env("adroit-hammer"), _env("adroit-hammer")
+    env.reset(seed=3)
+    measure_resets(env.unwrapped, schema_for(env), seed=3)
+    fresh.reset(seed=3)
+    assert np.array_equal(env.unwrapped.model.body_pos, fresh.unwrapped.model.body_pos)
+    assert np.array_equal(env.unwrapped.data.qpos, fresh.unwrapped.data.qpos)
+
+
+def test_measured_reset_noise_of_a_users_env_bounds_what_varies() -> None:
+    """A MuJoCo env whose noise the tool does not know (Humanoid: qpos and qvel each + U[-0.01, 0.01]) is described
+    by what varied, within the env's own bound."""
+    import gymnasium as gym
+
+    from rewardsmith.stages.reset_noise import measure_resets, reset_noise_text
+
+    env = gym.make("Humanoid-v5")
+    env.reset(seed=0)
+    base = env.unwrapped
+    text = reset_noise_text(measure_resets(base, schema_for(env), 0), base.init_qpos, base.init_qvel)
+    found = re.search(
+        r"qpos: 24 of 24 entries vary, each within ±([\d.]+) of the pose above; qvel: 23 of 23 entries vary, each within ±([\d.]+) of 0$",
+        text,
+    )
+    assert found and all(0.005 < float(v) <= 0.01 for v in found.groups()), text

@@ -35,6 +35,7 @@ from rewardsmith.stages.obs_layouts import (
     manipulation_lines,
     source_without_reward,
 )
+from rewardsmith.stages.reset_noise import measure_resets, reset_noise_text
 from rewardsmith.task import TaskSpec, make_env
 
 __all__ = ["describe", "sign_words"]
@@ -78,6 +79,9 @@ def _termination(base, schema: StateSchema) -> str:
     return "the episode ends as soon as any of these fails: " + "; ".join(rules) + "."
 
 
+FLOOR_OUT_OF_REACH = 0.5
+"""A manipulation description leaves out the ground contact section where every geom is this far (m) above the
+floor at reset (Adroit's hand and table stand 0.95 m above it)."""
 MAX_BODIES = 20
 """Above this many bodies the reset pose gives the positions of the leaf bodies and the world's children only."""
 _RESET_NOISE = {
@@ -118,10 +122,17 @@ def _qpos_text(names: list[str], qpos: np.ndarray) -> str:
     return ", ".join(f"{n} {fmt(v)}" for n, v in zip(names, qpos, strict=False))
 
 
-def _reset_sections(base, schema: StateSchema, contacts: bool = True) -> list[str]:
-    """The reset pose (before noise), its noise, and the ground contact geoms with their heights; `contacts`: with
-    the contact API (a manipulation description has it in its own section)."""
+def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True) -> list[str]:
+    """The reset pose (before noise), its noise (known from the env's source, else measured over a few resets, after
+    which `base` is reset with `seed` again), and the ground contact geoms with their heights; `contacts`: with the
+    contact API (a manipulation description has it in its own section, and no ground section where the floor is out
+    of reach, `FLOOR_OUT_OF_REACH`)."""
     import mujoco
+
+    known_noise = _RESET_NOISE.get(type(base).__name__)
+    measured = (
+        None if known_noise else reset_noise_text(measure_resets(base, schema, seed), base.init_qpos, base.init_qvel)
+    )
 
     model = base.model
     data = mujoco.MjData(model)
@@ -133,7 +144,6 @@ def _reset_sections(base, schema: StateSchema, contacts: bool = True) -> list[st
     if len(shown) > MAX_BODIES:  # a hand: its tips and its bases (to the mm); the links lie on the lines joining them
         parents = set(model.body_parentid[1:].tolist())
         shown, digits = [b for b in shown if b not in parents or model.body_parentid[b] == 0], 3
-    noise = _RESET_NOISE.get(type(base).__name__, "noise unknown to this tool")
     lines = [
         "## Reset pose (before noise; qvel 0)",
         "- qpos: " + _qpos_text(names, base.init_qpos),
@@ -141,7 +151,7 @@ def _reset_sections(base, schema: StateSchema, contacts: bool = True) -> list[st
         + ", ".join(
             f"{schema.body_names[b]} ({', '.join(fmt(round(c, digits) + 0.0) for c in data.xpos[b])})" for b in shown
         ),
-        f"- reset noise: {noise.format(s=fmt(scale) if scale is not None else '?')}",
+        f"- reset noise: {measured or known_noise.format(s=fmt(scale) if scale is not None else '?')}",
     ]
     floor = [g for g in range(model.ngeom) if model.geom_bodyid[g] == 0 and model.geom_type[g] == 0]
     if not floor:
@@ -151,6 +161,8 @@ def _reset_sections(base, schema: StateSchema, contacts: bool = True) -> list[st
         g for g in range(model.ngeom) if model.geom_bodyid[g] != 0 and model.geom_contype[g] | model.geom_conaffinity[g]
     ]
     lowest = min((_geom_bottom(model, data, g) for g in geoms), default=ground)
+    if not contacts and lowest - ground > FLOOR_OUT_OF_REACH:  # a hand above a table: the floor plays no part
+        return lines
     feet = [g for g in geoms if _geom_bottom(model, data, g) <= lowest + 0.02]
     touching = ", ".join(
         f"{mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or f'geom {g}'} on {schema.body_names[model.geom_bodyid[g]]}"
@@ -337,7 +349,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         manipulation = bool(known or spec.imports)
         markers = render_only(base, schema)
         body = _model_sections(base, schema, pose, arm)
-        body += _reset_sections(base, schema, contacts=not manipulation) if not known else []
+        body += _reset_sections(base, schema, seed, contacts=not manipulation) if not known else []
         if actions:  # the policy moves a mocap hand: the model's actuators are not the action
             cut = next((i for i, line in enumerate(body) if line.startswith("## Actuators")), len(body))
             body = [*body[:cut], "## Action (from the env's documentation)", *actions]
