@@ -365,3 +365,24 @@ def test_measured_reset_noise_of_a_users_env_bounds_what_varies() -> None:
         text,
     )
     assert found and all(0.005 < float(v) <= 0.01 for v in found.groups()), text
+
+
+def test_a_humanoids_observation_is_labelled_in_full() -> None:
+    """Humanoid-v5 (a user's env: no shipped task) observes MuJoCo's cinert, cvel, qfrc_actuator and cfrc_ext of
+    every body: matching names all 348 dims, and each span equals the named quantity in a stepped state."""
+    import gymnasium as gym
+
+    from rewardsmith.stages.obs_labels import label_observation, obs_lines
+
+    env = gym.make("Humanoid-v5")
+    env.reset(seed=0)
+    lines = obs_lines(label_observation(env, schema_for(env)))
+    assert not any("unlabelled" in line for line in lines)
+    assert "- obs[45:175] = cinert (Ixx/Iyy/Izz/Ixy/Ixz/Iyz/mx/my/mz/m for each of: torso," in "\n".join(lines)
+    assert any(line.startswith("- obs[175:253] = cvel (wx/wy/wz/vx/vy/vz for each of: torso,") for line in lines)
+    assert any(line.startswith("- obs[253:270] = qfrc_actuator[6:23] (abdomen_z,") for line in lines)
+    env.reset(seed=1)
+    obs, *_ = env.step(env.action_space.sample())
+    data = env.unwrapped.data
+    assert np.allclose(obs[45:175], data.cinert[1:].ravel()) and np.allclose(obs[175:253], data.cvel[1:].ravel())
+    assert np.allclose(obs[253:270], data.qfrc_actuator[6:])

@@ -14,6 +14,11 @@ from rewardsmith.reward.state import StateSchema
 
 FREE_QPOS = ("x", "y", "z", "qw", "qx", "qy", "qz")
 FREE_QVEL = ("vx", "vy", "vz", "wx", "wy", "wz")
+CINERT = ("Ixx", "Iyy", "Izz", "Ixy", "Ixz", "Iyz", "mx", "my", "mz", "m")
+"""MuJoCo's `cinert` per body: its inertia about its tree's centre of mass (kg m^2), its mass times its own centre's
+offset from that centre (kg m), its mass (kg)."""
+CVEL = ("wx", "wy", "wz", "vx", "vy", "vz")
+"""MuJoCo's `cvel` per body: angular (rad/s), then linear (m/s) velocity, at its tree's centre of mass."""
 CFRC = ("tx", "ty", "tz", "fx", "fy", "fz")
 SAMPLES = 10
 
@@ -82,6 +87,9 @@ def _candidates(data, schema: StateSchema) -> tuple[list[Candidate], np.ndarray]
     add("cfrc_ext", data.cfrc_ext[1:], cfrc, False)
     add("clip(cfrc_ext, -1, 1)", np.clip(data.cfrc_ext[1:], -1, 1), cfrc, False)
     add("clip(qfrc_constraint, -10, 10)", np.clip(data.qfrc_constraint, -10, 10), qvel_l)
+    add("qfrc_actuator", data.qfrc_actuator, qvel_l)  # Humanoid's observation has these three
+    add("cinert", data.cinert[1:], [f"{b}.{c}" for b in bodies for c in CINERT], False)
+    add("cvel", data.cvel[1:], [f"{b}.{c}" for b in bodies for c in CVEL], False)
     return cands, np.concatenate(values)
 
 
@@ -91,7 +99,16 @@ def _random_states(env, rng: np.random.Generator):
 
     base = env.unwrapped
     model = base.model
+    low, high = model.actuator_ctrlrange.T if model.nu else (np.zeros(0), np.zeros(0))
+    limited = np.asarray(model.actuator_ctrllimited, dtype=bool) & (low < high)
+    ctrl_rng = np.random.default_rng(1)  # its own draws: the states' draws stay those of `rng`
     for _ in range(SAMPLES):
+        # a random command too, so that what the actuators apply (qfrc_actuator) is not all zeros
+        base.data.ctrl[:] = np.where(
+            limited,
+            ctrl_rng.uniform(np.where(limited, low, -1), np.where(limited, high, 1)),
+            ctrl_rng.uniform(-1, 1, model.nu),
+        )
         qpos = base.init_qpos + rng.uniform(-1.5, 1.5, model.nq)
         qvel = rng.normal(0.0, 8.0, model.nv)
         for j in range(model.njnt):
