@@ -2,10 +2,10 @@
 source (an Adroit task, a user's own MuJoCo env), the description says what changed over a few resets instead of
 "unknown".
 
-Each reset (seeds 0 to N-1, through the unwrapped env) is compared with the first: the state (`qpos`, `qvel`), and
-the placements the env may move in the model itself (a body's `body_pos`, a site's `site_pos`, a mocap body's
-position): Adroit's hammer task, for one, raises the nail board by editing `body_pos`. The ranges are those seen,
-not the env's own bounds, and the description says so.
+Over the resets (seeds 0 to N-1, through the unwrapped env), what took more than one value: the state (`qpos`,
+`qvel`), and the placements the env may move in the model itself (a body's `body_pos`, a site's `site_pos`, a mocap
+body's position): Adroit's hammer task, for one, raises the nail board by editing `body_pos`. The ranges are those
+seen, not the env's own bounds, and the description says so.
 """
 
 from __future__ import annotations
