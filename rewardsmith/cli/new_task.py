@@ -204,9 +204,11 @@ def check_task(
     from rewardsmith.run_folder.claim import RUNS_DIR
     from rewardsmith.search.calibration import write_spec_calibration
     from rewardsmith.task import load_task
+    from rewardsmith.workers.backends.replay_buffer import check_task_buffer_fits
 
     spec = load_task(task)
     warnings = validate_task(spec)
+    check_task_buffer_fits(spec)
     for warning in warnings:
         console.print(f"warning: {warning}", highlight=False, markup=False)
     console.print(f"{spec.name}: the spec loads, the env builds, the scorer scores random and zero-action episodes")

@@ -129,9 +129,12 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
     of reach, `FLOOR_OUT_OF_REACH`)."""
     import mujoco
 
-    known_noise = _RESET_NOISE.get(type(base).__name__)
-    measured = (
-        None if known_noise else reset_noise_text(measure_resets(base, schema, seed), base.init_qpos, base.init_qvel)
+    known = _RESET_NOISE.get(type(base).__name__)
+    scale = getattr(base, "_reset_noise_scale", None)
+    noise = (
+        known.format(s=fmt(scale) if scale is not None else "?")
+        if known
+        else reset_noise_text(measure_resets(base, schema, seed), base.init_qpos, base.init_qvel)
     )
 
     model = base.model
@@ -139,7 +142,6 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
     data.qpos[:], data.qvel[:] = base.init_qpos, base.init_qvel
     mujoco.mj_forward(model, data)
     names = slot_labels(schema, FREE_QPOS, "qpos")
-    scale = getattr(base, "_reset_noise_scale", None)
     shown, digits = list(range(1, model.nbody)), 4
     if len(shown) > MAX_BODIES:  # a hand: its tips and its bases (to the mm); the links lie on the lines joining them
         parents = set(model.body_parentid[1:].tolist())
@@ -151,7 +153,7 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
         + ", ".join(
             f"{schema.body_names[b]} ({', '.join(fmt(round(c, digits) + 0.0) for c in data.xpos[b])})" for b in shown
         ),
-        f"- reset noise: {measured or known_noise.format(s=fmt(scale) if scale is not None else '?')}",
+        f"- reset noise: {noise}",
     ]
     floor = [g for g in range(model.ngeom) if model.geom_bodyid[g] == 0 and model.geom_type[g] == 0]
     if not floor:

@@ -7,8 +7,9 @@ backend".
 
 Modules: `base` (the seam: `TrainRequest`, `TrainingBackend`, `TrainOutcome`, the shared logs), `sb3` (the default:
 stable-baselines3 PPO/SAC in torch on `n_envs` in-process envs), `lean_sac` (its SAC: SB3's, the same weights bit
-for bit with less work per gradient step) and `mjx` (PPO in JAX over MJX envs, the `mjx`
-extra; the reward is traced to JAX and exported inside the sandbox).
+for bit with less work per gradient step), `replay_buffer` (SAC's buffer capped at a job's steps, and a task error
+where it cannot fit a worker's memory) and `mjx` (PPO in JAX over MJX envs, the `mjx` extra; the reward is traced
+to JAX and exported inside the sandbox).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from rewardsmith.workers.backends.base import (
     episode_limit,
     run_episodes,
 )
+from rewardsmith.workers.backends.replay_buffer import check_buffer_fits, job_buffer_size
 from rewardsmith.workers.lean_torch import lean_torch
 
 
@@ -44,8 +45,14 @@ class SB3Backend(TrainingBackend):
         self.train_env.seed(request.seed)
         width = min(request.spec.train.eval_episodes, EVAL_ENVS)
         self.eval_envs = [request.reward_env(scored=True) for _ in range(width)]
+        hyperparams = request.hyperparams
+        if request.spec.train.algo == "SAC":  # reserved whole when built, and counted against the address space
+            size = job_buffer_size(hyperparams, request.timesteps, request.n_envs)
+            space, action = self.train_env.observation_space, self.train_env.action_space
+            check_buffer_fits(request.spec.name, size, space, action, request.job.sandbox.memory_mb)
+            hyperparams = {**hyperparams, "buffer_size": size}
         self.model = build_model(
-            request.spec, self.train_env, request.seed, device=request.job.device, hyperparams=request.hyperparams
+            request.spec, self.train_env, request.seed, device=request.job.device, hyperparams=hyperparams
         )
         if request.checkpoint is not None:
             from rewardsmith.workers.evaluate import load_weights
