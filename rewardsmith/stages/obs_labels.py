@@ -99,16 +99,14 @@ def _random_states(env, rng: np.random.Generator):
 
     base = env.unwrapped
     model = base.model
-    low, high = model.actuator_ctrlrange.T if model.nu else (np.zeros(0), np.zeros(0))
-    limited = np.asarray(model.actuator_ctrllimited, dtype=bool) & (low < high)
-    ctrl_rng = np.random.default_rng(1)  # its own draws: the states' draws stay those of `rng`
+    # a random command too, so that what the actuators apply (qfrc_actuator) is not all zeros: within each
+    # actuator's control range, or [-1, 1] where it has none; drawn apart, so the states' draws stay those of `rng`
+    limited = np.asarray(model.actuator_ctrllimited, dtype=bool)
+    low = np.where(limited, model.actuator_ctrlrange[:, 0], -1.0)
+    high = np.where(limited, model.actuator_ctrlrange[:, 1], 1.0)
+    ctrl_rng = np.random.default_rng(1)
     for _ in range(SAMPLES):
-        # a random command too, so that what the actuators apply (qfrc_actuator) is not all zeros
-        base.data.ctrl[:] = np.where(
-            limited,
-            ctrl_rng.uniform(np.where(limited, low, -1), np.where(limited, high, 1)),
-            ctrl_rng.uniform(-1, 1, model.nu),
-        )
+        base.data.ctrl[:] = ctrl_rng.uniform(low, high)
         qpos = base.init_qpos + rng.uniform(-1.5, 1.5, model.nq)
         qvel = rng.normal(0.0, 8.0, model.nv)
         for j in range(model.njnt):
