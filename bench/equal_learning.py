@@ -125,16 +125,43 @@ def key(row: dict) -> tuple:
     return row["task"], row["variant"], row["steps"], row.get("against", "issue-24")
 
 
-def verdict(task: str, steps: int, rows: list[dict], against: str = "issue-24") -> str:
-    """The rule for keeping the new settings: not worse, i.e. the new mean trusted fitness is at least the old
-    mean less one standard error of the difference of the two means (seeds' spread, each side's n seeds)."""
+def gap_and_error(task: str, steps: int, rows: list[dict], against: str) -> tuple[float, float] | None:
+    """New mean less old mean trusted fitness, and the standard error of that difference (seeds' spread, each
+    side's n seeds); None with fewer than two seeds a side."""
     fits = {v: [r["fitness"] for r in rows if key(r) == (task, v, steps, against)] for v in ("old", "new")}
     if min(len(f) for f in fits.values()) < 2:
-        return "verdict: too few seeds"
+        return None
     error = math.sqrt(sum(statistics.variance(f) / len(f) for f in fits.values()))
-    gap = statistics.mean(fits["new"]) - statistics.mean(fits["old"])
+    return statistics.mean(fits["new"]) - statistics.mean(fits["old"]), error
+
+
+def verdict(task: str, steps: int, rows: list[dict], against: str = "issue-24") -> str:
+    """The rule for keeping the new settings: not worse, i.e. the new mean trusted fitness is at least the old
+    mean less one standard error of the difference of the two means."""
+    found = gap_and_error(task, steps, rows, against)
+    if found is None:
+        return "verdict: too few seeds"
+    gap, error = found
     keep = "keep new (not worse)" if gap >= -error else "keep old (new is worse)"
     return f"verdict: new - old = {gap:+.3f}, standard error of the difference {error:.3f}: {keep}"
+
+
+def pooled_verdict(rows: list[dict], against: str) -> str:
+    """Over every (task, steps) of `against` in `rows`: each task's z (the gap over its standard error), and the
+    rule written before the fused-Adam trainings (docs/performance.md, "Eighth round"): the new form is kept if the
+    pooled gap, the sum of the z over the square root of their number, is at least -1 and no task's z is below -2."""
+    measured = sorted({(r["task"], r["steps"]) for r in rows if r.get("against", "issue-24") == against})
+    zs: dict[str, float | None] = {}
+    for task, steps in measured:
+        found = gap_and_error(task, steps, rows, against)
+        zs[f"{task} ({steps:,} steps)"] = None if found is None else found[0] / max(found[1], 1e-12)
+    known = [z for z in zs.values() if z is not None]
+    if not known:
+        return "pooled: no task with two seeds a side"
+    pooled = sum(known) / math.sqrt(len(known))
+    keep = "keep new (not worse)" if pooled >= -1 and min(known) >= -2 else "keep old"
+    each = ", ".join(f"{name} z {z:+.2f}" if z is not None else f"{name} too few seeds" for name, z in zs.items())
+    return f"pooled: {each}; pooled gap {pooled:+.2f} over {len(known)}: {keep}"
 
 
 def main() -> None:
@@ -145,11 +172,17 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--episodes", type=int, default=5)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--pooled", action="store_true", help="only print the pooled verdict over every task and budget in --json"
+    )
     args = parser.parse_args()
     unknown = sorted(set(args.tasks) - set(OLD if args.against == "issue-24" else [t.name for t in list_tasks()]))
     if unknown:
         parser.error(f"no {args.against} settings for: {', '.join(unknown)}")
     rows = json.loads(args.json.read_text()) if args.json and args.json.is_file() else []  # resumes a run
+    if args.pooled:
+        print(pooled_verdict(rows, args.against))
+        return
     with tempfile.TemporaryDirectory(prefix="equal-learning-") as tmp:
         for task in args.tasks:
             for seed in args.seeds:
