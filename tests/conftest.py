@@ -62,6 +62,31 @@ def make_tiny_spec(folder: Path, name: str, **train) -> Path:
     return write_toml(folder / f"{name}.toml", data)
 
 
+def pendulum_sac(cls, steps: int = 250, **kwargs):
+    """`cls` (SB3's SAC or `LeanSAC`) on Pendulum-v1 from seed 3 after `steps` env steps (`learning_starts` 100, so
+    150 gradient steps at 250), 32x32 networks, foreach Adam (SB3's arithmetic bit for bit), a 2,000-step buffer
+    unless `buffer_size` says otherwise."""
+    import gymnasium as gym
+
+    policy_kwargs = {"net_arch": [32, 32], "optimizer_kwargs": {"foreach": True}, **kwargs.pop("policy_kwargs", {})}
+    kwargs.setdefault("buffer_size", 2000)
+    env = gym.make("Pendulum-v1")
+    model = cls("MlpPolicy", env, seed=3, verbose=0, learning_starts=100, policy_kwargs=policy_kwargs, **kwargs)
+    model.learn(steps)
+    return model
+
+
+@pytest.fixture
+def one_torch_thread():
+    """One torch thread, as in the training worker (several threads on a busy 2-core machine take 50x longer)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def api_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """A dummy key, fast backoff, and no proxy between litellm and 127.0.0.1."""

@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-import gymnasium as gym
 import pytest
 import torch
+from conftest import pendulum_sac as trained
 from stable_baselines3 import SAC
 
 from rewardsmith.workers.backends.lean_sac import LeanSAC, frozen, mode_matters
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """One torch thread, as in the training worker (several threads on a busy 2-core machine take 50x longer)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def trained(cls, steps: int = 250, **kwargs):
-    """`cls` on Pendulum-v1 from seed 3 after `steps` env steps (150 gradient steps), foreach Adam as the
-    training worker builds it."""
-    policy_kwargs = {"net_arch": [32, 32], "optimizer_kwargs": {"foreach": True}, **kwargs.pop("policy_kwargs", {})}
-    model = cls(
-        "MlpPolicy",
-        gym.make("Pendulum-v1"),
-        seed=3,
-        verbose=0,
-        learning_starts=100,
-        buffer_size=2000,
-        policy_kwargs=policy_kwargs,
-        **kwargs,
-    )
-    model.learn(steps)
-    return model
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def assert_same_weights(plain, lean) -> None:

@@ -7,6 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from conftest import pendulum_sac
 from stable_baselines3.common.buffers import ReplayBuffer
 
 from rewardsmith.errors import TaskSpecError
@@ -20,13 +21,7 @@ from rewardsmith.workers.backends.replay_buffer import (
     job_buffer_size,
 )
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_the_buffer_is_capped_at_the_jobs_steps() -> None:
@@ -40,16 +35,7 @@ def test_a_buffer_of_the_jobs_steps_trains_the_same_weights_bit_for_bit() -> Non
     same draws, so the same training."""
     weights = []
     for size in (SB3_BUFFER, job_buffer_size({}, 250, 1)):
-        model = LeanSAC(
-            "MlpPolicy",
-            gym.make("Pendulum-v1"),
-            seed=3,
-            verbose=0,
-            learning_starts=100,
-            buffer_size=size,
-            policy_kwargs={"net_arch": [32, 32]},
-        )
-        model.learn(250)
+        model = pendulum_sac(LeanSAC, 250, buffer_size=size)
         assert model.replay_buffer.buffer_size == size and not model.replay_buffer.full
         weights.append({**model.policy.state_dict(), "log_ent_coef": model.log_ent_coef})
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
