@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from throughput import reward_for
+from throughput import alternating, reward_for
 
 from rewardsmith.reward.wrappers import ApplyReward
 from rewardsmith.task import load_task, make_env
@@ -57,9 +57,8 @@ def main() -> None:
         reward_fn = reward_for(task.replace("-", "_") + ".py")
         steps = args.sac_steps if spec.train.algo == "SAC" else args.ppo_steps
         seconds = dict.fromkeys(FORMS, 0.0)
-        for rep in range(args.reps):
-            for adam in FORMS if rep % 2 == 0 else FORMS[::-1]:
-                seconds[adam] += cpu_seconds(spec, reward_fn, adam, steps)
+        for adam in alternating(FORMS, args.reps):
+            seconds[adam] += cpu_seconds(spec, reward_fn, adam, steps)
         per_step = {adam: 1000 * s / (steps * args.reps) for adam, s in seconds.items()}
         print(
             f"{task:<28} {spec.train.algo:<5} {per_step['foreach']:>16.3f} {per_step['fused']:>14.3f} "

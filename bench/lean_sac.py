@@ -18,7 +18,7 @@ import time
 import torch
 from stable_baselines3 import SAC
 from stable_baselines3.common.vec_env import DummyVecEnv
-from throughput import reward_for
+from throughput import alternating, reward_for
 
 from rewardsmith.reward.wrappers import ApplyReward
 from rewardsmith.task import load_task, make_env
@@ -60,10 +60,9 @@ def main() -> None:
         reward_fn = reward_for(task.replace("-", "_") + ".py")
         seconds: dict[type, float] = {SAC: 0.0, LeanSAC: 0.0}
         last = {}
-        for rep in range(args.reps):
-            for cls in (SAC, LeanSAC) if rep % 2 == 0 else (LeanSAC, SAC):
-                last[cls], spent = timed_training(cls, spec, reward_fn, args.steps)
-                seconds[cls] += spent
+        for cls in alternating((SAC, LeanSAC), args.reps):
+            last[cls], spent = timed_training(cls, spec, reward_fn, args.steps)
+            seconds[cls] += spent
         per_step = {cls: 1000 * s / (args.steps * args.reps) for cls, s in seconds.items()}
         network = "x".join(map(str, (spec.train.policy_kwargs or {}).get("net_arch", ["?"])))
         print(

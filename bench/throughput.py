@@ -53,6 +53,14 @@ FAMILIES = {  # family -> (representative task, its example reward)
 }
 
 
+def alternating(variants, reps: int):
+    """`variants` in turn, `reps` times, in reverse order every other time, so that a change of the machine's load
+    or a warm cache falls on each variant alike (side-by-side benches)."""
+    variants = tuple(variants)
+    for rep in range(reps):
+        yield from variants if rep % 2 == 0 else variants[::-1]
+
+
 def reward_for(example: str):
     """The family's example reward, loaded as the worker loads it (after the static checks)."""
     path = EXAMPLES / example
