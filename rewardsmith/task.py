@@ -280,11 +280,16 @@ class TaskSpec(BaseModel):
             return f"{self.name}: calibration found that {found}"
         return f"{self.name}: {cal.status(self.train.timesteps)}; at {budget:,} steps the ranking may be noise"
 
-    def calibrate_command(self, reward: Path | None = None) -> str:
-        """The exact command that calibrates this spec and records it: by name where the name finds this file
-        (`envs/`, REWARDSMITH_TASKS), else by path; with `--reward` for `reward` or where there is no example."""
+    def command_target(self) -> str:
+        """How a command names this spec: by name where the name finds this file (`envs/`, REWARDSMITH_TASKS),
+        else by path."""
         named = next((p.resolve() for d in task_dirs() if (p := d / f"{self.name}.toml").is_file()), None)
-        target = self.name if self.source is None or named == self.source else shlex.quote(_shortest(self.source))
+        return self.name if self.source is None or named == self.source else shlex.quote(_shortest(self.source))
+
+    def calibrate_command(self, reward: Path | None = None) -> str:
+        """The exact command that calibrates this spec and records it (`command_target`); with `--reward` for
+        `reward` or where there is no example."""
+        target = self.command_target()
         good = (
             f" --reward {shlex.quote(str(reward))}" if reward else "" if self.example_reward else " --reward REWARD.py"
         )

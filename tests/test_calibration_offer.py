@@ -49,6 +49,7 @@ def test_new_task_and_check_task_offer_the_calibration(cli, tmp_path: Path) -> N
     code, out, err = cli("check-task", spec)
     assert code == 0, out + err
     assert "my-task: search budget uncalibrated" in out
+    assert "my-task: the environment description builds (" in out and f"`rewardsmith describe {spec}` prints" in out
     # the skeleton's placeholders would reach the designer's prompt as they are
     assert "new-task's TODO placeholders are still in the description, success, scorer's unit" in out
     lines = [line for line in out.splitlines() if line.startswith("calibrate it (~")]
@@ -66,6 +67,22 @@ def test_check_task_reports_a_calibrated_task_and_refuses_what_it_cannot_calibra
     assert code == 2 and "has no example reward: name one that works with --reward" in err
     code, _, err = cli("check-task", tmp_path / "missing.toml")
     assert code == 2 and "no such task spec file" in err and "Traceback" not in err
+
+
+def test_an_env_the_description_cannot_read_is_a_clear_error_before_a_run(cli, tmp_path: Path, monkeypatch) -> None:
+    """A user's env that the description builder fails on (PointMaze did, round 35) stops `check-task` and `run`
+    with the cause and the command that shows where, not a traceback, before a model is called."""
+    import rewardsmith.stages.env_description as env_description
+
+    def fails(spec, seed=0):
+        raise AttributeError("'MazeEnv' object has no attribute 'init_qpos'")
+
+    monkeypatch.setattr(env_description, "describe", fails)
+    path = copy_spec(tmp_path)
+    code, _, err = cli("check-task", path)
+    assert code == 2 and "Traceback" not in err, err
+    assert "the environment description the LLM reads could not be built from Hopper-v5 (AttributeError:" in err
+    assert f"`rewardsmith describe {path}` shows where it failed" in err
 
 
 @pytest.mark.slow

@@ -386,3 +386,36 @@ def test_a_humanoids_observation_is_labelled_in_full() -> None:
     data = env.unwrapped.data
     assert np.allclose(obs[45:175], data.cinert[1:].ravel()) and np.allclose(obs[175:253], data.cvel[1:].ravel())
     assert np.allclose(obs[253:270], data.qfrc_actuator[6:])
+
+
+def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path) -> None:
+    """PointMaze (a user's env: no shipped task) keeps its MuJoCo state, reset pose and control step on the point env
+    it wraps, and builds its dict observation from that env's: the description reads them there (it crashed on the
+    outer env's missing `init_qpos`), labels `state.obs` as the ball's qpos and qvel, and `state.dt` is the inner
+    env's step, not 1.0."""
+    import gymnasium as gym
+    import gymnasium_robotics
+
+    from rewardsmith.reward.state import control_period, physics_env
+    from rewardsmith.stages.obs_labels import label_observation, obs_lines
+
+    gym.register_envs(gymnasium_robotics)
+    env = gym.make("PointMaze_UMaze-v3")
+    env.reset(seed=0)
+    inner = env.unwrapped.point_env
+    assert physics_env(env.unwrapped) is inner
+    assert control_period(env) == (inner.dt, "the env's `dt`") and inner.dt == pytest.approx(0.01)
+    assert obs_lines(label_observation(env, schema_for(env))) == [
+        "- obs[0:2] = qpos[0:2] (ball_x, ball_y)",
+        "- obs[2:4] = qvel[0:2] (ball_x, ball_y)",
+    ]
+    (tmp_path / "maze_scorer.py").write_text(
+        "from rewardsmith.reward.fitness import EpisodeScorer\n\nclass Score(EpisodeScorer):\n    pass\n"
+    )
+    spec = tmp_path / "maze.toml"
+    spec.write_text(
+        'name = "maze"\nenv = "PointMaze_UMaze-v3"\nimports = ["gymnasium_robotics"]\ndescription = "Reach the goal."\n'
+        'success = "within 0.45 m of the goal"\n[fitness]\nscorer = "maze_scorer:Score"\n'
+    )
+    text = describe(load_task(str(spec)))
+    assert "- Control step dt = 0.01 s" in text and "## Reset pose" in text and "obs[2:4] = qvel[0:2]" in text

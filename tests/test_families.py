@@ -442,7 +442,8 @@ def test_tasks_lists_every_spec_with_its_default_cost(cli) -> None:
 @pytest.mark.parametrize(("env_id", "imports", "expect"), [
     ("Hopper-v5", [], 'body = "torso"'),
     ("BipedalWalker-v3", [], "np.asarray(state.obs)"),
-    ("FetchPush-v4", ["gymnasium_robotics"], "state.achieved_goal"),
+    ("FetchPush-v4", ["gymnasium_robotics"], "return np.asarray(state.achieved_goal) - np.asarray(state.goal)"),
+    ("PointMaze_UMaze-v3", ["gymnasium_robotics"], "return -distance, distance <= self.success_threshold"),
 ])
 def test_new_task_writes_a_scorable_spec_with_the_envs_names(cli, tmp_path: Path, env_id, imports, expect) -> None:
     from rewardsmith.reward.task_check import validate_task

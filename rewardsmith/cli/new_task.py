@@ -78,12 +78,26 @@ class {cls}(EpisodeScorer):
         self.latest = self._measure(next_state)
 
     def result(self) -> tuple[float, bool]:
-        progress = float(np.linalg.norm(self.latest - self.start))  # TODO: the task's own measure
-        return progress, progress >= self.success_threshold
+{result}
 
     def sparse_reward(self, state: State, action: np.ndarray, next_state: State) -> float:
-        return float(np.linalg.norm(self._measure(next_state) - self.start) >= self.success_threshold)
+{sparse}
 '''
+
+
+DISPLACEMENT = (
+    """        progress = float(np.linalg.norm(self.latest - self.start))  # TODO: the task's own measure
+        return progress, progress >= self.success_threshold""",
+    """        return float(np.linalg.norm(self._measure(next_state) - self.start) >= self.success_threshold)""",
+)
+"""The skeleton's fitness where the env has no goal: how far the measured quantity moved from its start."""
+GOAL_DISTANCE = (
+    """        distance = float(np.linalg.norm(self.latest))  # TODO: the task's own goal, if not the env's
+        return -distance, distance <= self.success_threshold""",
+    """        return float(np.linalg.norm(self._measure(next_state)) <= self.success_threshold)""",
+)
+"""The skeleton's fitness for a goal-conditioned env: minus the final distance to the env's goal, success within
+the threshold (Fetch's own 0.05 m)."""
 
 
 def _env_facts(env_id: str, imports: list[str]) -> dict:
@@ -134,9 +148,12 @@ def new_task(
     for path in (spec_path, scorer_path):
         if path.exists() and not force:
             raise TaskSpecError(f"{path}: exists (use --force to overwrite)")
+    result, sparse = DISPLACEMENT
     if facts["dict_obs"]:
         init_args, init_body, kwargs = "", "", "{ success_threshold = 0.05 }"
-        measure, comment = "np.asarray(state.achieved_goal)", "goal-conditioned env: state.goal, state.achieved_goal"
+        measure = "np.asarray(state.achieved_goal) - np.asarray(state.goal)"
+        comment = "goal-conditioned env: the offset of the achieved goal from the env's goal (state.goal)"
+        result, sparse = GOAL_DISTANCE
     elif facts["bodies"]:
         body = facts["bodies"][0]
         init_args, init_body = f'body: str = "{body}", ', "        self.body = body\n"
@@ -164,6 +181,8 @@ def new_task(
             init_body=init_body,
             measure=measure,
             measure_comment=comment,
+            result=result,
+            sparse=sparse,
         )
     )
     console.print(f"wrote {spec_path} and {scorer_path}")
@@ -196,22 +215,31 @@ def check_task(
     ),
     sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
-    """Check a task spec before a run, as `run` does first: it loads, its env builds, and its trusted scorer scores
-    random- and zero-action episodes. Then say whether its search budget is calibrated, with the exact command
+    """Check a task spec before a run, as `run` does first: it loads, its env builds, its trusted scorer scores
+    random- and zero-action episodes, and the env description the LLM reads builds. Then say whether its search budget is calibrated, with the exact command
     that calibrates it; --calibrate runs that calibration here (what it costs is printed first)."""
     from rewardsmith.cli.calibrate import calibrate_and_print, calibration_cost
     from rewardsmith.reward.task_check import validate_task
     from rewardsmith.run_folder.claim import RUNS_DIR
     from rewardsmith.search.calibration import write_spec_calibration
+    from rewardsmith.stages.env_description import description_for_run
     from rewardsmith.task import load_task
     from rewardsmith.workers.backends.replay_buffer import check_task_buffer_fits
 
     spec = load_task(task)
     warnings = validate_task(spec)
     check_task_buffer_fits(spec)
+    description = description_for_run(spec)
     for warning in warnings:
         console.print(f"warning: {warning}", highlight=False, markup=False)
     console.print(f"{spec.name}: the spec loads, the env builds, the scorer scores random and zero-action episodes")
+    console.print(
+        f"{spec.name}: the environment description builds ({len(description.splitlines())} lines;"
+        f" `rewardsmith describe {spec.command_target()}` prints it as the LLM reads it)",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     console.print(f"{spec.name}: search budget {spec.calibration_status()}", highlight=False, markup=False)
     if not calibrate:
         if spec.calibration is None or not spec.calibration.current(spec.train.timesteps):  # unmeasured or stale

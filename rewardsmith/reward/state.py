@@ -366,6 +366,18 @@ class Snapshotter:
         self._planned = len(schema.used_fields)
 
 
+def physics_env(base):
+    """The MuJoCo env that holds `base`'s state and computes its observation: `base` itself, or the MuJoCo env it
+    wraps around the same model (PointMaze's `point_env`, AntMaze's `ant_env`); None if neither has a state to set."""
+    model = getattr(base, "model", None)
+    if model is None or (hasattr(base, "set_state") and hasattr(base, "init_qpos")):
+        return base if model is not None else None
+    for value in vars(base).values():
+        if getattr(value, "model", None) is model and hasattr(value, "set_state") and hasattr(value, "init_qpos"):
+            return value
+    return None
+
+
 def control_period(env) -> tuple[float, str]:
     """The env's control step in seconds and where it comes from; (1.0, "none") when it has no time unit.
 
@@ -373,6 +385,7 @@ def control_period(env) -> tuple[float, str]:
     1/FPS, a constant of their module.
     """
     base = env.unwrapped
+    base = physics_env(base) or base  # a maze env keeps its control step on the MuJoCo env it wraps
     for attr in ("dt", "tau"):
         value = getattr(base, attr, None)
         if isinstance(value, int | float) and value > 0:

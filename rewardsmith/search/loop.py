@@ -36,7 +36,7 @@ from rewardsmith.search.selection import best_record, rule_for
 from rewardsmith.search.session import Search, update_best, usage
 from rewardsmith.settings import require_sandbox
 from rewardsmith.stages.designer import Designer, Failure
-from rewardsmith.stages.env_description import describe
+from rewardsmith.stages.env_description import description_for_run
 from rewardsmith.stages.human_feedback import check_option
 from rewardsmith.stages.human_feedback import collect as collect_feedback
 from rewardsmith.stages.video import VideoError, find_video, record_video
@@ -101,7 +101,7 @@ def _execute(folder: RunFolder, progress: Progress | None, shared: Executor | No
             model = get_model(config.model, api_base=config.api_base, run_dir=folder.path, use_cache=config.use_cache)
             if config.visual_feedback and (why := vision_refusal(model)):
                 print(f"note: --visual-feedback sends no frames in this run: {why}", file=sys.stderr)
-            description = describe(spec)
+            description = description_for_run(spec)
             designer = Designer(
                 model,
                 spec,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from rewardsmith.reward.state import StateSchema, control_period, schema_for
+from rewardsmith.errors import RewardsmithError, TaskSpecError
+from rewardsmith.reward.state import StateSchema, control_period, physics_env, schema_for
 from rewardsmith.stages.env_hand import hand_lines, hand_parts
 from rewardsmith.stages.env_joints import actuator_lines, joint_lines, sign_words
 from rewardsmith.stages.env_markers import RenderOnly, render_only, render_only_lines
@@ -38,7 +39,7 @@ from rewardsmith.stages.obs_layouts import (
 from rewardsmith.stages.reset_noise import measure_resets, reset_noise_text
 from rewardsmith.task import TaskSpec, make_env
 
-__all__ = ["describe", "sign_words"]
+__all__ = ["describe", "description_for_run", "sign_words"]
 
 _AT_TIME_LIMIT = "never ends early; episodes end at the time limit."
 _NEVER_TERMINATES = {
@@ -131,15 +132,19 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
 
     known = _RESET_NOISE.get(type(base).__name__)
     scale = getattr(base, "_reset_noise_scale", None)
+    physics = physics_env(base)  # where the reset pose before noise is kept (a maze's inner env)
+    init_qpos, init_qvel = (
+        (physics.init_qpos, physics.init_qvel) if physics is not None else (base.data.qpos.copy(), base.data.qvel * 0)
+    )
     noise = (
         known.format(s=fmt(scale) if scale is not None else "?")
         if known
-        else reset_noise_text(measure_resets(base, schema, seed), base.init_qpos, base.init_qvel)
+        else reset_noise_text(measure_resets(base, schema, seed), init_qpos, init_qvel)
     )
 
     model = base.model
     data = mujoco.MjData(model)
-    data.qpos[:], data.qvel[:] = base.init_qpos, base.init_qvel
+    data.qpos[:], data.qvel[:] = init_qpos, init_qvel
     mujoco.mj_forward(model, data)
     names = slot_labels(schema, FREE_QPOS, "qpos")
     shown, digits = list(range(1, model.nbody)), 4
@@ -148,7 +153,7 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
         shown, digits = [b for b in shown if b not in parents or model.body_parentid[b] == 0], 3
     lines = [
         "## Reset pose (before noise; qvel 0)",
-        "- qpos: " + _qpos_text(names, base.init_qpos),
+        "- qpos: " + _qpos_text(names, init_qpos),
         f"- body positions (x, y, z){' of the leaf bodies and the world children' if digits == 3 else ''}: "
         + ", ".join(
             f"{schema.body_names[b]} ({', '.join(fmt(round(c, digits) + 0.0) for c in data.xpos[b])})" for b in shown
@@ -278,6 +283,20 @@ def _goal_api(obs) -> list[str]:
         "- `state.goal`, `state.achieved_goal`: the desired and the achieved goal (numpy arrays; the env's own task is done"
         " when they match); `state.parts`: every part of the dict observation by name."
     ]
+
+
+def description_for_run(spec: TaskSpec) -> str:
+    """`describe(spec)`, for a run or a spec check: a failure to read the env (a user's env this tool does not know)
+    becomes a clear error naming the command that shows where it failed, before anything is spent."""
+    try:
+        return describe(spec)
+    except RewardsmithError:
+        raise
+    except Exception as e:
+        raise TaskSpecError(
+            f"{spec.name}: the environment description the LLM reads could not be built from {spec.env}"
+            f" ({type(e).__name__}: {e}); `rewardsmith describe {spec.command_target()}` shows where it failed"
+        ) from e
 
 
 def describe(spec: TaskSpec, seed: int = 0) -> str:

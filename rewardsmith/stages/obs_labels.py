@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rewardsmith.reward.state import StateSchema
+from rewardsmith.reward.state import StateSchema, physics_env
 
 FREE_QPOS = ("x", "y", "z", "qw", "qx", "qy", "qz")
 FREE_QVEL = ("vx", "vy", "vz", "wx", "wy", "wz")
@@ -93,11 +93,28 @@ def _candidates(data, schema: StateSchema) -> tuple[list[Candidate], np.ndarray]
     return cands, np.concatenate(values)
 
 
+def _flat_obs(obs) -> np.ndarray:
+    """An observation as `state.obs` holds it: a dict's `observation` entry, else the array itself, flattened."""
+    if isinstance(obs, dict):
+        obs = obs["observation"] if "observation" in obs else np.concatenate([np.ravel(obs[k]) for k in sorted(obs)])
+    return np.asarray(obs, dtype=float).ravel()
+
+
+def _observation(outer, physics) -> np.ndarray:
+    """`state.obs` for the state `physics` holds now, built as `outer`'s step builds it."""
+    obs = physics._get_obs()
+    if isinstance(obs, tuple):  # PointMaze's point env returns (obs, info)
+        obs = obs[0]
+    if physics is not outer:  # a maze env builds its dict observation from its inner env's
+        obs = outer._get_obs(obs)
+    return _flat_obs(obs)
+
+
 def _random_states(env, rng: np.random.Generator):
     """Yield after setting the env to a few random states (contact forces computed too)."""
     import mujoco
 
-    base = env.unwrapped
+    base = physics_env(env.unwrapped)
     model = base.model
     # a random command too, so that what the actuators apply (qfrc_actuator) is not all zeros: within each
     # actuator's control range, or [-1, 1] where it has none; drawn apart, so the states' draws stay those of `rng`
@@ -115,11 +132,14 @@ def _random_states(env, rng: np.random.Generator):
                 qpos[a : a + 4] /= np.linalg.norm(qpos[a : a + 4])
         base.set_state(qpos, qvel)
         mujoco.mj_rnePostConstraint(model, base.data)
-        yield np.asarray(base._get_obs(), dtype=float).ravel()
+        yield _observation(env.unwrapped, base)
 
 
 def label_observation(env, schema: StateSchema, seed: int = 0) -> list[Candidate | None]:
-    """For each obs element, the candidate it equals in every sampled state (None if none does)."""
+    """For each obs element, the candidate it equals in every sampled state (None if none does; all None where the
+    env has no MuJoCo state to set, see `physics_env`)."""
+    if physics_env(env.unwrapped) is None:
+        return [None] * len(_flat_obs(env.observation_space.sample()))
     rng = np.random.default_rng(seed)
     obs_rows: list[np.ndarray] = []
     cand_rows: list[np.ndarray] = []
