@@ -419,3 +419,10 @@ def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path)
     )
     text = describe(load_task(str(spec)))
     assert "- Control step dt = 0.01 s" in text and "## Reset pose" in text and "obs[2:4] = qvel[0:2]" in text
+
+
+def test_bounds_that_every_dim_shares_print_once() -> None:
+    from rewardsmith.stages.env_description import _bounds
+
+    assert _bounds(np.zeros(6), np.full(6, 255.0)) == "bounds: each dim in [0, 255]"
+    assert _bounds(np.array([-1.0, 0.0]), np.array([1.0, 3.14199996])) == "bounds low [-1, 0], high [1, 3.142]"

@@ -460,6 +460,23 @@ def test_new_task_writes_a_scorable_spec_with_the_envs_names(cli, tmp_path: Path
     assert code != 0 and "exists" in err
 
 
+def test_an_env_that_observes_an_image_is_refused_with_the_reason(cli, tmp_path: Path) -> None:
+    """CarRacing observes 96x96x3 pixels: `new-task` writes nothing and a spec for it is a task error, where it used
+    to reach a prompt of 27,648 bounds and an MLP over the pixels."""
+    import gymnasium as gym
+
+    from rewardsmith.errors import TaskSpecError
+    from rewardsmith.reward.task_check import check_observation_fits
+
+    code, _, err = cli("new-task", "race", "--env", "CarRacing-v3", "--folder", tmp_path)
+    assert code == 2 and "CarRacing-v3: the env's observation is an image (96x96x3, uint8)" in err
+    assert not list(tmp_path.iterdir())
+    image = gym.spaces.Box(0, 255, (64, 64, 3), np.uint8)
+    with pytest.raises(TaskSpecError, match=r"spec.toml: the env's observation part 'pixels' is an image \(64x64x3"):
+        check_observation_fits("spec.toml", gym.spaces.Dict({"pixels": image, "state": gym.spaces.Box(-1, 1, (4,))}))
+    check_observation_fits("spec.toml", gym.spaces.Box(-1, 1, (17,)))  # a state vector passes
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["bipedalwalker-walk", "fetch-push"])
 def test_video_of_a_box2d_and_a_dict_observation_env(tmp_path: Path, name: str) -> None:

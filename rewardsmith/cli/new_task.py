@@ -103,6 +103,7 @@ the threshold (Fetch's own 0.05 m)."""
 def _env_facts(env_id: str, imports: list[str]) -> dict:
     """Build the env once and read what a skeleton needs: names, action kind, observation parts."""
     from rewardsmith.reward.state import schema_for
+    from rewardsmith.reward.task_check import check_observation_fits
     from rewardsmith.task import TaskSpec, make_env
 
     probe = TaskSpec.model_validate(
@@ -116,6 +117,7 @@ def _env_facts(env_id: str, imports: list[str]) -> dict:
     )
     env = make_env(probe)
     try:
+        check_observation_fits(env_id, env.observation_space)
         obs, _ = env.reset(seed=0)
         schema = schema_for(env)
         continuous = hasattr(env.action_space, "low")

@@ -100,6 +100,21 @@ def check_algorithm_fits(spec: TaskSpec, action_space: Any) -> None:
         raise TaskSpecError(f"{where} use_sde needs a continuous (Box) action, and this env's is {action_space}")
 
 
+def check_observation_fits(where: str, observation_space: Any) -> None:
+    """TaskSpecError, prefixed with `where`, where the env observes an image (a Box of 3 or more axes, or a dict part that is one): the
+    policies trained here are MLPs over a flat vector, and a reward reads `state.obs` as one."""
+    parts = observation_space.spaces if isinstance(observation_space, gym.spaces.Dict) else {"": observation_space}
+    for name, space in parts.items():
+        shape = getattr(space, "shape", None) or ()
+        if len(shape) >= 3:
+            what = f"observation{f' part {name!r}' if name else ''}"
+            raise TaskSpecError(
+                f"{where}: the env's {what} is an image ({'x'.join(map(str, shape))}, {space.dtype}):"
+                " rewardsmith trains MLP policies on vector observations, and a reward reads the state as a vector;"
+                " use a variant of the env that observes its state, or wrap it so that it does"
+            )
+
+
 def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) -> list[str]:
     """Check a task end to end with its own env and scorer; raises TaskSpecError, returns warnings.
 
@@ -111,6 +126,7 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
     env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
     try:
         check_algorithm_fits(spec, env.action_space)
+        check_observation_fits(str(spec.source or spec.name), env.observation_space)
         for start in range(seed, seed + RESET_SEEDS):
             results = [
                 _episode(env, spec, "random", start, start, max_steps),

@@ -276,6 +276,14 @@ def _observation_head(obs) -> list[str]:
     return [f"- Observation: a dict of {parts}; the policy sees them flattened in that order"]
 
 
+def _bounds(low: np.ndarray, high: np.ndarray) -> str:
+    """A Box's bounds as the description shows them: one range where every dim shares it, else per dim."""
+    low, high = (np.round(np.asarray(b, dtype=float).ravel(), 3) + 0.0 for b in (low, high))
+    if low.size > 1 and np.all(low == low[0]) and np.all(high == high[0]):
+        return f"bounds: each dim in {value_range(low[0], high[0])}"
+    return f"bounds low [{', '.join(fmt(v) for v in low)}], high [{', '.join(fmt(v) for v in high)}]"
+
+
 def _goal_api(obs) -> list[str]:
     if not isinstance(obs, dict):
         return []
@@ -342,10 +350,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         if schema is None:
             space = env.observation_space
             if hasattr(space, "low"):
-                low, high = (
-                    ", ".join(fmt(round(float(v), 3) + 0.0) for v in b.ravel()) for b in (space.low, space.high)
-                )
-                head.append(f"  bounds low [{low}], high [{high}]")
+                head.append(f"  {_bounds(space.low, space.high)}")
             head.append(
                 "- Not a MuJoCo env: no named bodies, joints or sites; read `state.obs` only (by index, layout below)."
             )
