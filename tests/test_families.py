@@ -460,6 +460,20 @@ def test_new_task_writes_a_scorable_spec_with_the_envs_names(cli, tmp_path: Path
     assert code != 0 and "exists" in err
 
 
+def test_new_task_passes_constructor_kwargs_into_the_spec(cli, tmp_path: Path) -> None:
+    """Meta-World/MT1 needs env_name: without it new-task says how to pass it; with --env-kwarg the spec carries
+    the kwargs (TOML values kept typed) and loads."""
+    mt1 = ("new-task", "drawer", "--env", "Meta-World/MT1", "--imports", "metaworld", "--folder", tmp_path)
+    code, _, err = cli(*mt1)
+    assert code == 2 and "missing 1 required positional argument: 'env_name'" in err
+    assert "pass them with --env-kwarg KEY=VALUE" in err
+    code, out, err = cli(*mt1, "--env-kwarg", "env_name=drawer-close-v3", "--env-kwarg", "seed = 0")
+    assert code == 0, out + err
+    assert load_task(tmp_path / "drawer.toml").env_kwargs == {"env_name": "drawer-close-v3", "seed": 0}
+    code, _, err = cli(*mt1, "--env-kwarg", "env_name", "--force")
+    assert code == 2 and "--env-kwarg 'env_name': write KEY=VALUE" in err
+
+
 def test_an_env_that_observes_an_image_is_refused_with_the_reason(cli, tmp_path: Path) -> None:
     """CarRacing observes 96x96x3 pixels: `new-task` writes nothing and a spec for it is a task error, where it used
     to reach a prompt of 27,648 bounds and an MLP over the pixels."""

@@ -14,7 +14,7 @@ from rewardsmith.errors import RewardsmithError, TaskSpecError
 
 SPEC = '''name = "{name}"
 env = "{env}"
-{imports}human_baseline = false         # true if the env's own reward already rewards this task
+{env_kwargs}{imports}human_baseline = false         # true if the env's own reward already rewards this task
 description = """
 TODO: the task in one line (this is what the LLM is asked to do).
 TODO: one to three lines of detail: what must hold, what must be avoided.
@@ -100,7 +100,34 @@ GOAL_DISTANCE = (
 the threshold (Fetch's own 0.05 m)."""
 
 
-def _env_facts(env_id: str, imports: list[str]) -> dict:
+def _env_kwargs(pairs: list[str]) -> dict:
+    """`--env-kwarg KEY=VALUE` pairs as a dict: each VALUE read as a TOML value (`3`, `true`, `[1, 2]`, `"x"`), else
+    as a string."""
+    import tomllib
+
+    kwargs: dict = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
+            raise TaskSpecError(f"--env-kwarg {pair!r}: write KEY=VALUE, e.g. env_name=drawer-close-v3")
+        try:
+            kwargs[key.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            kwargs[key.strip()] = value.strip()
+    return kwargs
+
+
+def _toml_inline(kwargs: dict) -> str:
+    """A dict as a TOML inline table (the values `_env_kwargs` reads: strings, numbers, booleans, lists)."""
+    import json
+
+    def value(v) -> str:
+        return ("true" if v else "false") if isinstance(v, bool) else json.dumps(v)
+
+    return "{ " + ", ".join(f"{k} = {value(v)}" for k, v in kwargs.items()) + " }"
+
+
+def _env_facts(name: str, env_id: str, env_kwargs: dict, imports: list[str]) -> dict:
     """Build the env once and read what a skeleton needs: names, action kind, observation parts."""
     from rewardsmith.reward.state import schema_for
     from rewardsmith.reward.task_check import check_observation_fits
@@ -108,14 +135,20 @@ def _env_facts(env_id: str, imports: list[str]) -> dict:
 
     probe = TaskSpec.model_validate(
         {
-            "name": "probe",
+            "name": name,
             "env": env_id,
+            "env_kwargs": env_kwargs,
             "imports": imports,
             "description": "probe the env",
             "fitness": {"scorer": "x:Y"},
         }
     )
-    env = make_env(probe)
+    try:
+        env = make_env(probe)
+    except TaskSpecError as e:
+        if "bad env_kwargs" not in str(e):
+            raise
+        raise TaskSpecError(f"{e}; pass them with --env-kwarg KEY=VALUE") from None
     try:
         check_observation_fits(env_id, env.observation_space)
         obs, _ = env.reset(seed=0)
@@ -137,13 +170,19 @@ def new_task(
     name: str = typer.Argument(..., help="The task's name: lowercase letters, digits, - and _."),
     env: str = typer.Option(..., "--env", help="Gymnasium id, e.g. Ant-v5, Meta-World/MT1, FetchPush-v4."),
     imports: list[str] = typer.Option([], "--imports", help="Module(s) to import first so the id resolves."),
+    env_kwarg: list[str] = typer.Option(
+        [],
+        "--env-kwarg",
+        help="KEY=VALUE for the env's constructor, repeatable (Meta-World/MT1 needs env_name=drawer-close-v3).",
+    ),
     folder: Path = typer.Option(Path("."), help="Where to write NAME.toml and its scorer module."),
     force: bool = typer.Option(False, help="Overwrite existing files."),
 ) -> None:
     """Write a spec and a scorer skeleton for ENV, with its real body, site and joint names filled in."""
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
         raise TaskSpecError(f"task name {name!r}: use lowercase letters, digits, '-' and '_'")
-    facts = _env_facts(env, list(imports))
+    env_kwargs = _env_kwargs(list(env_kwarg))
+    facts = _env_facts(name, env, env_kwargs, list(imports))
     module = "scorer_" + name.replace("-", "_")
     cls = "".join(part.capitalize() for part in re.split(r"[-_]", name)) + "Score"
     spec_path, scorer_path = folder / f"{name}.toml", folder / f"{module}.py"
@@ -171,7 +210,16 @@ def new_task(
     output_folder(folder, "--folder")  # one line, exit 2, for a folder that cannot be made or written
     imports_line = f"imports = {list(imports)!r}\n".replace("'", '"') if imports else ""
     spec_path.write_text(
-        SPEC.format(name=name, env=env, imports=imports_line, module=module, cls=cls, kwargs=kwargs, algo=facts["algo"])
+        SPEC.format(
+            name=name,
+            env=env,
+            env_kwargs=f"env_kwargs = {_toml_inline(env_kwargs)}\n" if env_kwargs else "",
+            imports=imports_line,
+            module=module,
+            cls=cls,
+            kwargs=kwargs,
+            algo=facts["algo"],
+        )
     )
     scorer_path.write_text(
         SCORER.format(
