@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import sys
 from collections import Counter
@@ -255,6 +256,7 @@ def pool_report(
         *rung_rho(table),
         *(
             f"  {name} labels: good {', '.join(f.split('_')[0] for f in table.files if of[f] == 'good') or 'none'}"
+            f"; the full budget's best over every recorded seed ({best.split('_')[0]}) is {of[best]} under them"
             for name, of in sets.items()
             if name != "hand"
         ),
@@ -447,6 +449,26 @@ def goal_table(goals: list[dict]) -> list[str]:
     return lines
 
 
+def seed_mean_hits(table: Table, of: dict[str, str], search_seeds: int) -> str:
+    """Eureka-style picking on the mean of k recorded trainings per reward at the full budget, for k = 1 to the
+    fewest seeds any reward has (k seeds drawn per search seed and reward): how often the pick is good under the
+    labels `of`. What more seeds per candidate could buy at this budget, and where the budget itself is the limit
+    (the pick on every recorded seed is not good)."""
+    fewest = min(len(table.seeds(f)) for f in table.files)
+    rates = []
+    for k in range(1, fewest + 1):
+        rng = random.Random(k)
+        hits = 0
+        for _ in range(search_seeds):
+            means = {
+                f: statistics.fmean(table.row(f, s)["fitness"][-1] for s in rng.sample(table.seeds(f), k))
+                for f in table.files
+            }
+            hits += of[max(means, key=lambda f: means[f])] == "good"
+        rates.append(f"k={k} {hits / search_seeds:.2f}")
+    return f"  Eureka-style on the mean of k seeds per reward ({search_seeds} draws): " + ", ".join(rates)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", default="", help="comma-separated (default: every table in bench/replay_tables/)")
@@ -480,6 +502,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --screen: replay the recorded screen at a first rung the calibration-blind gate keeps it off in a run",
     )
+    parser.add_argument(
+        "--seed-means",
+        action="store_true",
+        help="also Eureka-style picking on the mean of k recorded seeds per reward, k = 1 to the fewest recorded",
+    )
     args = parser.parse_args(argv)
     seeds = {int(x) for x in args.training_seeds.split(",") if x} or None
     tasks = [x for x in args.tasks.split(",") if x] or sorted(p.stem for p in args.tables.glob("*.jsonl"))
@@ -511,6 +538,9 @@ def main(argv: list[str] | None = None) -> int:
             scores=gap_scores(converged) if args.labels != "hand" and converged.is_file() else None,
             subsets=LabelSeeds.load(converged, args.label_subsets) if args.label_subsets else None,
         )
+        if args.seed_means:
+            sets = label_sets(table, args.labels, args.tables, args.converged)
+            lines += [f"{seed_mean_hits(table, of, args.search_seeds)} [{name}]" for name, of in sets.items()]
         print("\n".join(lines), end="\n\n", flush=True)
         goals += rows
     print("\n".join(goal_table(goals)))
