@@ -129,3 +129,20 @@ def test_the_fewest_steps_the_rungs_allow() -> None:
     """15 candidates at 1/8, the top quarter (4) to 1/4, two to the full budget: 0.258 of training all 15 fully."""
     steps = script().fewest_steps(15, [2048, 4096, 16384], 0.25)
     assert steps == 15 * 2048 + 4 * 2048 + 2 * 12288 and round(steps / (15 * 16384), 3) == 0.258
+
+
+def test_seed_means_pick_on_the_mean_of_k_recorded_trainings(tmp_path: Path) -> None:
+    """`--seed-means`: with k = 1 a draw of one seed picks by that seed alone; with k = 2 (every recorded seed) the
+    pick is the best mean, every draw the same."""
+    module = script()
+    rows = [
+        {"file": f, "label": "good" if f.startswith("a") else "weak", "seed": s, "budgets": [100], "fitness": [v],
+         "se": [0.0], "episodes": [5]}
+        for f, values in {"a_good.py": (1.0, 0.2), "b_weak.py": (0.5, 0.5)}.items()
+        for s, v in enumerate(values)
+    ]  # fmt: skip
+    path = tmp_path / "toy.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    line = module.seed_mean_hits(module.Table.load(path), {"a_good.py": "good", "b_weak.py": "weak"}, 400)
+    one, two = (float(x.split()[1]) for x in line.split(": ")[1].split(", "))
+    assert 0.4 < one < 0.6 and two == 1.0, line  # a_good leads on seed 0 only; its mean 0.6 beats 0.5
