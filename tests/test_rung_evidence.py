@@ -72,6 +72,14 @@ def test_a_task_choice_beats_its_family_and_a_replay_holds_only_at_the_goal(monk
     text = own.describe()
     assert text.startswith("first rung 0.0625 of the budget for hopper-hop, chosen on replayed: 19/20 good")
     assert "the held-out check FAILED" in text and "training seeds 2,3" in text
+    brief = own.brief(2_048, 16_384, "iter_1/halving.json")  # the run's live line; halving.json keeps `text`
+    assert brief == (
+        "first rung 0.0625 of the budget (held at 2,048 steps, 0.125 of it: the shortest rung it trains) for hopper-hop,"
+        " chosen on 1 measurement; its held-out check FAILED (pool-h: this rung does not predict the full budget"
+        " there); the figures are in iter_1/halving.json"
+    )
+    assert family.brief() == "first rung 0.25 of the budget for the MuJoCo locomotion and control family, chosen on" \
+        " 1 measurement; not checked on held-out data"
 
 
 def test_the_spec_overrides_the_family_and_rungs_override_both() -> None:

@@ -133,15 +133,19 @@ class FirstRung:
         """Whether every held-out check holds; None when nothing checked it."""
         return all(m.holds for m in self.checked_on) if self.checked_on else None
 
-    def describe(self, first_budget: int | None = None, timesteps: int | None = None) -> str:
-        """One line for the run's output; given the rung's steps and the budget, it says when the rung was held
-        longer than the fraction (at the shortest rung the task trains: one rollout, and at least 1,024 steps
-        unless --rungs says otherwise)."""
+    def _head(self, first_budget: int | None, timesteps: int | None) -> str:
         head = f"first rung {self.fraction:.4g} of the budget"
         if first_budget and timesteps and first_budget > self.fraction * timesteps + 1:
             head += (
                 f" (held at {first_budget:,} steps, {first_budget / timesteps:.3g} of it: the shortest rung it trains)"
             )
+        return head
+
+    def describe(self, first_budget: int | None = None, timesteps: int | None = None) -> str:
+        """One line for the run's output; given the rung's steps and the budget, it says when the rung was held
+        longer than the fraction (at the shortest rung the task trains: one rollout, and at least 1,024 steps
+        unless --rungs says otherwise)."""
+        head = self._head(first_budget, timesteps)
         if self.how == "spec":
             return f"{head} (the spec's [search] first_rung)"
         if self.how == "--rungs":
@@ -161,6 +165,26 @@ class FirstRung:
         scope = self.task if self.task else f"the {self.family} family"
         note = f" ({self.note})" if self.note else ""
         return f"{head} for {scope}{note}, chosen on {'; '.join(m.describe() for m in self.chosen_on)}{check}"
+
+    def brief(self, first_budget: int | None = None, timesteps: int | None = None, where: str = "") -> str:
+        """The run's live line: `describe` without its measurements (which `where`, the rung file, keeps in full):
+        the fraction, whom it is for, how many measurements chose it and whether its held-out check held."""
+        if self.how != "measured" or not self.chosen_on:
+            return self.describe(first_budget, timesteps)
+        head = self._head(first_budget, timesteps)
+        scope = self.task if self.task else f"the {self.family} family"
+        pools = sorted({m.pool for m in self.checked_on})
+        check = (
+            "not checked on held-out data"
+            if self.holds is None
+            else f"its held-out check held ({', '.join(pools)})"
+            if self.holds
+            else f"its held-out check FAILED ({', '.join(pools)}: this rung does not predict the full budget there)"
+        )
+        n = len(self.chosen_on)
+        return f"{head} for {scope}, chosen on {n} measurement{'s' if n > 1 else ''}; {check}" + (
+            f"; the figures are in {where}" if where else ""
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """For halving.json."""

@@ -300,7 +300,8 @@ def halve_iteration(
     rows: list[dict] = []
     path = folder.path / iter_dir_name(iteration) / HALVING_FILE
     if why is not None:
-        progress.log(f"iteration {iteration}: {why.describe(budgets[0] if budgets else None, config.timesteps)}")
+        where = path.relative_to(folder.path).as_posix()
+        progress.log(f"iteration {iteration}: {why.brief(budgets[0] if budgets else None, config.timesteps, where)}")
     blind = blind_first_cut(spec, budgets[0], why) if config.screen and budgets else None
     if blind:
         progress.log(f"iteration {iteration}: {blind}")
