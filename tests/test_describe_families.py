@@ -418,7 +418,8 @@ def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path)
         'success = "within 0.45 m of the goal"\n[fitness]\nscorer = "maze_scorer:Score"\n'
     )
     text = describe(load_task(str(spec)))
-    assert "- Control step dt = 0.01 s" in text and "## Reset pose" in text and "obs[2:4] = qvel[0:2]" in text
+    assert "- Control step dt = 0.01 s" in text and "obs[2:4] = qvel[0:2]" in text
+    assert "## Initial pose of the wrapped env (qvel 0; each reset places it anew" in text  # not "before noise"
 
 
 def test_bounds_that_every_dim_shares_print_once() -> None:

@@ -152,7 +152,11 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
         parents = set(model.body_parentid[1:].tolist())
         shown, digits = [b for b in shown if b not in parents or model.body_parentid[b] == 0], 3
     lines = [
-        "## Reset pose (before noise; qvel 0)",
+        "## Reset pose (before noise; qvel 0)"
+        if physics is base
+        else "## Reset pose (as reset left it, qvel 0)"
+        if physics is None
+        else "## Initial pose of the wrapped env (qvel 0; each reset places it anew: the reset noise line below)",
         "- qpos: " + _qpos_text(names, init_qpos),
         f"- body positions (x, y, z){' of the leaf bodies and the world children' if digits == 3 else ''}: "
         + ", ".join(
