@@ -90,6 +90,7 @@ class Settings:
     tie_break: bool = False
     screen: bool = False
     confirm: bool = True
+    finalist_seeds: int = 2
 
 
 NO_MIDDLE_RUNG = (1.0,)
@@ -144,9 +145,9 @@ def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, setti
     if evidence is not None and settings.tie_break:  # keyed by candidate id, as load_evidence keys them
         evidence.warnings = {cid: w for cid, f in trainer.file.items() if (w := table.warnings.get(f))}
 
-    def repeat(pair: list[CandidateRecord], budget: int) -> int:
+    def repeat(pair: list[CandidateRecord], budget: int, seeds: int = 2) -> int:
         wanted = settings.repeats == "all" or (settings.repeats == "below the last rung" and budget < budgets[-1])
-        return trainer.repeat(pair, budget) if wanted else 0
+        return trainer.repeat(pair, budget, seeds) if wanted else 0
 
     rungs = successive_halving(
         trainer.records(),
@@ -158,6 +159,7 @@ def replay(table: Table, search_seed: int, budgets: list[int], rule: Rule, setti
         repeat=repeat if rule == "lcb" and settings.repeats != "none" else None,
         kept_on_noise=settings.kept_on_noise,
         confirm=settings.confirm,
+        finalist_seeds=settings.finalist_seeds,
         screen=(lambda ok: {r.id: v for r in ok if (v := table.screens.get(trainer.file[r.id]))})
         if settings.screen
         else None,
@@ -238,13 +240,15 @@ def pool_report(
     gate: bool = True,
     scores: dict[str, float] | None = None,
     subsets: LabelSeeds | None = None,
+    finalist_seeds: int = 2,
 ) -> tuple[list[str], list[dict]]:
     """The printed lines and goal rows of one pool: Eureka, then the default with each first rung in `firsts`
     (None: the task family's recorded first rung), each also with the critic's tie-break (`tie_break`), then
     (`ablations`) the recorded one under each of `ABLATIONS`. Hit rates are counted under every label set of
     `label_sets` ({name: {file: label}}; default: the table's hand labels), one goal row per label set; with
     `scores` ({file: converged gap score}, `gap_scores`), the mean score of each strategy's pick; with `subsets`
-    (`LabelSeeds`), each strategy's range of hit rates and scores over the label-seed subsets too."""
+    (`LabelSeeds`), each strategy's range of hit rates and scores over the label-seed subsets too; with
+    `finalist_seeds` > 2, each default also with that many seeds for its last rung's finalists."""
     full = table.budgets[-1]
     sets = label_sets or {"hand": {f: table.label(f) for f in table.files}}
     best = max(table.files, key=lambda f: table.converged(f) if table.converged(f) is not None else -math.inf)
@@ -278,6 +282,10 @@ def pool_report(
             if ablations:  # what a run does where the gate takes its screen away, less the clear winner's 2nd seed
                 without = replace(settings, tie_break=True, confirm=False)
                 runs.append((f"{name} + tie-break, no clear-winner seed", budgets, without, table))
+        if finalist_seeds > 2:  # the registered third seed for the finalists, as a run would do it
+            more = replace(settings, tie_break=tie_break, finalist_seeds=finalist_seeds)
+            with_more = f"{name}{' + tie-break' if tie_break else ''} + {finalist_seeds} finalist seeds"
+            runs.append((with_more, budgets, more, table))
         # the screen a run with this first rung would see: recorded at that rung, or the default's at the default's
         recorded = budgets[0] in table.screens_at or budgets[0] == screened_first
         verdicts = table.screens_at.get(budgets[0]) or (table.screens if budgets[0] == screened_first else None)
@@ -308,7 +316,7 @@ def pool_report(
         name
         for name, budgets, how, _ in runs
         if budgets == recorded_budgets and how.tie_break == tie_break and how.confirm and how.later == settings.later
-        and not name.startswith("ablation")
+        and how.finalist_seeds == settings.finalist_seeds and not name.startswith("ablation")
     ]  # fmt: skip
     default_outcomes = dict(strategies).get(as_run[-1]) if as_run else None
     goals = []
@@ -503,6 +511,12 @@ def main(argv: list[str] | None = None) -> int:
         help="with --screen: replay the recorded screen at a first rung the calibration-blind gate keeps it off in a run",
     )
     parser.add_argument(
+        "--finalist-seeds",
+        type=int,
+        default=2,
+        help="N > 2: also each default with N seeds for its last rung's finalists while they are within noise",
+    )
+    parser.add_argument(
         "--seed-means",
         action="store_true",
         help="also Eureka-style picking on the mean of k recorded seeds per reward, k = 1 to the fewest recorded",
@@ -537,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
             gate=not args.no_gate,
             scores=gap_scores(converged) if args.labels != "hand" and converged.is_file() else None,
             subsets=LabelSeeds.load(converged, args.label_subsets) if args.label_subsets else None,
+            finalist_seeds=args.finalist_seeds,
         )
         if args.seed_means:
             sets = label_sets(table, args.labels, args.tables, args.converged)

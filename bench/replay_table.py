@@ -87,8 +87,15 @@ def training_seed(search_seed: int, file: str, seeds: list[int]) -> int:
 
 def other_seed(first: int, seeds: list[int]) -> int | None:
     """The recorded seed a second-seed repeat uses: the next one after `first` (cyclic); None with one seed."""
+    return next_seed([first], seeds)
+
+
+def next_seed(used: list[int], seeds: list[int]) -> int | None:
+    """The recorded seed one more repeat uses: the next after the last of `used` (cyclic) that is not in `used`;
+    None when every recorded seed is used."""
     order = sorted(seeds)
-    return order[(order.index(first) + 1) % len(order)] if len(order) > 1 else None
+    start = order.index(used[-1])
+    return next((s for k in range(1, len(order)) if (s := order[(start + k) % len(order)]) not in used), None)
 
 
 class TableTrainer:
@@ -120,23 +127,27 @@ class TableTrainer:
         update = {"status": "trained", "fitness": fitness, "fitness_se": se, "episodes": episodes, "timesteps": budget}
         return record.model_copy(update=update)
 
-    def repeat(self, pair: list[CandidateRecord], budget: int) -> int:
-        """Each close candidate's recorded training on its other seed, added to the evidence's spread."""
+    def repeat(self, pair: list[CandidateRecord], budget: int, seeds: int = 2) -> int:
+        """Each close candidate with fewer than `seeds` trainings at `budget`: its recorded training on its next
+        seed (`next_seed`), added to the evidence's spread, as a run's repeater adds one more seed."""
         steps = 0
         for record in pair:
-            first, second = (
-                self.seed[record.id],
-                other_seed(self.seed[record.id], self.table.seeds(self.file[record.id])),
-            )
-            if second is None or self.evidence is None or self.evidence.spread is None or record.fitness is None:
+            if self.evidence is None or self.evidence.spread is None or record.fitness is None:
                 continue
-            if self.evidence.spread.repeat_of(record.id, budget):
-                continue  # as a run's repeater: a candidate already trained on its second seed here is not paid twice
-            fitness, se, _ = self.point(record.id, second, budget)
+            existing = self.evidence.spread.repeat_of(record.id, budget)
+            used = list(existing.seeds) if existing is not None else [self.seed[record.id]]
+            seed = next_seed(used, self.table.seeds(self.file[record.id]))
+            if len(used) >= seeds or seed is None:
+                continue  # as a run's repeater: a seed already trained here is not paid twice
+            fitness, se, _ = self.point(record.id, seed, budget)
             if fitness is None:
                 continue
-            pair_fitness = (float(record.fitness), float(fitness))
-            repeat = Repeat(record.id, budget, (first, second), pair_fitness, (record.fitness_se or 0.0, se))
+            repeat = (
+                existing.with_seed(seed, float(fitness), se)
+                if existing is not None
+                else Repeat(record.id, budget, (used[0], seed), (float(record.fitness), float(fitness)),
+                            (record.fitness_se or 0.0, se))
+            )  # fmt: skip
             self.evidence.spread.add(repeat)
             steps += budget
         return steps

@@ -146,3 +146,19 @@ def test_seed_means_pick_on_the_mean_of_k_recorded_trainings(tmp_path: Path) -> 
     line = module.seed_mean_hits(module.Table.load(path), {"a_good.py": "good", "b_weak.py": "weak"}, 400)
     one, two = (float(x.split()[1]) for x in line.split(": ")[1].split(", "))
     assert 0.4 < one < 0.6 and two == 1.0, line  # a_good leads on seed 0 only; its mean 0.6 beats 0.5
+
+
+def test_a_third_seed_in_the_replay_is_the_next_recorded_one_not_yet_used(tmp_path: Path) -> None:
+    script()
+    import replay_table  # bench/ is on sys.path once the script is loaded
+
+    assert replay_table.next_seed([2], [0, 1, 2, 3]) == 3 and replay_table.next_seed([2, 3], [0, 1, 2, 3]) == 0
+    assert replay_table.next_seed([1, 0], [0, 1]) is None  # every recorded seed used: no third
+    module = script()
+    evidence = Evidence(SeedSpread(), {})
+    trainer = module.TableTrainer(table(module, tmp_path), search_seed=5, evidence=evidence)
+    record = trainer.train(trainer.records()[0], 200, False)
+    assert trainer.repeat([record], 200, seeds=3) == 200  # a second seed first: one more per call
+    assert trainer.repeat([record], 200, seeds=3) == 0  # two seeds recorded: no third to draw
+    repeat = evidence.spread.repeat_of(record.id, 200)
+    assert repeat is not None and len(repeat.seeds) == 2

@@ -281,3 +281,74 @@ def test_the_best_candidates_search_fitness_says_how_many_seeds_it_stands_on() -
     assert search_fitness(0.9147, 0.0038) == "0.9147 ± 0.0038 s.e. (one seed, search budget)"
     assert search_fitness(0.9147, 0.0038, [0.9147, 0.9164]) == "0.9155 (mean of 2 seeds: 0.9147, 0.9164; search budget)"
     assert search_fitness(None, None, []) == "- (one seed, search budget)"
+
+
+def test_a_third_seed_joins_its_repeat_and_the_floor_pools_every_seed(tmp_path) -> None:
+    """A repeat holds n seeds: its estimate is the mean with variance sum(se²)/n² + sd²/n, and the pooled floor
+    weighs each candidate's sample variance (less its mean se²) by n - 1, which for a pair is the old formula."""
+    pair = Repeat("1.1", 1000, (0, 1), (2.0, 1.0), (0.1, 0.1), ((2.0,), (1.0,)))
+    three = pair.with_seed(2, 1.5, 0.2, (1.5,))
+    assert three.seeds == (0, 1, 2) and three.fitness == (2.0, 1.0, 1.5) and three.episodes[2] == (1.5,)
+    mean, var = three.estimate(0.3)
+    assert mean == pytest.approx(1.5) and var == pytest.approx((0.01 + 0.01 + 0.04) / 9 + 0.09 / 3)
+    assert pair.estimate(0.3) == pytest.approx((1.5, 0.02 / 4 + 0.09 / 2))  # today's pair formula
+    assert pooled_variance([pair]) == pytest.approx(((2.0 - 1.0) ** 2 - 0.01 - 0.01) / 2)
+    other = Repeat("1.2", 1000, (0, 1), (0.5, 0.7), (0.1, 0.1))
+    expected = (2 * (0.25 - 0.06 / 3) + 1 * (0.02 - 0.01)) / 3  # sample var 0.25 on 2 df; 0.02 on 1
+    assert pooled_variance([three, other]) == pytest.approx(expected)
+    path = tmp_path / "seed_spread.json"
+    spread = SeedSpread.load(path)
+    spread.add(pair)
+    spread.add(three)  # replaces the pair of the same candidate and budget
+    again = SeedSpread.load(path)
+    assert again.repeats == [three] and again.floor(1000).most_seeds == 3
+    assert "measured: 1 candidate x 2-3 seeds" in again.floor(1000).describe()
+
+
+def test_the_finalists_still_within_noise_get_a_third_seed_once():
+    """With finalist_seeds 3, the last rung's leader and rival, still within noise after their second seeds, are
+    each trained once more; a clear leader gets no third seed; the default (2) never asks for one."""
+    first = {"1.1": 0.90, "1.2": 0.89, "1.3": 0.1, "1.4": 0.05}
+    later = {"1.1": [0.70, 0.72], "1.2": [0.88, 0.87]}  # 1.1's search seed was lucky
+
+    def train(record, timesteps, resume):
+        return record.model_copy(
+            update=dict(status="trained", fitness=first[record.id], fitness_se=0.01, timesteps=timesteps)
+        )
+
+    def run(finalist_seeds: int, rival: float = 0.89) -> tuple[list, list, Evidence]:
+        first["1.2"] = rival
+        evidence, calls = Evidence(SeedSpread()), []
+
+        def repeat(records, budget, seeds=2):
+            calls.append(([r.id for r in records], seeds))
+            spent = 0
+            for r in records:
+                existing = evidence.spread.repeat_of(r.id, budget)
+                have = len(existing.seeds) if existing else 1
+                if have >= seeds:
+                    continue
+                value = later[r.id][have - 1]
+                evidence.spread.add(
+                    existing.with_seed(have, value, 0.01)
+                    if existing
+                    else Repeat(r.id, budget, (0, 1), (r.fitness, value), (0.01, 0.01))
+                )
+                spent += budget
+            return spent
+
+        designed = [CandidateRecord(id=f"1.{j}", iteration=1, index=j, status="designed") for j in range(1, 5)]
+        rungs = successive_halving(
+            designed, train, [100, 400], evidence=evidence, repeat=repeat, finalist_seeds=finalist_seeds
+        )
+        return rungs, calls, evidence
+
+    rungs, calls, evidence = run(3)
+    assert calls[-1] == (["1.2", "1.1"], 3)  # after the second seeds the two are still close: one more each
+    assert [len(evidence.spread.repeat_of(c, 400).seeds) for c in ("1.1", "1.2")] == [3, 3]
+    assert pick(rungs[-1].trained, evidence=evidence).winner == "1.2"
+    rungs, calls, _ = run(2)
+    assert all(seeds == 2 for _, seeds in calls)  # the default: no third seed
+    later["1.2"] = [0.2, 0.2]
+    rungs, calls, evidence = run(3, rival=0.3)  # a clear leader: confirmed on a second seed, no third
+    assert all(seeds == 2 for _, seeds in calls) and len(evidence.spread.repeat_of("1.1", 400).seeds) == 2

@@ -34,8 +34,8 @@ EMPHASIS_FILE = "emphasis.json"
 """The design emphasis the candidate's sample was asked for (`rewardsmith.stages.design_emphasis`)."""
 SCREEN_FILE, SCREEN_DIR, SCREEN_INPUTS_DIR, RUNG_SCREEN_DIR = "screen.json", "screen", "screen_inputs", "rung_screen"
 CHECKPOINT_FILE, WARM_START_FILE = "checkpoint.safetensors", "warm_start.safetensors"
-REPEAT_DIR = "second_seed"
-"""Below a candidate's folder: its training on a second seed at one rung's budget (`second_seed/<budget>/`)."""
+REPEAT_DIR, THIRD_SEED_DIR = "second_seed", "third_seed"
+"""Below a candidate's folder: its training on a second (a third) seed at one rung's budget (`second_seed/<budget>/`)."""
 VIDEO_DIR, VIDEO_NAMES = "video", ("video.mp4", "video.gif")
 # what workers write
 SUMMARY_FILE, METRICS_FILE, EPISODES_FILE = "summary.json", "metrics.jsonl", "eval_episodes.jsonl"

@@ -102,11 +102,11 @@ def bootstrap(
 
 
 def sample_of(folder: RunFolder, record: CandidateRecord, evidence: Evidence | None) -> Sample:
-    """A candidate's sample: its verified evaluation's episodes and, where it has one, its second seed's."""
+    """A candidate's sample: its verified evaluation's episodes and, where it has them, its other seeds'."""
     evaluation = folder.cand_of(record).evaluation()
     first = tuple(evaluation.fitness) if evaluation is not None else ()
     repeat = evidence.spread.repeat_of(record.id, record.timesteps) if evidence and evidence.spread else None
-    seeds = (first, repeat.episodes[1]) if repeat is not None and repeat.episodes[1] else (first,)
+    seeds = (first, *(e for e in repeat.episodes[1:] if e)) if repeat is not None else (first,)
     return Sample(seeds, float(record.fitness or 0.0), standard_error(record))
 
 

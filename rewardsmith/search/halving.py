@@ -27,6 +27,7 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.evidence import Evidence
@@ -37,9 +38,14 @@ from rewardsmith.task import TaskSpec
 TrainRung = Callable[[CandidateRecord, int, bool], CandidateRecord]
 """(record, total timesteps to reach, resume from the record's own checkpoint) -> the updated record."""
 
-RepeatRung = Callable[[list[CandidateRecord], int], int]
-"""(the close candidates of a rung, its budget) -> train each on a second seed at that budget and add the repeats to
-the run's `Evidence.spread` (`rewardsmith.search.spread`); returns the env steps it spent."""
+
+class RepeatRung(Protocol):
+    """(the close candidates of a rung, its budget, the seeds wanted) -> train each that has fewer than `seeds`
+    trainings at that budget on one more seed and add it to the run's `Evidence.spread`
+    (`rewardsmith.search.spread`); returns the env steps it spent."""
+
+    def __call__(self, records: list[CandidateRecord], budget: int, seeds: int = 2) -> int: ...
+
 
 ScreenRung = Callable[[list[CandidateRecord]], dict[str, ScreenReport]]
 """(the first rung's trained candidates) -> {candidate id: the trajectory screen's verdict}; a candidate without
@@ -221,15 +227,37 @@ def confirm_leader(rung: Rung, ok: list[CandidateRecord], repeat: RepeatRung, ev
 
 
 def second_seeds(
-    rung: Rung, ok: list[CandidateRecord], repeat: RepeatRung, evidence: Evidence | None, confirm: bool
+    rung: Rung,
+    ok: list[CandidateRecord],
+    repeat: RepeatRung,
+    evidence: Evidence | None,
+    confirm: bool,
+    finalists: int = 2,
 ) -> None:
     """A rung's second-seed trainings: the leader first when `confirm` (the last rung, `confirm_leader`), then the
-    leader and its closest rival when they are within noise (`close_pair`, on the updated means)."""
+    leader and its closest rival when they are within noise (`close_pair`, on the updated means); with `finalists`
+    > 2 (the last rung), then one more seed each for those two if they are still within noise
+    (`finalists_on_more_seeds`)."""
     if confirm:
         confirm_leader(rung, ok, repeat, evidence)
     if pair := close_pair(ok, evidence):
         rung.repeat_steps += repeat(pair, rung.timesteps)
         rung.repeated += [r.id for r in pair if r.id not in rung.repeated]
+    if finalists > 2:
+        finalists_on_more_seeds(rung, ok, repeat, evidence, finalists)
+
+
+def finalists_on_more_seeds(
+    rung: Rung, ok: list[CandidateRecord], repeat: RepeatRung, evidence: Evidence | None, seeds: int
+) -> None:
+    """At the last rung, after `second_seeds`: while the leader and its closest rival are still not
+    distinguishable, each of the two with fewer than `seeds` trainings at this budget is trained on one more seed,
+    once (the finalists' third seed: bench/replay_tables/README.md, "A third seed for the finalists")."""
+    order = ranked(ok, evidence=evidence)
+    if len(order) < 2 or distinguishable(order[0], order[1], evidence):
+        return
+    rung.repeat_steps += repeat(order[:2], rung.timesteps, seeds=seeds)
+    rung.repeated += [r.id for r in order[:2] if r.id not in rung.repeated]
 
 
 def cut(
@@ -292,6 +320,7 @@ def successive_halving(
     repeat: RepeatRung | None = None,
     kept_on_noise: int = MAX_KEPT_ON_NOISE,
     confirm: bool = True,
+    finalist_seeds: int = 2,
 ) -> list[Rung]:
     """Train `records` through the rungs of `budgets`; returns what every rung did. Rungs already reached by a
     candidate (a resumed run: `record.timesteps >= budget`) are not trained again. `screen`, if given, reorders
@@ -299,7 +328,9 @@ def successive_halving(
     when they are within noise (`close_pair`), before the cut, and at the last rung first the leader, however clear
     its lead (`confirm_leader`; not with `confirm=False`). A candidate left alone at the last rung is compared
     with the best one stopped earlier, trained on to the same budget from its checkpoint (`revive`). At most
-    `kept_on_noise` candidates per cut go on beyond the `keep` fraction for being within noise of its cut line."""
+    `kept_on_noise` candidates per cut go on beyond the `keep` fraction for being within noise of its cut line.
+    `finalist_seeds` > 2: the last rung's two finalists, still within noise, get one more seed each
+    (`finalists_on_more_seeds`)."""
     alive = list(records)
     previous: dict[str, CandidateRecord] = {}
     stopped: list[CandidateRecord] = []
@@ -326,7 +357,7 @@ def successive_halving(
         if last and len(ok) == 1 and index:
             ok += revive(rung, stopped, step, evidence)
         if repeat is not None:
-            second_seeds(rung, ok, repeat, evidence, confirm=last and confirm)
+            second_seeds(rung, ok, repeat, evidence, confirm=last and confirm, finalists=finalist_seeds if last else 2)
         if last or not ok:
             rungs.append(rung)
             if on_rung:

@@ -20,6 +20,7 @@ from rewardsmith.run_folder.names import (
     REWARD_FILE,
     RUNG_SCREEN_DIR,
     SCREEN_FILE,
+    THIRD_SEED_DIR,
     Event,
     iter_dir_name,
 )
@@ -54,7 +55,9 @@ from rewardsmith.task import TaskSpec, task_family
 from rewardsmith.workers.executor import Executor
 
 SECOND_SEED_OFFSET = 1
-"""A repeat trains on the run's seed plus this."""
+"""A repeat trains on the run's seed plus this (a third seed, plus twice this)."""
+SEED_DIRS = (REPEAT_DIR, THIRD_SEED_DIR)
+"""The folders of a candidate's second and third seed's trainings (`<dir>/<budget>/`)."""
 
 
 def rung_trainer(
@@ -160,24 +163,26 @@ def rung_repeater(
     progress: Progress,
     evidence: Evidence,
 ) -> RepeatRung:
-    """The `RepeatRung` of a run: each close candidate (or the last rung's leader) trained again from scratch on a
-    second seed to the rung's budget, in `cand_<j>/second_seed/<budget>/`, by the same sandboxed training and
-    trusted evaluation as its rung (`train_and_evaluate`); the pair of trusted fitnesses goes to the run's
-    `seed_spread.json`. A repeat already recorded there (a resumed run) is not trained again; a failed one records
-    nothing."""
+    """The `RepeatRung` of a run: each close candidate (or the last rung's leader) trained again from scratch on one
+    more seed to the rung's budget (a second, in `cand_<j>/second_seed/<budget>/`; a third, in `third_seed/`), by
+    the same sandboxed training and trusted evaluation as its rung (`train_and_evaluate`); the trusted fitnesses go
+    to the run's `seed_spread.json`. A seed already recorded there (a resumed run) is not trained again; a failed
+    training records nothing."""
     assert evidence.spread is not None
 
-    def one(record: CandidateRecord, budget: int) -> int:
-        if evidence.spread is None or evidence.spread.repeat_of(record.id, budget) or record.fitness is None:
+    def one(record: CandidateRecord, budget: int, seeds: int) -> int:
+        existing = evidence.spread.repeat_of(record.id, budget) if evidence.spread is not None else None
+        have = len(existing.seeds) if existing is not None else 1
+        if evidence.spread is None or have >= min(seeds, len(SEED_DIRS) + 1) or record.fitness is None:
             return 0
         cand = folder.cand_dir(record.iteration, record.index)
-        seed = config.seed + SECOND_SEED_OFFSET
+        seed = config.seed + have * SECOND_SEED_OFFSET
         label = f"{record.id} s{seed}"
         progress.update(label, "training", done=0, total=budget)
         result, evaluation = train_and_evaluate(
             spec.source,
             cand / REWARD_FILE,
-            cand / REPEAT_DIR / str(budget),
+            cand / SEED_DIRS[have - 1] / str(budget),
             timesteps=budget,
             seed=seed,
             eval_episodes=rung_episodes(spec.train.eval_episodes, budget, config.timesteps),
@@ -191,27 +196,33 @@ def rung_repeater(
         if evaluation is None or evaluation.fitness_mean is None:
             progress.update(label, "failed", reason=result.error[:100])
             return 0
-        first = folder.cand_of(record).evaluation()
-        repeat = Repeat(
-            record.id,
-            budget,
-            (config.seed, seed),
-            (float(record.fitness), float(evaluation.fitness_mean)),
-            (float(record.fitness_se or 0.0), float(evaluation.fitness_se or 0.0)),
-            (tuple(first.fitness) if first is not None else (), tuple(evaluation.fitness)),
-        )
+        fitness, se = float(evaluation.fitness_mean), float(evaluation.fitness_se or 0.0)
+        if existing is not None:
+            repeat = existing.with_seed(seed, fitness, se, tuple(evaluation.fitness))
+        else:
+            first = folder.cand_of(record).evaluation()
+            repeat = Repeat(
+                record.id,
+                budget,
+                (config.seed, seed),
+                (float(record.fitness), fitness),
+                (float(record.fitness_se or 0.0), se),
+                (tuple(first.fitness) if first is not None else (), tuple(evaluation.fitness)),
+            )
         evidence.spread.add(repeat)
         folder.event(Event.SEED_REPEATED, **repeat.as_dict() | {"episodes": None})
         progress.update(label, "trained", fitness=evaluation.fitness_mean)
         return int(result.summary.get("timesteps") or budget)
 
-    def repeat(records: list[CandidateRecord], budget: int) -> int:
+    def repeat(records: list[CandidateRecord], budget: int, seeds: int = 2) -> int:
         with ThreadPoolExecutor(max_workers=max(1, min(executor.workers, len(records)))) as pool:
-            steps = sum(pool.map(lambda r: one(r, budget), records))
+            steps = sum(pool.map(lambda r: one(r, budget, seeds), records))
         if steps:
             ids, at = ", ".join(r.id for r in records), f"at {budget:,} steps"
             why = (
-                f"within noise {at}"
+                f"still within noise {at}, one more seed each (up to {seeds})"
+                if seeds > 2
+                else f"within noise {at}"
                 if len(records) > 1
                 else f"leads {at}, trained on a second seed before it is returned"
             )

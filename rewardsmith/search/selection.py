@@ -54,7 +54,8 @@ def standard_error(record: CandidateRecord) -> float:
 
 def estimate(record: CandidateRecord, evidence: Evidence | None = None) -> tuple[float, float]:
     """(mean, variance) of a record's fitness: the evaluation's se² plus the between-seed floor's sd²; with a
-    second seed at its budget, the mean of both seeds and their halved variance. (-inf, 0) without fitness."""
+    repeat at its budget, the mean of its n seeds and the variance of that mean (`Repeat.estimate`). (-inf, 0)
+    without fitness."""
     if record.fitness is None:
         return -math.inf, 0.0
     if evidence is None:
@@ -63,8 +64,7 @@ def estimate(record: CandidateRecord, evidence: Evidence | None = None) -> tuple
     sd = evidence.floor(budget).sd
     repeat = evidence.spread.repeat_of(record.id, budget) if evidence.spread else None
     if repeat is not None:
-        (a, b), (sa, sb) = repeat.fitness, repeat.se
-        return (a + b) / 2, (sa**2 + sb**2) / 4 + sd**2 / 2
+        return repeat.estimate(sd)
     return record.fitness, standard_error(record) ** 2 + sd**2
 
 

@@ -5,10 +5,12 @@ candidates are not told apart.
 Where it comes from, best first:
 
 - **measured**: during a run, when the top two candidates of a rung are within noise, halving trains both again
-  on a second seed at the same budget (`rewardsmith.search.rung_jobs.rung_repeater`). Each repeat is a pair of
-  trusted fitnesses (a, b) with their evaluation standard errors; since var(a - b) = 2 sd² + se_a² + se_b², the
-  pooled estimate is sd² = mean over pairs of ((a - b)² - se_a² - se_b²) / 2, at least 0. The pairs are kept in
-  the run folder's `seed_spread.json` and read again on resume, so a repeat is never paid twice.
+  on a second seed at the same budget (`rewardsmith.search.rungs.rung_repeater`), and with `finalist_seeds` 3 the
+  last rung's two finalists on a third while they stay within noise. Each repeat holds n >= 2 trusted fitnesses
+  with their evaluation standard errors; the sample variance of the n fitnesses estimates sd² plus the mean se²,
+  so the pooled estimate is sd² = the mean over repeats, weighted by n - 1, of (sample variance - mean se²), at
+  least 0 (for a pair (a, b): ((a - b)² - se_a² - se_b²) / 2). The repeats are kept in the run folder's
+  `seed_spread.json` and read again on resume, so a repeat is never paid twice.
 - **prior**: a task spec's `[calibration]` record: its good reward's standard error over seeds, times
   sqrt(seeds), is that reward's between-seed sd at the budget it was measured at (and only there: a
   reward's spread at 1/16 of the budget says little about its spread at the full budget, and the reverse).
@@ -39,13 +41,16 @@ class Floor:
     how: str
     """"measured", "prior" or "none"."""
     pairs: int = 0
-    """Second-seed pairs behind a measured floor."""
+    """Candidates trained on more than one seed behind a measured floor."""
     budget: int | None = None
+    most_seeds: int = 2
+    """The most seeds any of those candidates was trained on."""
 
     def describe(self) -> str:
-        """A few words for the final table: "seed sd 0.31 (measured, 2 seeds x 3 pairs)"."""
+        """A few words for the final table: "seed sd 0.31 (measured: 3 candidates x 2 seeds)"."""
         if self.how == "measured":
-            return f"seed sd {self.sd:.3g} (measured: {self.pairs} candidate{'s' if self.pairs > 1 else ''} x 2 seeds)"
+            seeds = "2" if self.most_seeds <= 2 else f"2-{self.most_seeds}"
+            return f"seed sd {self.sd:.3g} (measured: {self.pairs} candidate{'s' if self.pairs > 1 else ''} x {seeds} seeds)"
         if self.how == "prior":
             return f"seed sd {self.sd:.3g} (prior: the spec's calibration record)"
         return "seed sd not measured (evaluation noise only)"
@@ -82,15 +87,31 @@ def prior_sd(spec: TaskSpec | None) -> float | None:
 
 @dataclass(frozen=True)
 class Repeat:
-    """One candidate trained on two seeds at one budget: the trusted fitness, its standard error and the
-    evaluation episodes' fitness of each seed."""
+    """One candidate trained on two or more seeds at one budget: the trusted fitness, its standard error and the
+    evaluation episodes' fitness of each seed, its search seed first."""
 
     candidate: str
     budget: int
-    seeds: tuple[int, int]
-    fitness: tuple[float, float]
-    se: tuple[float, float]
-    episodes: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
+    seeds: tuple[int, ...]
+    fitness: tuple[float, ...]
+    se: tuple[float, ...]
+    episodes: tuple[tuple[float, ...], ...] = ((), ())
+
+    def with_seed(self, seed: int, fitness: float, se: float, episodes: tuple[float, ...] = ()) -> Repeat:
+        """This repeat with one more seed's training."""
+        return Repeat(
+            self.candidate,
+            self.budget,
+            (*self.seeds, seed),
+            (*self.fitness, fitness),
+            (*self.se, se),
+            (*self.episodes, episodes),
+        )
+
+    def estimate(self, sd: float) -> tuple[float, float]:
+        """(mean, variance) over the seeds: the mean fitness, and sum(se²)/n² + sd²/n."""
+        n = len(self.fitness)
+        return sum(self.fitness) / n, sum(e**2 for e in self.se) / n**2 + sd**2 / n
 
     def as_dict(self) -> dict[str, Any]:
         """The row of seed_spread.json."""
@@ -110,8 +131,8 @@ class Repeat:
             fitness = tuple(float(v) for v in row["fitness"])
             se = tuple(float(v) for v in row["se"])
             seeds = tuple(int(v) for v in row["seeds"])
-            episodes = tuple(tuple(float(x) for x in e) for e in row.get("episodes") or ((), ()))
-            if not (len(fitness) == len(se) == len(seeds) == len(episodes) == 2):
+            episodes = tuple(tuple(float(x) for x in e) for e in row.get("episodes") or [()] * len(fitness))
+            if not (len(fitness) == len(se) == len(seeds) == len(episodes) >= 2):
                 return None
             if not all(math.isfinite(v) for v in fitness + se):
                 return None
@@ -159,13 +180,20 @@ class SeedSpread:
         nominal = at_budget(budget, {r.budget for r in self.repeats})
         pairs = [r for r in self.repeats if r.budget == nominal]
         if pairs:
-            return Floor(math.sqrt(pooled_variance(pairs)), "measured", len(pairs), budget)
+            most = max(len(r.fitness) for r in pairs)
+            return Floor(math.sqrt(pooled_variance(pairs)), "measured", len(pairs), budget, most)
         if self.prior is not None and (self.prior_budget is None or at_budget(budget, {self.prior_budget})):
             return Floor(self.prior, "prior", 0, budget)
         return Floor(0.0, "none", 0, budget)
 
 
-def pooled_variance(pairs: list[Repeat]) -> float:
-    """The between-seed variance from pairs of trainings, the evaluation noise taken out (module docstring)."""
-    terms = [((r.fitness[0] - r.fitness[1]) ** 2 - r.se[0] ** 2 - r.se[1] ** 2) / 2 for r in pairs]
-    return max(0.0, sum(terms) / len(terms)) if terms else 0.0
+def pooled_variance(repeats: list[Repeat]) -> float:
+    """The between-seed variance from repeated trainings, the evaluation noise taken out (module docstring)."""
+    weighted, weights = 0.0, 0
+    for r in repeats:
+        n = len(r.fitness)
+        mean = sum(r.fitness) / n
+        sample = sum((f - mean) ** 2 for f in r.fitness) / (n - 1)
+        weighted += (n - 1) * (sample - sum(e**2 for e in r.se) / n)
+        weights += n - 1
+    return max(0.0, weighted / weights) if weights else 0.0
