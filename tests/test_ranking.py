@@ -352,3 +352,38 @@ def test_the_finalists_still_within_noise_get_a_third_seed_once():
     later["1.2"] = [0.2, 0.2]
     rungs, calls, evidence = run(3, rival=0.3)  # a clear leader: confirmed on a second seed, no third
     assert all(seeds == 2 for _, seeds in calls) and len(evidence.spread.repeat_of("1.1", 400).seeds) == 2
+
+
+def test_a_runs_repeater_trains_one_more_seed_per_call_in_its_own_folder(tmp_path, monkeypatch) -> None:
+    """`rung_repeater` (a run's RepeatRung): the second seed in `second_seed/<budget>/` on seed + 1, a third (asked
+    for with seeds=3) in `third_seed/<budget>/` on seed + 2, added to the same repeat; asked again, nothing."""
+    from types import SimpleNamespace
+
+    from rewardsmith.config import RunConfig
+    from rewardsmith.run_folder.folder import RunFolder
+    from rewardsmith.search import rungs
+    from rewardsmith.task import load_task
+
+    spec = load_task("pendulum-swing-up")
+    (tmp_path / "run").mkdir()
+    folder = RunFolder.create(tmp_path / "run", RunConfig(task="pendulum-swing-up", seed=7), spec, "scripted:x")
+    config = folder.config().resolve(spec)
+    trained: list[tuple[str, int]] = []
+
+    def fake_train(spec_path, reward_path, out_dir, *, timesteps, seed, **_):
+        trained.append((out_dir.relative_to(folder.path).as_posix(), seed))
+        value = {8: 0.5, 9: 0.6}[seed]
+        return SimpleNamespace(error="", summary={"timesteps": timesteps}), SimpleNamespace(
+            fitness_mean=value, fitness_se=0.01, fitness=[value]
+        )
+
+    monkeypatch.setattr(rungs, "train_and_evaluate", fake_train)
+    quiet = SimpleNamespace(update=lambda *a, **k: None, log=lambda *a, **k: None)
+    evidence = Evidence(SeedSpread())
+    repeat = rungs.rung_repeater(folder, config, spec, SimpleNamespace(workers=1), quiet, evidence)
+    record = rec("1.1", 0.7, 0.01, 400)
+    assert repeat([record], 400) == 400 and repeat([record], 400) == 0
+    assert repeat([record], 400, seeds=3) == 400 and repeat([record], 400, seeds=3) == 0
+    assert trained == [("iter_1/cand_1/second_seed/400", 8), ("iter_1/cand_1/third_seed/400", 9)]
+    kept = evidence.spread.repeat_of("1.1", 400) if evidence.spread else None
+    assert kept is not None and kept.seeds == (7, 8, 9) and kept.fitness == (0.7, 0.5, 0.6)
