@@ -159,6 +159,14 @@ class RunConfig(BaseModel):
         description="Successive halving: drop a survivor whose fitness fell since its previous rung by more "
         "than the noise of the difference (a falling curve).",
     )
+    finalist_seeds: int = Field(
+        2,
+        ge=2,
+        le=3,
+        description="Successive halving: seeds for the last rung's two finalists while they are within noise (2, "
+        "today's default; 3 trains each once more, at most 2 more trainings per iteration: registered, not yet "
+        "decided, see bench/replay_tables/README.md).",
+    )
     crossover: bool = Field(
         False,
         description="REvolve-style crossover: from iteration 2 on, the last sample of each round asks the designer "

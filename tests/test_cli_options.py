@@ -69,13 +69,14 @@ OLD_SPELLINGS = ["-m", "scripted:x.jsonl", "--api-base", "http://localhost:1", "
                  "--timesteps", "500", "--final-seeds", "0", "--repair-rounds", "0", "--seed", "4", "--device", "auto",
                  "--semantic", "--llm-summary", "--videos", "--no-screen", "--sandbox-minimum", "seccomp,ast-gate",
                  "--strategy", "eureka", "--rungs", "0.5,1", "--keep", "0.5", "--crossover", "--warm-start",
-                 "--no-stop-flat", "--progress-bonus", "0.1", "--progress-bins", "5", "--shared-cache"]
+                 "--no-stop-flat", "--progress-bonus", "0.1", "--progress-bins", "5", "--shared-cache",
+                 "--finalist-seeds", "3"]
 EXPECTED = {"model": "scripted:x.jsonl", "api_base": "http://localhost:1", "iterations": 2, "samples": 3,
             "timesteps": 500, "final_timesteps": 500, "final_seeds": 0, "repair_rounds": 0, "seed": 4, "device": "auto",
             "semantic": True, "llm_summary": True, "videos": True, "screen": False,
             "sandbox_minimum": ["seccomp", "ast-gate"], "strategy": "eureka", "rungs": [0.5, 1.0], "keep": 0.5,
             "crossover": True, "warm_start": True, "stop_flat": False, "progress_bonus": 0.1, "progress_bins": 5,
-            "use_cache": True}
+            "use_cache": True, "finalist_seeds": 3}
 
 
 def test_run_takes_every_old_spelling(cli, captured, tmp_path):

@@ -366,4 +366,5 @@ def halve_iteration(
         on_rung=record_rung,
         evidence=evidence if lcb else None,
         repeat=rung_repeater(folder, config, spec, executor, progress, evidence) if lcb else None,
+        finalist_seeds=config.finalist_seeds,
     )
