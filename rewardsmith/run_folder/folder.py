@@ -72,6 +72,7 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                                 rung (or the final retraining on the search seed) resumes from it
         second_seed/<budget>/   a repeat of the candidate's training on a second seed at a rung's budget (laid out
                                 as its training folder, with its eval/); its numbers go to seed_spread.json
+        third_seed/<budget>/    with --finalist-seeds 3: a last-rung finalist's training on a third seed, likewise
         warm_start.safetensors  with --warm-start: the parent's weights the first training starts from
         video.mp4 (video.gif)   the policy video the parent encoded from video/frames.npy (the render worker's)
         analysis.json           the analyzer's statistics, flags and feedback text
