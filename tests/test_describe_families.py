@@ -420,6 +420,10 @@ def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path)
     text = describe(load_task(str(spec)))
     assert "- Control step dt = 0.01 s" in text and "obs[2:4] = qvel[0:2]" in text
     assert "## Initial pose of the wrapped env (qvel 0; each reset places it anew" in text  # not "before noise"
+    # the walls, as a map whose cell coordinates are the env's own (cell_rowcol_to_xy)
+    assert "\n  #####\n  #...#\n  ###.#\n  #...#\n  #####\n" in text
+    assert "cell (row i, column j) is centred at x = -2 + 1·j, y = 2 - 1·i (m)" in text
+    assert list(env.unwrapped.maze.cell_rowcol_to_xy(np.array([3, 1]))) == [-2 + 1 * 1, 2 - 1 * 3]
 
 
 def test_bounds_that_every_dim_shares_print_once() -> None:

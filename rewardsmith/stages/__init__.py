@@ -5,6 +5,7 @@
 - `env_joints`, `env_hand`: its joint and actuator sections (shared axes keyed), a mocap arm's hand (stepped).
 - `env_markers`: goal markers an env moves only when it renders (Fetch's `target0`, the hand's `target`), measured.
 - `reset_noise`: what an env's reset draws at random, measured over a few resets where the tool does not know it.
+- `env_maze`: a maze env's walls (gymnasium-robotics' PointMaze and AntMaze), as a map with its cell coordinates.
 - `env_chains`: a hand's joint table grouped by finger (shared facts once, fingers alike named once).
 - `obs_labels`: the observation layout of a MuJoCo env, found by matching obs elements against state quantities.
 - `obs_layouts`: documented observation/action layouts of non-MuJoCo and mocap envs, the source fallback, manipulation notes.

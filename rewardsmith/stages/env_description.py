@@ -16,6 +16,7 @@ from rewardsmith.reward.state import StateSchema, control_period, physics_env, s
 from rewardsmith.stages.env_hand import hand_lines, hand_parts
 from rewardsmith.stages.env_joints import actuator_lines, joint_lines, sign_words
 from rewardsmith.stages.env_markers import RenderOnly, render_only, render_only_lines
+from rewardsmith.stages.env_maze import maze_lines
 from rewardsmith.stages.obs_labels import (
     FREE_QPOS,
     documented,
@@ -380,6 +381,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         markers = render_only(base, schema)
         body = _model_sections(base, schema, pose, arm)
         body += _reset_sections(base, schema, seed, contacts=not manipulation) if not known else []
+        body += maze_lines(base)
         if actions:  # the policy moves a mocap hand: the model's actuators are not the action
             cut = next((i for i, line in enumerate(body) if line.startswith("## Actuators")), len(body))
             body = [*body[:cut], "## Action (from the env's documentation)", *actions]
