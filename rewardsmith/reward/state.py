@@ -370,12 +370,13 @@ def physics_env(base):
     """The MuJoCo env that holds `base`'s state and computes its observation: `base` itself, or the MuJoCo env it
     wraps around the same model (PointMaze's `point_env`, AntMaze's `ant_env`); None if neither has a state to set."""
     model = getattr(base, "model", None)
-    if model is None or (hasattr(base, "set_state") and hasattr(base, "init_qpos")):
-        return base if model is not None else None
-    for value in vars(base).values():
-        if getattr(value, "model", None) is model and hasattr(value, "set_state") and hasattr(value, "init_qpos"):
-            return value
-    return None
+    if model is None:
+        return None
+
+    def holds_state(env) -> bool:
+        return getattr(env, "model", None) is model and hasattr(env, "set_state") and hasattr(env, "init_qpos")
+
+    return base if holds_state(base) else next((v for v in vars(base).values() if holds_state(v)), None)
 
 
 def control_period(env) -> tuple[float, str]:

@@ -114,8 +114,8 @@ def _random_states(env, rng: np.random.Generator):
     """Yield after setting the env to a few random states (contact forces computed too)."""
     import mujoco
 
-    base = physics_env(env.unwrapped)
-    model = base.model
+    physics = physics_env(env.unwrapped)
+    model = physics.model
     # a random command too, so that what the actuators apply (qfrc_actuator) is not all zeros: within each
     # actuator's control range, or [-1, 1] where it has none; drawn apart, so the states' draws stay those of `rng`
     limited = np.asarray(model.actuator_ctrllimited, dtype=bool)
@@ -123,16 +123,16 @@ def _random_states(env, rng: np.random.Generator):
     high = np.where(limited, model.actuator_ctrlrange[:, 1], 1.0)
     ctrl_rng = np.random.default_rng(1)
     for _ in range(SAMPLES):
-        base.data.ctrl[:] = ctrl_rng.uniform(low, high)
-        qpos = base.init_qpos + rng.uniform(-1.5, 1.5, model.nq)
+        physics.data.ctrl[:] = ctrl_rng.uniform(low, high)
+        qpos = physics.init_qpos + rng.uniform(-1.5, 1.5, model.nq)
         qvel = rng.normal(0.0, 8.0, model.nv)
         for j in range(model.njnt):
             if model.jnt_type[j] in (0, 1):  # free / ball: keep the quaternion a unit one
                 a = model.jnt_qposadr[j] + (3 if model.jnt_type[j] == 0 else 0)
                 qpos[a : a + 4] /= np.linalg.norm(qpos[a : a + 4])
-        base.set_state(qpos, qvel)
-        mujoco.mj_rnePostConstraint(model, base.data)
-        yield _observation(env.unwrapped, base)
+        physics.set_state(qpos, qvel)
+        mujoco.mj_rnePostConstraint(model, physics.data)
+        yield _observation(env.unwrapped, physics)
 
 
 def label_observation(env, schema: StateSchema, seed: int = 0) -> list[Candidate | None]:
