@@ -424,6 +424,7 @@ def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path)
     assert "\n  #####\n  #...#\n  ###.#\n  #...#\n  #####\n" in text
     assert "cell (row i, column j) is centred at x = -2 + 1·j, y = 2 - 1·i (m)" in text
     assert list(env.unwrapped.maze.cell_rowcol_to_xy(np.array([3, 1]))) == [-2 + 1 * 1, 2 - 1 * 3]
+    assert "(manipulation)" not in text and "- Contacts: `state.touching(a, b=None)`" in text  # walked, not gripped
 
 
 def test_bounds_that_every_dim_shares_print_once() -> None:

@@ -377,11 +377,12 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         parts = hand_parts(base.model, schema) if actions else None
         arm = parts[1] if parts else set()
         hidden = {name for j, name in enumerate(schema.joints) if int(base.model.jnt_bodyid[j]) in arm}
-        manipulation = bool(known or spec.imports)
+        maze = maze_lines(base)
+        manipulation = bool(known or spec.imports) and not maze  # a maze is walked through, not manipulated
         markers = render_only(base, schema)
         body = _model_sections(base, schema, pose, arm)
         body += _reset_sections(base, schema, seed, contacts=not manipulation) if not known else []
-        body += maze_lines(base)
+        body += maze
         if actions:  # the policy moves a mocap hand: the model's actuators are not the action
             cut = next((i for i, line in enumerate(body) if line.startswith("## Actuators")), len(body))
             body = [*body[:cut], "## Action (from the env's documentation)", *actions]
