@@ -85,6 +85,21 @@ def test_a_second_seed_is_reused_only_for_the_winner_on_a_final_seed_with_its_we
     assert starting_point(folder, best(20000), spread, 1, plan[1]) == (None, 0)
 
 
+def test_a_finalists_third_seed_at_the_full_budget_is_a_final_seed_too(tmp_path, folder) -> None:
+    """--finalist-seeds 3: the winner's third seed (seed + 2, in third_seed/<budget>/) is reused like its second."""
+    config = RunConfig(task="t", timesteps=20000, final_timesteps=20000, final_seeds=3, seed=0)
+    spread = repeated(tmp_path, 20000)
+    third = tmp_path / "third_seed" / "20000" / "policy.safetensors"
+    third.parent.mkdir(parents=True)
+    third.write_bytes(b"weights")
+    spread.repeats = [spread.repeats[0].with_seed(2, 0.95, 0.1)]
+    plan = final_plan(folder, config, best(20000), spread)
+    assert plan == {0: "reuse", 1: "reuse second seed", 2: "reuse second seed"}
+    assert starting_point(folder, best(20000), spread, 2, plan[2]) == (third, 20000)
+    assert starting_point(folder, best(20000), spread, 1, plan[1])[0] == tmp_path / "second_seed" / "20000" / \
+        "policy.safetensors"
+
+
 def test_a_second_seed_trained_past_the_final_budget_is_not_that_policy(tmp_path, folder) -> None:
     config = RunConfig(task="t", timesteps=40000, final_timesteps=20000, final_seeds=2, seed=0)
     assert final_plan(folder, config, best(40000), repeated(tmp_path, 40000)) == {0: "train", 1: "train"}

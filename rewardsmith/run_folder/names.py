@@ -36,6 +36,8 @@ SCREEN_FILE, SCREEN_DIR, SCREEN_INPUTS_DIR, RUNG_SCREEN_DIR = "screen.json", "sc
 CHECKPOINT_FILE, WARM_START_FILE = "checkpoint.safetensors", "warm_start.safetensors"
 REPEAT_DIR, THIRD_SEED_DIR = "second_seed", "third_seed"
 """Below a candidate's folder: its training on a second (a third) seed at one rung's budget (`second_seed/<budget>/`)."""
+SEED_DIRS = (REPEAT_DIR, THIRD_SEED_DIR)
+"""The folders of a candidate's second and third seed's trainings, in the order of a repeat's seeds after its first."""
 VIDEO_DIR, VIDEO_NAMES = "video", ("video.mp4", "video.gif")
 # what workers write
 SUMMARY_FILE, METRICS_FILE, EPISODES_FILE = "summary.json", "metrics.jsonl", "eval_episodes.jsonl"

@@ -18,7 +18,7 @@ from rewardsmith.config import ResolvedConfig
 from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import write_bytes_atomic
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.names import CHECKPOINT_FILE, FINAL_DIR, REPEAT_DIR, REWARD_FILE, Event
+from rewardsmith.run_folder.names import CHECKPOINT_FILE, FINAL_DIR, REWARD_FILE, SEED_DIRS, Event
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
@@ -71,8 +71,9 @@ def final_plan(
 ) -> dict[int, str]:
     """Seed -> how the final retraining gets it: "reuse" (the search trained the winner on this seed with the full
     budget already), "resume" (continue the winner's own rung checkpoint on this seed), "reuse second seed" or
-    "resume second seed" (the same for the winner's second-seed training at a rung, `rewardsmith.search.spread`,
-    when that seed is one of the final ones: a close call at the full budget is not trained a third time) or
+    "resume second seed" (the same for the winner's training on another seed at a rung, its second or, with
+    `--finalist-seeds 3`, its third, `rewardsmith.search.spread`, when that seed is one of the final ones: a close
+    call at the full budget is not trained again) or
     "train" (from scratch)."""
     plan = {}
     checkpoint = folder.cand_dir(best.iteration, best.index) / CHECKPOINT_FILE
@@ -96,16 +97,18 @@ def final_plan(
 
 
 def second_seed(folder: RunFolder, best: CandidateRecord, spread: SeedSpread | None, seed: int) -> Repeat | None:
-    """The winner's longest second-seed training on `seed` recorded by the parent in `seed_spread.json`, whose
-    weights are still there; None without one."""
-    repeats = [r for r in (spread.repeats if spread else []) if r.candidate == best.id and r.seeds[1] == seed]
-    repeats = [r for r in repeats if repeat_weights(folder, best, r).is_file()]
+    """The winner's longest repeat with a training on `seed` besides its first (a second or a third seed),
+    recorded by the parent in `seed_spread.json`, whose weights are still there; None without one."""
+    repeats = [r for r in (spread.repeats if spread else []) if r.candidate == best.id and seed in r.seeds[1:]]
+    repeats = [r for r in repeats if repeat_weights(folder, best, r, seed).is_file()]
     return max(repeats, key=lambda r: r.budget, default=None)
 
 
-def repeat_weights(folder: RunFolder, best: CandidateRecord, repeat: Repeat) -> Path:
-    """Where the training worker of a second-seed repeat left its policy (`rewardsmith.search.rungs.rung_repeater`)."""
-    return folder.cand_dir(best.iteration, best.index) / REPEAT_DIR / str(repeat.budget) / WEIGHTS_FILE
+def repeat_weights(folder: RunFolder, best: CandidateRecord, repeat: Repeat, seed: int) -> Path:
+    """Where the training worker of a repeat's training on `seed` left its policy (`second_seed/<budget>/` or
+    `third_seed/<budget>/`, `rewardsmith.search.rungs.rung_repeater`)."""
+    extra = SEED_DIRS[repeat.seeds.index(seed, 1) - 1]  # the repeat's second seed, or its third
+    return folder.cand_dir(best.iteration, best.index) / extra / str(repeat.budget) / WEIGHTS_FILE
 
 
 def starting_point(
@@ -116,7 +119,7 @@ def starting_point(
     if how in ("reuse", "resume"):
         return cand / (WEIGHTS_FILE if how == "reuse" else CHECKPOINT_FILE), best.timesteps
     repeat = second_seed(folder, best, spread, seed) if how.endswith("second seed") else None
-    return (repeat_weights(folder, best, repeat), repeat.budget) if repeat is not None else (None, 0)
+    return (repeat_weights(folder, best, repeat, seed), repeat.budget) if repeat is not None else (None, 0)
 
 
 def announce_final(

@@ -16,11 +16,10 @@ from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import (
     CHECKPOINT_FILE,
     HALVING_FILE,
-    REPEAT_DIR,
     REWARD_FILE,
     RUNG_SCREEN_DIR,
     SCREEN_FILE,
-    THIRD_SEED_DIR,
+    SEED_DIRS,
     Event,
     iter_dir_name,
 )
@@ -56,8 +55,6 @@ from rewardsmith.workers.executor import Executor
 
 SECOND_SEED_OFFSET = 1
 """A repeat trains on the run's seed plus this (a third seed, plus twice this)."""
-SEED_DIRS = (REPEAT_DIR, THIRD_SEED_DIR)
-"""The folders of a candidate's second and third seed's trainings (`<dir>/<budget>/`)."""
 
 
 def rung_trainer(
