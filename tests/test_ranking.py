@@ -42,7 +42,7 @@ def test_two_rewards_distinguishable_on_episodes_are_not_under_seed_variance():
     assert pick([a, b]).distinguishable is True  # the episodes alone: 0.3 over 0.07
     under = pick([a, b], evidence=floor_of(0.5))  # the same reward trained twice differs by ~0.5
     assert under.distinguishable is False and under.noise == pytest.approx(math.sqrt(2 * 0.05**2 + 2 * 0.5**2))
-    assert under.as_dict()["floor"] == {"sd": 0.5, "how": "prior", "pairs": 0, "budget": 1000}
+    assert under.as_dict()["floor"] == {"sd": 0.5, "how": "prior", "pairs": 0, "budget": 1000, "most_seeds": 2}
     assert "seed sd 0.5 (prior" in describe_selection(under.as_dict())
     assert "evaluation noise only" in describe_selection(pick([a, b], evidence=Evidence(SeedSpread())).as_dict())
 
@@ -387,3 +387,13 @@ def test_a_runs_repeater_trains_one_more_seed_per_call_in_its_own_folder(tmp_pat
     assert trained == [("iter_1/cand_1/second_seed/400", 8), ("iter_1/cand_1/third_seed/400", 9)]
     kept = evidence.spread.repeat_of("1.1", 400) if evidence.spread else None
     assert kept is not None and kept.seeds == (7, 8, 9) and kept.fitness == (0.7, 0.5, 0.6)
+
+
+def test_the_final_tables_floor_note_says_how_many_seeds_it_stands_on() -> None:
+    from rewardsmith.search.selection import floor_note
+
+    old = {"sd": 0.2, "how": "measured", "pairs": 2, "budget": 400}  # a summary.json written before round 35
+    assert floor_note(old) == "; noise includes seed sd 0.2 (measured: 2 candidates x 2 seeds)"
+    assert floor_note({**old, "most_seeds": 3}).endswith("(measured: 2 candidates x 2-3 seeds)")
+    assert floor_note({"sd": 0.5, "how": "prior"}) == "; noise includes seed sd 0.5 (prior: the spec's calibration record)"
+    assert floor_note({"how": "none"}) == "; seed-to-seed spread not measured (evaluation noise only)"

@@ -34,6 +34,7 @@ from typing import Any, Literal
 from rewardsmith.config import RunConfig
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.evidence import Evidence
+from rewardsmith.search.spread import Floor
 
 Z = 1.0
 """Width of the confidence bound in standard errors (one-sided ~84%)."""
@@ -239,11 +240,9 @@ def floor_note(floor: dict[str, Any] | None) -> str:
     """ "; noise includes seed sd 0.3 (measured: ...)" for the final table; "" without a floor record."""
     if not floor:
         return ""
-    how = floor.get("how")
-    if how == "measured":
-        return f"; noise includes seed sd {floor.get('sd', 0):.3g} (measured: {floor.get('pairs', 0)} candidate(s) x 2 seeds)"
-    if how == "prior":
-        return f"; noise includes seed sd {floor.get('sd', 0):.3g} (prior: the spec's calibration record)"
+    record = Floor.from_dict(floor)
+    if record.how in ("measured", "prior"):
+        return f"; noise includes {record.describe()}"
     return "; seed-to-seed spread not measured (evaluation noise only)"
 
 

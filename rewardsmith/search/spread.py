@@ -57,7 +57,24 @@ class Floor:
 
     def as_dict(self) -> dict[str, Any]:
         """For summary.json's selection."""
-        return {"sd": self.sd, "how": self.how, "pairs": self.pairs, "budget": self.budget}
+        return {
+            "sd": self.sd,
+            "how": self.how,
+            "pairs": self.pairs,
+            "budget": self.budget,
+            "most_seeds": self.most_seeds,
+        }
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> Floor:
+        """A floor read back from summary.json's selection (one written before `most_seeds` had pairs only)."""
+        return cls(
+            float(row.get("sd") or 0.0),
+            str(row.get("how") or "none"),
+            int(row.get("pairs") or 0),
+            row.get("budget"),
+            int(row.get("most_seeds") or 2),
+        )
 
 
 NO_FLOOR = Floor(0.0, "none")
