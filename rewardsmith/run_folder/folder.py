@@ -89,7 +89,7 @@ name below is defined once in `rewardsmith.run_folder.names`; a test checks this
                         tokens, cost_usd, llm_calls, cached_calls, final {reward, seeds: [{seed, fitness,
                         success_rate}], fitness_mean, fitness_std, success_mean} (null when skipped), human_normalized,
                         selection {rule, shorter, winner, runner_up, margin, noise, distinguishable, floor {sd, how,
-                        pairs, budget}, tie_break, confidence {p_best, runner_up, peers, method}},
+                        pairs, budget, most_seeds}, tie_break, confidence {p_best, runner_up, peers, method}},
                         signal {verdict learned | nothing_learned | indistinguishable | unknown, message, budget,
                         suggested_budget, random_fitness, random_fitness_se}, templates {candidate id: what the
                         offline model's template is}, wall_s, error
