@@ -538,6 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.screen:  # screens recorded at other first rungs, for --first
             for path in (args.tables / "screen").glob(f"{task}.*.jsonl"):
                 table.screens_at[int(path.stem.rsplit(".", 1)[1])] = recorded_screens(path)
+        sets = label_sets(table, args.labels, args.tables, args.converged)
         lines, rows = pool_report(
             table,
             args.search_seeds,
@@ -546,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
             args.trace,
             args.final_seeds,
             args.ablations,
-            label_sets(table, args.labels, args.tables, args.converged),
+            sets,
             args.tie_break,
             gate=not args.no_gate,
             scores=gap_scores(converged) if args.labels != "hand" and converged.is_file() else None,
@@ -554,7 +555,6 @@ def main(argv: list[str] | None = None) -> int:
             finalist_seeds=args.finalist_seeds,
         )
         if args.seed_means:
-            sets = label_sets(table, args.labels, args.tables, args.converged)
             lines += [f"{seed_mean_hits(table, of, args.search_seeds)} [{name}]" for name, of in sets.items()]
         print("\n".join(lines), end="\n\n", flush=True)
         goals += rows

@@ -85,11 +85,6 @@ def training_seed(search_seed: int, file: str, seeds: list[int]) -> int:
     return random.Random(f"{search_seed}/{file}").choice(sorted(seeds))
 
 
-def other_seed(first: int, seeds: list[int]) -> int | None:
-    """The recorded seed a second-seed repeat uses: the next one after `first` (cyclic); None with one seed."""
-    return next_seed([first], seeds)
-
-
 def next_seed(used: list[int], seeds: list[int]) -> int | None:
     """The recorded seed one more repeat uses: the next after the last of `used` (cyclic) that is not in `used`;
     None when every recorded seed is used."""

@@ -432,3 +432,16 @@ def test_bounds_that_every_dim_shares_print_once() -> None:
 
     assert _bounds(np.zeros(6), np.full(6, 255.0)) == "bounds: each dim in [0, 255]"
     assert _bounds(np.array([-1.0, 0.0]), np.array([1.0, 3.14199996])) == "bounds low [-1, 0], high [1, 3.142]"
+
+
+def test_a_maze_map_names_the_goal_and_reset_cells_it_fixes() -> None:
+    from types import SimpleNamespace
+
+    from rewardsmith.stages.env_maze import maze_lines
+
+    fixed = SimpleNamespace(maze_map=[[1, 1, 1], [1, "r", 1], [1, "g", 1], [1, "c", 1]], maze_size_scaling=1.0,
+                            x_map_center=1.5, y_map_center=2.0)  # fmt: skip
+    lines = maze_lines(SimpleNamespace(maze=fixed))
+    assert lines[0].startswith("## Maze (4 rows x 3 columns; `#` wall, `.` free, `g` a goal cell, `r` a reset cell;")
+    assert lines[2:] == ["  ###", "  #r#", "  #g#", "  #.#"]
+    assert maze_lines(SimpleNamespace()) == []  # no maze: no section

@@ -266,8 +266,9 @@ def check_task(
     sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
     """Check a task spec before a run, as `run` does first: it loads, its env builds, its trusted scorer scores
-    random- and zero-action episodes, and the env description the LLM reads builds. Then say whether its search budget is calibrated, with the exact command
-    that calibrates it; --calibrate runs that calibration here (what it costs is printed first)."""
+    random- and zero-action episodes, and the env description the LLM reads builds. Then say whether its search
+    budget is calibrated, with the exact command that calibrates it; --calibrate runs that calibration here (what
+    it costs is printed first)."""
     from rewardsmith.cli.calibrate import calibrate_and_print, calibration_cost
     from rewardsmith.reward.task_check import validate_task
     from rewardsmith.run_folder.claim import RUNS_DIR

@@ -101,8 +101,8 @@ def check_algorithm_fits(spec: TaskSpec, action_space: Any) -> None:
 
 
 def check_observation_fits(where: str, observation_space: Any) -> None:
-    """TaskSpecError, prefixed with `where`, where the env observes an image (a Box of 3 or more axes, or a dict part that is one): the
-    policies trained here are MLPs over a flat vector, and a reward reads `state.obs` as one."""
+    """TaskSpecError, prefixed with `where`, where the env observes an image (a Box of 3 or more axes, or a dict
+    part that is one): the policies trained here are MLPs over a flat vector, and a reward reads `state.obs` as one."""
     parts = observation_space.spaces if isinstance(observation_space, gym.spaces.Dict) else {"": observation_space}
     for name, space in parts.items():
         shape = getattr(space, "shape", None) or ()

@@ -165,12 +165,13 @@ def rung_repeater(
     the same sandboxed training and trusted evaluation as its rung (`train_and_evaluate`); the trusted fitnesses go
     to the run's `seed_spread.json`. A seed already recorded there (a resumed run) is not trained again; a failed
     training records nothing."""
-    assert evidence.spread is not None
+    spread = evidence.spread
+    assert spread is not None
 
     def one(record: CandidateRecord, budget: int, seeds: int) -> int:
-        existing = evidence.spread.repeat_of(record.id, budget) if evidence.spread is not None else None
+        existing = spread.repeat_of(record.id, budget)
         have = len(existing.seeds) if existing is not None else 1
-        if evidence.spread is None or have >= min(seeds, len(SEED_DIRS) + 1) or record.fitness is None:
+        if have >= min(seeds, len(SEED_DIRS) + 1) or record.fitness is None:
             return 0
         cand = folder.cand_dir(record.iteration, record.index)
         seed = config.seed + have * SECOND_SEED_OFFSET
@@ -206,7 +207,7 @@ def rung_repeater(
                 (float(record.fitness_se or 0.0), se),
                 (tuple(first.fitness) if first is not None else (), tuple(evaluation.fitness)),
             )
-        evidence.spread.add(repeat)
+        spread.add(repeat)
         folder.event(Event.SEED_REPEATED, **repeat.as_dict() | {"episodes": None})
         progress.update(label, "trained", fitness=evaluation.fitness_mean)
         return int(result.summary.get("timesteps") or budget)

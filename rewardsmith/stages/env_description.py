@@ -135,7 +135,9 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
     scale = getattr(base, "_reset_noise_scale", None)
     physics = physics_env(base)  # where the reset pose before noise is kept (a maze's inner env)
     init_qpos, init_qvel = (
-        (physics.init_qpos, physics.init_qvel) if physics is not None else (base.data.qpos.copy(), base.data.qvel * 0)
+        (physics.init_qpos, physics.init_qvel)
+        if physics is not None
+        else (base.data.qpos.copy(), np.zeros_like(base.data.qvel))
     )
     noise = (
         known.format(s=fmt(scale) if scale is not None else "?")

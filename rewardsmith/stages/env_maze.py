@@ -20,9 +20,12 @@ def maze_lines(base) -> list[str]:
         return []
     marks = {WALL: "#", 0: ".", "g": "g", "r": "r", "c": "."}
     rows = ["".join(marks.get(cell, ".") for cell in row) for row in grid]
+    legend = "`#` wall, `.` free" + "".join(
+        f", `{m}` {what}" for m, what in (("g", "a goal cell"), ("r", "a reset cell")) if any(m in row for row in rows)
+    )
     x0, y0 = scale / 2 - maze.x_map_center, maze.y_map_center - scale / 2
     return [
-        f"## Maze ({len(rows)} rows x {len(rows[0])} columns; `#` wall, `.` free; row 0 is the top, at the largest y)",
+        f"## Maze ({len(rows)} rows x {len(rows[0])} columns; {legend}; row 0 is the top, at the largest y)",
         f"- cells are {fmt(scale)} m square; cell (row i, column j) is centred at x = {fmt(x0)} + {fmt(scale)}·j,"
         f" y = {fmt(y0)} - {fmt(scale)}·i (m); a path between free cells goes round the walls, not through them",
         *(f"  {row}" for row in rows),

@@ -110,11 +110,10 @@ def _observation(outer, physics) -> np.ndarray:
     return _flat_obs(obs)
 
 
-def _random_states(env, rng: np.random.Generator):
-    """Yield after setting the env to a few random states (contact forces computed too)."""
+def _random_states(env, physics, rng: np.random.Generator):
+    """Yield after setting `physics` (the env's `physics_env`) to a few random states (contact forces computed too)."""
     import mujoco
 
-    physics = physics_env(env.unwrapped)
     model = physics.model
     # a random command too, so that what the actuators apply (qfrc_actuator) is not all zeros: within each
     # actuator's control range, or [-1, 1] where it has none; drawn apart, so the states' draws stay those of `rng`
@@ -138,13 +137,14 @@ def _random_states(env, rng: np.random.Generator):
 def label_observation(env, schema: StateSchema, seed: int = 0) -> list[Candidate | None]:
     """For each obs element, the candidate it equals in every sampled state (None if none does; all None where the
     env has no MuJoCo state to set, see `physics_env`)."""
-    if physics_env(env.unwrapped) is None:
+    physics = physics_env(env.unwrapped)
+    if physics is None:
         return [None] * len(_flat_obs(env.observation_space.sample()))
     rng = np.random.default_rng(seed)
     obs_rows: list[np.ndarray] = []
     cand_rows: list[np.ndarray] = []
     cands: list[Candidate] = []
-    for obs in _random_states(env, rng):
+    for obs in _random_states(env, physics, rng):
         cands, values = _candidates(env.unwrapped.data, schema)
         obs_rows.append(obs)
         cand_rows.append(values)
