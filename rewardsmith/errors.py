@@ -11,6 +11,10 @@ class TaskSpecError(RewardsmithError):
     """A task spec is missing, malformed or names something that does not exist."""
 
 
+class EnvKwargsError(TaskSpecError):
+    """A spec's `env_kwargs` do not fit its env's constructor (a missing or unknown argument)."""
+
+
 class RewardFileError(RewardsmithError):
     """A reward file breaks the contract: syntax, missing `compute_reward`, signature, or results."""
 

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from rewardsmith.errors import TaskSpecError, extra_hint
+from rewardsmith.errors import EnvKwargsError, TaskSpecError, extra_hint
 from rewardsmith.formatting import se_words
 
 
@@ -477,7 +477,7 @@ def make_env(spec: TaskSpec, *, render_mode: str | None = None, **overrides: Any
     except gym.error.Error as e:
         raise TaskSpecError(f"{where}: cannot make env '{spec.env}': {e}") from None
     except TypeError as e:
-        raise TaskSpecError(f"{where}: bad env_kwargs for '{spec.env}': {e}") from None
+        raise EnvKwargsError(f"{where}: bad env_kwargs for '{spec.env}': {e}") from None
 
 
 def make_scorer(spec: TaskSpec):

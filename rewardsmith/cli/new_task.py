@@ -10,7 +10,7 @@ import typer
 
 from rewardsmith.cli import app, console
 from rewardsmith.cli.core import SandboxMinimumOpt, TaskArg, require_sandbox_here
-from rewardsmith.errors import RewardsmithError, TaskSpecError
+from rewardsmith.errors import EnvKwargsError, RewardsmithError, TaskSpecError
 
 SPEC = '''name = "{name}"
 env = "{env}"
@@ -145,9 +145,7 @@ def _env_facts(name: str, env_id: str, env_kwargs: dict, imports: list[str]) -> 
     )
     try:
         env = make_env(probe)
-    except TaskSpecError as e:
-        if "bad env_kwargs" not in str(e):
-            raise
+    except EnvKwargsError as e:
         raise TaskSpecError(f"{e}; pass them with --env-kwarg KEY=VALUE") from None
     try:
         check_observation_fits(env_id, env.observation_space)
