@@ -159,3 +159,21 @@ def test_a_hinge_names_only_the_directions_it_turns():
     words = sign_words("hinge", np.array([0.0003, 0.001, -0.99999]))
     assert words == "positive rotates by the right-hand rule about -z: +x turns toward -y, +y turns toward +x"
     assert "(0.00, 0.00, 0.00)" not in describe(load_task("shadowhand-block-rotate-z"))
+
+
+def test_manipulation_is_read_from_the_scene_not_from_the_spec() -> None:
+    """A loose free body or a mocap target makes a scene one of manipulation; a robot's free root does not, whatever
+    the spec imports."""
+    import mujoco
+
+    from rewardsmith.stages.obs_layouts import handles_objects
+
+    legs = """<body name="torso"><freejoint/><geom size=".1"/>
+        <body name="leg"><joint name="hip" type="hinge"/><geom type="capsule" size=".05" fromto="0 0 0 .2 0 0"/></body></body>"""
+    robot = f"<mujoco><worldbody>{legs}</worldbody><actuator><motor joint='hip'/></actuator></mujoco>"
+    box = '<body name="box" pos="1 0 0"><freejoint/><geom type="box" size=".05 .05 .05"/></body>'
+    with_box = robot.replace("</worldbody>", box + "</worldbody>")
+    mocap = robot.replace("</worldbody>", '<body name="target" mocap="true"><geom size=".01"/></body></worldbody>')
+    assert not handles_objects(mujoco.MjModel.from_xml_string(robot))
+    assert handles_objects(mujoco.MjModel.from_xml_string(with_box))
+    assert handles_objects(mujoco.MjModel.from_xml_string(mocap))

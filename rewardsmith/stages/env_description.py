@@ -31,6 +31,7 @@ from rewardsmith.stages.obs_layouts import (
     TERMINATIONS,
     braces_note,
     by_prefix,
+    handles_objects,
     known_action_lines,
     known_layout_lines,
     layout_key,
@@ -380,7 +381,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         arm = parts[1] if parts else set()
         hidden = {name for j, name in enumerate(schema.joints) if int(base.model.jnt_bodyid[j]) in arm}
         maze = maze_lines(base)
-        manipulation = bool(known or spec.imports) and not maze  # a maze is walked through, not manipulated
+        manipulation = bool(known or handles_objects(base.model)) and not maze  # a maze is walked through
         markers = render_only(base, schema)
         body = _model_sections(base, schema, pose, arm)
         body += _reset_sections(base, schema, seed, contacts=not manipulation) if not known else []

@@ -289,6 +289,26 @@ def by_prefix(names: list[str], least: int = 5) -> str:
     return ", ".join(parts)
 
 
+def handles_objects(model) -> bool:
+    """Whether a MuJoCo scene is one of manipulation: the policy moves a mocap target (Meta-World's and Fetch's
+    hands), or a free body carries no actuated joint below it (a loose object; a robot's free root carries its legs)."""
+    if model.nmocap:
+        return True
+    actuated = {
+        int(model.jnt_bodyid[model.actuator_trnid[a, 0]]) for a in range(model.nu) if model.actuator_trntype[a] == 0
+    }
+    for j in range(model.njnt):
+        if model.jnt_type[j] != 0:  # mjJNT_FREE
+            continue
+        body, below = int(model.jnt_bodyid[j]), set()
+        for b in range(model.nbody):  # bodies are numbered parents first: one pass finds the subtree
+            if b == body or int(model.body_parentid[b]) in below | {body}:
+                below.add(b)
+        if not below & actuated:
+            return True
+    return False
+
+
 def manipulation_lines(schema, fingers: bool = True) -> list[str]:
     """What a manipulation reward can read: contacts, frames, gripper (`fingers`: when no hand section names them)
     and tendon names."""
