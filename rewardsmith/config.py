@@ -164,8 +164,8 @@ class RunConfig(BaseModel):
         ge=2,
         le=3,
         description="Successive halving: seeds for the last rung's two finalists while they are within noise (2, "
-        "today's default; 3 trains each once more, at most 2 more trainings per iteration: registered, not yet "
-        "decided, see bench/replay_tables/README.md).",
+        "the default; 3 trains each once more, at most 2 more trainings per iteration: it failed its held-out "
+        "test on fetch-reach, see bench/replay_tables/README.md).",
     )
     crossover: bool = Field(
         False,
