@@ -300,9 +300,10 @@ def handles_objects(model) -> bool:
     for j in range(model.njnt):
         if model.jnt_type[j] != 0:  # mjJNT_FREE
             continue
-        body, below = int(model.jnt_bodyid[j]), set()
-        for b in range(model.nbody):  # bodies are numbered parents first: one pass finds the subtree
-            if b == body or int(model.body_parentid[b]) in below | {body}:
+        body = int(model.jnt_bodyid[j])
+        below: set[int] = {body}
+        for b in range(body + 1, model.nbody):  # bodies are numbered parents first: one pass finds the subtree
+            if int(model.body_parentid[b]) in below:
                 below.add(b)
         if not below & actuated:
             return True
