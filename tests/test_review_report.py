@@ -87,3 +87,32 @@ def test_frames_from_a_worker_are_validated_and_encoded(tmp_path):
     np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     with pytest.raises(RewardsmithError, match="unreadable"):
         load_frames(tmp_path / "obj.npy")
+
+
+def test_final_curves_draw_each_reused_seed_from_its_own_search_training(tmp_path):
+    """A final seed that reused the search's training on that seed is drawn from that training: seed 0 from the
+    winner's own folder, seed 1 from its repeat on seed 1 (not the winner's folder again), a seed with no training
+    anywhere not at all."""
+    import json
+
+    from rewardsmith.run_folder.records import FinalResult, FinalSeed
+    from rewardsmith.views.report.plots import final_curves, search_training_of_seed
+
+    cand = tmp_path / "iter_2" / "cand_2"
+
+    def training(folder: Path, seed: int, fitness: float) -> None:
+        folder.mkdir(parents=True)
+        (folder / "job.json").write_text(json.dumps({"mode": "train", "seed": seed}))
+        rows = [{"kind": "eval", "timesteps": t, "fitness": fitness} for t in (5000, 10000)]
+        (folder / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    training(cand, 0, 0.25)
+    training(cand / "second_seed" / "5000", 1, 0.5)
+    training(cand / "second_seed" / "20000", 1, 0.75)
+    assert search_training_of_seed(cand, 0) == (cand, "search training")
+    assert search_training_of_seed(cand, 1) == (cand / "second_seed" / "20000", "search repeat")
+    assert search_training_of_seed(cand, 2) is None
+    final = FinalResult(candidate="2.2", seeds=[FinalSeed(seed=s) for s in (0, 1, 2)])
+    svg = final_curves(tmp_path, final)
+    assert svg is not None
+    assert re.findall(r"seed \d[^<]*", svg) == ["seed 0 (2.2's search training)", "seed 1 (2.2's search repeat)"]

@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from rewardsmith.files import read_jsonl
-from rewardsmith.run_folder.names import FINAL_DIR, METRICS_FILE, cand_dir_name
+from rewardsmith.files import read_json, read_jsonl
+from rewardsmith.run_folder.names import FINAL_DIR, JOB_FILE, METRICS_FILE, SEED_DIRS, cand_dir_name
 from rewardsmith.run_folder.records import FinalResult
 from rewardsmith.views.candidate_view import CandidateView, metrics_points
 from rewardsmith.views.run_view import RunView
@@ -102,9 +102,31 @@ def iteration_progress(view: RunView) -> str | None:
     return _svg(fig)
 
 
+def search_training_of_seed(cand: Path, seed: int) -> tuple[Path, str] | None:
+    """(the folder, a label) of the search's training of a candidate on `seed`, which a final seed reused: its own
+    training, or its longest repeat on that seed (`second_seed/<budget>/`, `third_seed/<budget>/`), found by the
+    seed its parent-written `job.json` names; None without one."""
+    repeats = [
+        (int(budget.name), budget)
+        for extra in SEED_DIRS
+        for budget in (cand / extra).glob("*")
+        if budget.name.isdigit() and _job_seed(budget) == seed
+    ]
+    if repeats:
+        return max(repeats)[1], "search repeat"
+    return (cand, "search training") if _job_seed(cand) == seed else None
+
+
+def _job_seed(folder: Path) -> int | None:
+    job = read_json(folder / JOB_FILE)
+    seed = job.get("seed") if isinstance(job, dict) else None
+    return seed if isinstance(seed, int) else None
+
+
 def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
-    """The final retraining: fitness against env steps as each training worker reported it, one line per seed (final/seed_<s>/metrics.jsonl;
-    a seed that reused the best candidate's own search training is drawn from that candidate's folder)."""
+    """The final retraining: fitness against env steps as each training worker reported it, one line per seed
+    (final/seed_<s>/metrics.jsonl; a seed that reused a search training of the winner on the same seed is drawn
+    from that training's folder, `search_training_of_seed`)."""
     run_dir = Path(run_dir)
     seeds = [r.seed for r in final.seeds] if final else []
     cid = final.candidate if final else ""
@@ -114,8 +136,10 @@ def final_curves(run_dir: Path, final: FinalResult | None) -> str | None:
     for seed in seeds:
         folder, label = run_dir / FINAL_DIR / f"seed_{seed}", f"seed {seed}"
         if not (folder / METRICS_FILE).is_file() and iteration.isdigit() and index.isdigit():
-            folder = run_dir / cand_dir_name(int(iteration), int(index))
-            label = f"seed {seed} (search training of {cid})"
+            found = search_training_of_seed(run_dir / cand_dir_name(int(iteration), int(index)), seed)
+            if found is None:
+                continue
+            folder, label = found[0], f"seed {seed} ({cid}'s {found[1]})"
         if not (folder / METRICS_FILE).is_file():
             continue
         records, _ = read_jsonl(folder / METRICS_FILE)
