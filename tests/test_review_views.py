@@ -221,3 +221,17 @@ def test_the_report_shows_the_mean_of_two_seeds_where_the_pick_compared_it(revie
     html = render_run(view, view.warnings)
     assert re.search(r"\(mean of 2 seeds: [-0-9.e]+, 0\.125\)", html)
     assert view.seed_fitness(view.candidate("1.2")) is None  # no repeat: its one seed, as before
+    # `review`'s candidate table shows the same number, marked, where it showed the first seed alone
+    from rewardsmith.formatting import cell
+    from rewardsmith.views.tables import CandidatesTable
+
+    table = render(CandidatesTable(view), width=200)
+    row = next(line for line in table.splitlines() if line.strip().startswith("1.1"))
+    assert f"{cell(mean, 3)} x2" in row
+    assert "xN: the mean of N seeds" in table
+    # and `export` writes the number the pick compared, with each seed's
+    from rewardsmith.views.export import export_reward
+
+    exported = export_reward(run, tmp_path / "out", candidate="1.1").read_text()
+    assert re.search(r"search fitness of 1\.1: [-0-9.e]+ \(mean of 2 seeds: [-0-9.e]+, 0\.125; search budget\)", exported)
+    assert "(mean of 2 seeds:" in (tmp_path / "out" / "README.md").read_text()

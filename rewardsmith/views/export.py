@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from rewardsmith.errors import OutputFolderError, RunFolderError
-from rewardsmith.formatting import cell
+from rewardsmith.formatting import cell, search_fitness
 from rewardsmith.run_folder.claim import output_folder
 from rewardsmith.run_folder.names import REWARD_FILE
 from rewardsmith.views.run_view import RunView, read_run
@@ -18,7 +18,7 @@ README = """# Reward for {task}
 `reward.py` was designed by {designer} in rewardsmith run `{run_id}` (candidate {cid}).
 
 - Result: {result}.
-- Search fitness of candidate {cid}: {fitness} (one seed, the search budget), success rate {success}.
+- Search fitness of candidate {cid}: {fitness}, success rate {success}.
 
 It needs only numpy and math and defines
 `compute_reward(state, action, next_state) -> (float, dict[str, float])`.
@@ -69,6 +69,7 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None, forc
         raise RunFolderError(f"{view.path}: no trained candidate to export yet; pass --candidate ID to export another")
     if c.code is None or c.status in ("rejected", "in progress"):
         raise RunFolderError(f"{view.path}: candidate {c.id} is {c.status} and has no accepted reward.py to export")
+    fitness = search_fitness(c.fitness, c.record.fitness_se if c.record else None, view.seed_fitness(c))
     header = [
         f'"""Reward for the rewardsmith task `{view.task}`, exported from run {view.run_id}, candidate {c.id}.',
         "",
@@ -77,7 +78,7 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None, forc
         f"run: {view.run_id} ({view.path})",
         f"candidate: {c.id} (iteration {c.iteration}, parent {c.parent or 'none'}, status {c.status})",
         f"result: {headline(view)}",
-        f"search fitness of {c.id}: {cell(c.fitness)} (one seed, search budget); success rate: {cell(c.success_rate)}",
+        f"search fitness of {c.id}: {fitness}; success rate: {cell(c.success_rate)}",
         f"exported: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
         "",
         "compute_reward(state, action, next_state) -> (float, dict[str, float]); numpy and math only.",
@@ -99,7 +100,7 @@ def export_reward(run_dir: Path, to: Path, *, candidate: str | None = None, forc
             result=headline(view),
             run_id=view.run_id,
             cid=c.id,
-            fitness=cell(c.fitness),
+            fitness=fitness,
             success=cell(c.success_rate),
             algo=spec.train.algo if spec else "PPO",
             env_id=spec.env if spec and ":" not in spec.env else "<your env id>",

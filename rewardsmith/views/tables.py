@@ -225,25 +225,31 @@ class CandidatesTable:
         if wide:
             table.add_column("flags / reason", overflow="fold")
         notes = Text()
+        repeated = False
         for group in view.by_iteration().values():
             for c in group:
                 is_best = best is not None and c.id == best.id
+                fitness, seeds = view.search_fitness(c)[0], view.seed_fitness(c)  # the number the pick compared
+                repeated = repeated or bool(seeds)
                 cells: list[RenderableType] = [
                     Text(c.id + ("*" if is_best else ""), style="bold" if is_best else ""),
                     Text(c.parent or "-"),
                     styled(c.status),
                     styled(c.verdict),
-                    cell(c.fitness, 3),
+                    Text(cell(fitness, 3) + (f" x{len(seeds)}" if seeds else "")),
                     cell(c.success_rate, 2),
-                    cell(view.human_normalized(c.fitness), 3),
+                    cell(view.human_normalized(fitness), 3),
                     cell(c.record.tokens if c.record else None),
                 ]
                 table.add_row(*cells, *([Text(c.note or "-")] if wide else []))
                 if not wide and c.note:
                     notes.append(f"{c.id}: ", style="bold").append(f"{c.note}\n")
             table.add_section()
-        if best:
-            table.caption = f"* best: {best.id}"
+        caption = [f"* best: {best.id}"] if best else []
+        if repeated:
+            caption.append("xN: the mean of N seeds at the candidate's budget, as the pick compared it")
+        if caption:
+            table.caption = "; ".join(caption)
         yield table
         if notes:
             yield notes
