@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -104,6 +105,11 @@ def test_runs_lists_statuses_and_skips_unknown_folders(review_run, tmp_path):
     assert rows["finished-run"].cost_usd == pytest.approx(0.01)
     text = render(RunsTable(list(rows.values()), "runs"))
     assert "running" in text and "finished" in text and "halfcheetah-run" in text
+    # a width the table needs is measured, not assumed: at any width nothing is cut ("…"), a table or a list
+    long_named = [dataclasses.replace(r, task="inverted-double-pendulum-balance-" + r.task) for r in rows.values()]
+    for width in (80, 140, 160, 190, 240):
+        text = render(RunsTable(long_named, "runs"), width=width)
+        assert "…" not in text and "inverted-double-pendulum-balance-halfcheetah-run" in text, width
 
 
 def test_cli_review_runs_and_missing_folder(review_run, cli):

@@ -5,10 +5,12 @@
 from __future__ import annotations
 
 import difflib
+import io
 from pathlib import Path
 from typing import Any
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.syntax import Syntax
@@ -100,23 +102,34 @@ def runs_json(rows: list[RunRow]) -> list[dict[str, Any]]:
     return out
 
 
+def natural_width(renderable: RenderableType) -> int:
+    """The columns `renderable` takes when nothing is cut or wrapped (rendered once on a very wide console)."""
+    probe = Console(width=10_000, file=io.StringIO(), color_system=None)
+    with probe.capture() as captured:
+        probe.print(renderable)
+    return max((cell_len(line.rstrip()) for line in captured.get().splitlines()), default=0)
+
+
 class RunsTable:
     """One line per run: where, task, model, status, result, best candidate, iterations, cost, start time.
 
     The result is the final retraining (mean ± std over seeds, n); a run without one shows its best search
-    fitness, labelled "search". On narrow terminals the run's path gets a line of its own (never cut or
-    split: it is what `review` and `report` take) and task, model and start time a dim line under it.
+    fitness, labelled "search". Where the table would not fit the terminal whole (no cell cut), the run's path
+    gets a line of its own (never cut or split: it is what `review` and `report` take) and task, model and start
+    time a dim line under it.
     """
-
-    WIDE = 140
 
     def __init__(self, rows: list[RunRow], title: str) -> None:
         self.rows, self.title = rows, title
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if options.max_width < self.WIDE:
+        table = self._table()
+        if natural_width(table) > options.max_width:
             yield from self._lines()
             return
+        yield table
+
+    def _table(self) -> Table:
         table = Table(title=self.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for name in ("run", "task", "model", "status", "result (final)", "best", "iter", "cost $", "started"):
             table.add_column(name, no_wrap=True)
@@ -132,7 +145,7 @@ class RunsTable:
                 f"{row.cost_usd:.3f}",
                 when(row.started),
             )
-        yield table
+        return table
 
     def _lines(self) -> RenderResult:
         """Narrow: per run, its path alone on a line (whole, even past the edge), then the facts, wrapped."""
