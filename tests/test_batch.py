@@ -124,3 +124,14 @@ def test_batch_survives_a_failing_task_and_resumes_after_kill(tmp_path, tiny_spe
     assert not (out / "batch.lock").exists()
     resumed = [json.loads(line) for p in out.glob("*/events.jsonl") for line in p.read_text().splitlines()]
     assert any(e["event"] == "run_resumed" for e in resumed)
+
+
+def test_a_tasks_search_fitness_is_the_number_its_pick_compared():
+    """Where a run trained its winner on two seeds, the batch row shows their mean (marked x2), not the first alone."""
+    from rewardsmith.search.batch import pick_number
+    from rewardsmith.search.batch_live import searched
+
+    assert pick_number(0.5, [0.5, 0.25]) == 0.375
+    assert pick_number(0.5, [0.5]) == 0.5 and pick_number(0.5, None) == 0.5 and pick_number(None, "junk") is None
+    assert searched({"best_fitness": 0.375, "best_seeds": 2}) == "0.375 x2"
+    assert searched({"best_fitness": 0.5, "best_seeds": 1}) == "0.5"

@@ -55,6 +55,7 @@ ROW_KEYS = (
     "status",
     "best_candidate",
     "best_fitness",
+    "best_seeds",
     "best_success_rate",
     "final_fitness_mean",
     "final_fitness_std",
@@ -263,6 +264,13 @@ def _run_task(
     return status
 
 
+def pick_number(fitness: Any, seeds: Any) -> Any:
+    """A run's best search fitness as its pick compared it: the mean of its seeds at its budget where it was
+    trained on more than one (`best_seeds`), else its one training's."""
+    numbers = [v for v in seeds if isinstance(v, int | float)] if isinstance(seeds, list) else []
+    return sum(numbers) / len(numbers) if len(numbers) > 1 else fitness
+
+
 def task_row(path: Path, task: dict[str, Any]) -> dict[str, Any]:
     """One row of summary.json from the task's run folder (status "pending" before it starts)."""
     from rewardsmith.search.baselines import load_cached, normalized_score
@@ -281,7 +289,8 @@ def task_row(path: Path, task: dict[str, Any]) -> dict[str, Any]:
     row.update(
         status=folder.status(),
         best_candidate=summary.get("best_candidate"),
-        best_fitness=summary.get("best_fitness"),
+        best_fitness=pick_number(summary.get("best_fitness"), summary.get("best_seeds")),
+        best_seeds=len(summary.get("best_seeds") or []) or None,
         best_success_rate=summary.get("best_success_rate"),
         final_fitness_mean=final.get("fitness_mean"),
         final_fitness_std=final.get("fitness_std"),

@@ -171,6 +171,12 @@ def _final_text(r: dict[str, Any]) -> str:
     return f"{cell(r['final_fitness_mean'])} ± {cell(r.get('final_fitness_std') or 0.0, 2)} std"
 
 
+def searched(r: dict[str, Any]) -> str:
+    """A task's best search fitness, "xN" after it where it is the mean of N seeds (`batch.pick_number`)."""
+    seeds = r.get("best_seeds")
+    return cell(r.get("best_fitness")) + (f" x{seeds}" if isinstance(seeds, int) and seeds > 1 else "")
+
+
 class BatchSummary:
     """One row per task: its result (the final retraining, mean ± std over seeds), the best candidate and its
     search fitness, success, human-normalised score, tokens, cost, wall time; then the totals. Each task's run
@@ -192,7 +198,7 @@ class BatchSummary:
                 yield Text(str(r["task"]), style="bold", no_wrap=True, overflow="ignore")
                 yield Text(
                     f"  {r['status']} · result {_final_text(r)} · best {cell(r.get('best_candidate'))} "
-                    f"(search fitness {cell(r.get('best_fitness'))}) · human-norm {cell(r.get('human_normalized'))}"
+                    f"(search fitness {searched(r)}) · human-norm {cell(r.get('human_normalized'))}"
                     f" · {r.get('tokens') or 0:,} tokens · ${r.get('cost_usd') or 0.0:.4f} · {cell(r.get('wall_s'))} s"
                 )
                 yield from self._where(r)
@@ -211,7 +217,7 @@ class BatchSummary:
             success = r.get("final_success_mean")
             success = success if success is not None else r.get("best_success_rate")
             table.add_row(
-                r["task"], r["status"], _final_text(r), cell(r.get("best_candidate")), cell(r.get("best_fitness")),
+                r["task"], r["status"], _final_text(r), cell(r.get("best_candidate")), searched(r),
                 cell(success), cell(r.get("human_normalized")), f"{r.get('tokens') or 0:,}",
                 f"{r.get('cost_usd') or 0.0:.4f}", cell(r.get("wall_s")),
             )  # fmt: skip
