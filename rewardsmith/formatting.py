@@ -54,12 +54,19 @@ def se_suffix(se: float | None) -> str:
     return f" ± {cell(se, 2)} s.e." if se is not None else ""
 
 
+def pick_number(fitness: Any, seeds: Any) -> Any:
+    """A best search fitness as the pick compared it: the mean of its seeds at its budget where it was trained on
+    more than one (a summary's `best_seeds`), else its one training's."""
+    numbers = [v for v in seeds if isinstance(v, int | float)] if isinstance(seeds, list) else []
+    return sum(numbers) / len(numbers) if len(numbers) > 1 else fitness
+
+
 def search_fitness(fitness: float | None, se: float | None, seeds: list[float] | None = None) -> str:
     """The best candidate's search fitness in words: its one seed with its s.e., or the mean of the seeds it was
     trained on at its budget (the winner is trained on a second seed before it is returned) with each seed's."""
     if seeds and len(seeds) > 1:
         each = ", ".join(cell(v) for v in seeds)
-        return f"{cell(sum(seeds) / len(seeds))} (mean of {len(seeds)} seeds: {each}; search budget)"
+        return f"{cell(pick_number(fitness, seeds))} (mean of {len(seeds)} seeds: {each}; search budget)"
     return f"{cell(fitness)}{se_suffix(se)} (one seed, search budget)"
 
 

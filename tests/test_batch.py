@@ -128,7 +128,7 @@ def test_batch_survives_a_failing_task_and_resumes_after_kill(tmp_path, tiny_spe
 
 def test_a_tasks_search_fitness_is_the_number_its_pick_compared():
     """Where a run trained its winner on two seeds, the batch row shows their mean (marked x2), not the first alone."""
-    from rewardsmith.search.batch import pick_number
+    from rewardsmith.formatting import pick_number
     from rewardsmith.search.batch_live import searched
 
     assert pick_number(0.5, [0.5, 0.25]) == 0.375

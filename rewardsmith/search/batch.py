@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError, RunFolderError
 from rewardsmith.files import read_json, write_json_atomic
+from rewardsmith.formatting import pick_number
 from rewardsmith.run_folder.claim import RUNS_DIR, adopt, claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder, versions
 from rewardsmith.run_folder.names import BATCH_FILE, BATCH_LOCK_FILE, SUMMARY_FILE, TASK_ERROR_FILE
@@ -262,13 +263,6 @@ def _run_task(
     progress.finish(name, status, error)
     done("running")
     return status
-
-
-def pick_number(fitness: Any, seeds: Any) -> Any:
-    """A run's best search fitness as its pick compared it: the mean of its seeds at its budget where it was
-    trained on more than one (`best_seeds`), else its one training's."""
-    numbers = [v for v in seeds if isinstance(v, int | float)] if isinstance(seeds, list) else []
-    return sum(numbers) / len(numbers) if len(numbers) > 1 else fitness
 
 
 def task_row(path: Path, task: dict[str, Any]) -> dict[str, Any]:

@@ -172,7 +172,7 @@ def _final_text(r: dict[str, Any]) -> str:
 
 
 def searched(r: dict[str, Any]) -> str:
-    """A task's best search fitness, "xN" after it where it is the mean of N seeds (`batch.pick_number`)."""
+    """A task's best search fitness, "xN" after it where it is the mean of N seeds (`formatting.pick_number`)."""
     seeds = r.get("best_seeds")
     return cell(r.get("best_fitness")) + (f" x{seeds}" if isinstance(seeds, int) and seeds > 1 else "")
 
