@@ -3,7 +3,8 @@
 1. static: the AST policy (`rewardsmith.sandbox.policy.check_source`): syntax, signature, imports.
 2. dynamic: a sandboxed worker (`rewardsmith.workers.critic`) calls the reward on real transitions; the reward
    never runs in this process. Contract violations, exceptions, slow calls and worker crashes are
-   errors; a constant total and a dominant component are warnings (sent to the designer, not rejected).
+   errors; a constant total, a dominant component and a reward that pays for shuttling (`rewardsmith.workers.shuttle`)
+   are warnings (sent to the designer, not rejected).
 3. semantic: an LLM reviews the code against the task, seeing the smoke run's values (Auto MC-Reward's Reward
    Critic), `prompts/critic.j2`. Only the problems it names (`- PROBLEM:` bullets) become findings.
 
@@ -240,6 +241,7 @@ def _smoke_stats(smoke: dict[str, Any]) -> dict[str, Any]:
     return {
         "transitions": smoke.get("transitions"),
         "evaluated": smoke.get("evaluated"),
+        "shuttle_rollouts": smoke.get("shuttle_rollouts") if type(smoke.get("shuttle_rollouts")) is int else None,
         "time_ms": numbers(smoke.get("time_ms")),
         "budget_ms": numbers(smoke.get("budget")),
         "total": numbers(smoke.get("total")),

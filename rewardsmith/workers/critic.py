@@ -7,12 +7,14 @@ calls the reward on every transition, timing each call. Everything it finds goes
 
     {"transitions", "episodes", "evaluated", "budget": {"median_ms", "max_ms"},
      "time_ms": {"median", "p95", "max"}, "total": {"min", "mean", "max", "std"},
-     "components": {name: {"min", "mean", "max", "mean_abs", "std", "count"}},
+     "components": {name: {"min", "mean", "max", "mean_abs", "std", "count"}}, "shuttle_rollouts",
      "findings": [{"code", "message", "severity", "line", "transition"}], "sandbox": {...}}
 
 Errors reject the reward: an exception (type, message, line in the reward file), a contract violation
 (the first one, with its transition index, and how many transitions broke it), a call slower than the
-budget. Warnings are sent to the designer but do not reject: a constant total, a dominant component.
+budget. Warnings are sent to the designer but do not reject: a constant total, a dominant component, and a reward
+that pays more for moving back and forth than for holding still (`shuttle`: the random-action rollouts played
+backwards and held still, `rewardsmith.workers.shuttle`).
 
 With the progress strategy on (`options["progress"]`, see `rewardsmith.reward.progress`), the module's
 `progress` is loaded with `compute_reward` and called on each transition's `next_state` right after the
@@ -40,6 +42,7 @@ from rewardsmith.run_folder.records import SUMMARY_FILE
 from rewardsmith.stats import is_constant
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import WorkerJob
+from rewardsmith.workers.shuttle import Mirror, Mirrorer, rewards_of, shuttle_message
 
 CAPTURED_FIELDS = ("xpos", "xquat", "xmat", "cvel", "subtree_com", "site_xpos", "site_xmat")
 """Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front (the reward is
@@ -65,8 +68,9 @@ def run_critic_job(job: WorkerJob) -> dict[str, Any]:
 
     options = {**DEFAULTS, **job.options}
     spec = job.task()
+    mirrors: list[Mirror] = []
     transitions, episodes = collect_transitions(
-        spec, int(options["transitions"]), int(options["episode_steps"]), int(options["seed"])
+        spec, int(options["transitions"]), int(options["episode_steps"]), int(options["seed"]), mirrors=mirrors
     )
     findings: list[dict[str, Any]] = []
     report: dict[str, Any] = {
@@ -105,6 +109,9 @@ def run_critic_job(job: WorkerJob) -> dict[str, Any]:
         if progress_fn is not None:
             _call_once(lambda s, a, n: progress_fn(n), transitions[0])
         findings += evaluate(reward_fn, transitions, reward_file, options, report, progress_fn=progress_fn)
+        report["shuttle_rollouts"] = len(mirrors)  # 0: the env cannot recompute its observation from a state
+        if mirrors and not any(f["severity"] == "error" for f in findings):
+            findings += shuttle_findings(reward_fn, transitions, mirrors)
     if reward_fn is not None and mjx_env is not None and not any(f["severity"] == "error" for f in findings):
         load = lambda rewritten: load_job_reward(job, rewritten)  # noqa: E731 - the gate, as for the source
         findings += trace_findings(reward_fn, mjx_env, report, source=source, load=load, transitions=transitions)
@@ -171,33 +178,59 @@ def trace_findings(
     return []
 
 
-def collect_transitions(spec: TaskSpec, count: int, episode_steps: int, seed: int) -> tuple[list[Transition], int]:
-    """At least `count` real transitions from alternating random-action and zero-action rollouts."""
+def collect_transitions(
+    spec: TaskSpec, count: int, episode_steps: int, seed: int, *, mirrors: list[Mirror] | None = None
+) -> tuple[list[Transition], int]:
+    """At least `count` real transitions from alternating random-action and zero-action rollouts; with `mirrors`,
+    the random-action rollouts played backwards and held still are appended to it, for the shuttle check
+    (`rewardsmith.workers.shuttle`)."""
     env = make_env(spec)
     snap = Snapshotter(env)
     if snap.schema is not None:
         snap.schema.used_fields.update(CAPTURED_FIELDS)
+    mirrorer = Mirrorer(env, snap) if mirrors is not None else None
     zero = neutral_action(env.action_space)
     transitions: list[Transition] = []
     episode = 0
     while len(transitions) < count:
         obs, _ = env.reset(seed=seed + episode)
         env.action_space.seed(seed + episode)
-        state = snap(obs)
+        state, first, random = snap(obs), len(transitions), episode % 2 == 0
+        recorder = mirrorer if random else None
+        if recorder is not None:
+            recorder.record(obs)
         for _ in range(episode_steps):
-            native = env.action_space.sample() if episode % 2 == 0 else zero
+            native = env.action_space.sample() if random else zero
             action = frozen(native)  # as the reward gets it in training (a discrete choice as a 0-d float)
             state.freeze()
             obs, _, terminated, truncated, _ = env.step(native)
             next_state = snap(obs)
+            if recorder is not None:
+                recorder.record(obs)
             transitions.append((state, action, next_state))
             state = next_state
             if terminated or truncated:
                 break
         state.freeze()
+        mirror = recorder.mirror(first, frozen(zero)) if recorder is not None else None  # after the last freeze
+        if mirror is not None and mirrors is not None:
+            mirrors.append(mirror)
         episode += 1
     env.close()
     return transitions, episode
+
+
+def shuttle_findings(reward_fn, transitions: list[Transition], mirrors: list[Mirror]) -> list[dict[str, Any]]:
+    """A `shuttle` warning when the reward pays for moving back and forth (`rewardsmith.workers.shuttle`); nothing
+    when it cannot be told (the reward raised or returned a non-finite total on a mirrored state)."""
+    try:
+        episodes = [rewards_of(reward_fn, transitions, mirror) for mirror in mirrors]
+    except Exception:  # noqa: BLE001 - untrusted code on states training never shows it: no verdict, no blame
+        return []
+    if not all(np.isfinite(np.concatenate(episode)).all() for episode in episodes):
+        return []
+    message = shuttle_message(episodes)
+    return [_finding("shuttle", message, severity="warning")] if message else []
 
 
 def _call_once(reward_fn, transition: Transition) -> None:

@@ -1,0 +1,139 @@
+"""The shuttle check (`rewardsmith.workers.shuttle`) on recorded archives: which pool rewards pay more for moving
+back and forth than for holding still, by label. No training, no sandbox (pool rewards are the project's own files).
+
+The product runs the check in the critic's worker on its own random-action rollouts; this runs the same rule
+(`episode_gains`, `MIN_GAIN`, `MIN_SHARE`, `matches`) on archived episodes (`trajectories.npz`: a run's evaluations,
+label trainings, or `evaluate_policy(..., random_policy=True)`), each transition played backwards and each state
+held still with observations the env recomputes, as `Mirrorer` does. Prints per reward: episodes judged, the
+largest and median episode gain, the share of episodes that pay, and whether it is flagged; and the largest
+difference between a recomputed and a recorded observation (an archive over `MATCH_TOLERANCE` is not judged).
+
+    REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/shuttle.py reacher-reach 'runs/.../eval/trajectories.npz' \
+        --episodes 20
+
+An env that stacks the previous frame into its observation (Meta-World) is not handled here (`Mirrorer` handles it
+in the product). Measured in round 37 (`bench/replay_tables/README.md`, "A shuttle check").
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rewardsmith.reward.progress import load_with_progress  # noqa: E402
+from rewardsmith.reward.state import State  # noqa: E402
+from rewardsmith.task import load_task, make_env  # noqa: E402
+from rewardsmith.workers.replay import Replayer  # noqa: E402
+from rewardsmith.workers.shuttle import MATCH_TOLERANCE, MIN_GAIN, MIN_SHARE, episode_gains, matches  # noqa: E402
+from rewardsmith.workers.trajectories import Episode, load_episodes  # noqa: E402
+
+
+class ArchiveMirror:
+    """Observations the env recomputes for archived states at chosen velocities (the bench's `Mirrorer`)."""
+
+    def __init__(self, task: str) -> None:
+        self.env = make_env(load_task(task))
+        self.base = self.env.unwrapped
+        self.replayer = Replayer(self.env)
+        self.error = 0.0
+        self.matched = True
+
+    def observe(self, episode: Episode, s: int, qvel: np.ndarray):
+        import mujoco
+
+        d = self.base.data
+        d.qpos[:], d.qvel[:], d.time = episode.qpos[s], qvel, float(episode.time[s])
+        if episode.mocap_pos is not None and episode.mocap_quat is not None:
+            d.mocap_pos[:] = episode.mocap_pos[s].reshape(d.mocap_pos.shape)
+            d.mocap_quat[:] = episode.mocap_quat[s].reshape(d.mocap_quat.shape)
+        if episode.parts and "desired_goal" in episode.parts and hasattr(self.base, "goal"):
+            self.base.goal = episode.parts["desired_goal"][s].copy()
+        mujoco.mj_forward(self.base.model, d)
+        mujoco.mj_rnePostConstraint(self.base.model, d)
+        obs = self.base._get_obs()
+        return {k: np.asarray(v, dtype=float) for k, v in obs.items()} if isinstance(obs, dict) else np.asarray(obs)
+
+    def state(self, episode: Episode, s: int, qvel: np.ndarray) -> State:
+        obs = self.observe(episode, s, qvel)
+        return State.from_arrays(obs, episode.qpos[s], qvel, self.replayer.dt, self.replayer.schema, 0.0)
+
+    def judge(self, episode: Episode, rewards: dict) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """{reward name: (f, b, h)} on one episode; records the largest observation mismatch in `error`."""
+        for name, values in episode.model.items():
+            getattr(self.base.model, name)[:] = values.reshape(getattr(self.base.model, name).shape)
+        steps = episode.steps
+        for s in range(steps + 1):
+            recorded = {k: v[s] for k, v in episode.parts.items()} if episode.parts else episode.obs[s]
+            recomputed = self.observe(episode, s, episode.qvel[s])
+            pairs = (
+                [(recomputed[k], recorded[k]) for k in recorded]
+                if isinstance(recorded, dict)
+                else [(recomputed, recorded)]
+            )
+            self.error = max(self.error, max(float(np.abs(np.asarray(a) - b).max()) for a, b in pairs))
+            self.matched &= matches(recomputed, recorded)
+        forward = list(self.replayer.transitions(episode))
+        q = episode.qvel
+        backward = [(self.state(episode, t + 1, -q[t]), self.state(episode, t, -q[t + 1])) for t in range(steps)]
+        still = [self.state(episode, s, np.zeros_like(q[s])) for s in range(steps + 1)]
+        hold = np.zeros_like(forward[0][1])
+        out = {}
+        for name, fn in rewards.items():
+            try:
+                f = np.array([float(fn(*t)[0]) for t in forward])
+                b = np.array([float(fn(first, t[1], nxt)[0]) for (first, nxt), t in zip(backward, forward)])
+                h = np.array([float(fn(s, hold, s)[0]) for s in still])
+            except Exception:  # noqa: BLE001 - a buggy pool reward: not judged
+                continue
+            if np.isfinite(np.concatenate((f, b, h))).all():
+                out[name] = (f, b, h)
+        return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("task")
+    parser.add_argument("archives", help="a glob of trajectories.npz files")
+    parser.add_argument("--episodes", type=int, default=5, help="episodes per archive")
+    parser.add_argument("--archives", dest="limit", type=int, default=12, help="archives, evenly spaced")
+    args = parser.parse_args()
+    pool = ROOT / "bench" / "pools" / args.task
+    rewards = {}
+    for file in sorted(pool.glob("*.py")):
+        try:
+            rewards[file.stem] = load_with_progress(file.read_text(), filename=file.name, gate=False)[0]
+        except Exception as e:  # noqa: BLE001 - a pool's buggy file
+            print(f"not loaded: {file.stem}: {type(e).__name__}")
+    paths = sorted(glob.glob(args.archives))
+    paths = paths[:: max(1, len(paths) // args.limit)]
+    mirror = ArchiveMirror(args.task)
+    judged: dict[str, list] = {name: [] for name in rewards}
+    for path in paths:
+        for episode in load_episodes(Path(path))[: args.episodes]:
+            for name, triple in mirror.judge(episode, rewards).items():
+                judged[name].append(triple)
+    print(
+        f"{args.task}: {len(paths)} archive(s); largest observation mismatch {mirror.error:.3g} "
+        f"({'judged' if mirror.error <= MATCH_TOLERANCE else 'NOT judged by the product rule'})"
+    )
+    for name, episodes in judged.items():
+        if not episodes:
+            print(f"{name:40} not judged")
+            continue
+        gains = np.array(episode_gains(episodes))
+        share = float(np.mean(gains > MIN_GAIN))
+        print(
+            f"{name:40} n={len(gains):3} max={gains.max():8.3f} median={np.median(gains):8.3f} "
+            f"share={share:.2f} {'FLAGGED' if share >= MIN_SHARE else ''}"
+        )
+
+
+if __name__ == "__main__":
+    main()
