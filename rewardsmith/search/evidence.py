@@ -8,7 +8,9 @@ from the critic's smoke run (`critic.json`: its findings and per-component stati
 - `dominant-constant`: a component the critic found dominant (`dominant-component`) is itself constant over the
   sampled states;
 - `constant-share`: constant components (std <= 1e-6 |mean|) carry at least `CONSTANT_SHARE` of the components'
-  mean |value|: an alive bonus that outweighs every term that depends on the task's progress.
+  mean |value|: an alive bonus that outweighs every term that depends on the task's progress;
+- `shuttle`: the critic's shuttle check found that the reward pays more for moving back and forth than for holding
+  still (`rewardsmith.workers.shuttle`).
 
 The selection uses it only to break ties (`rewardsmith.search.selection.tie_break`), and only the kinds in
 `TIE_BREAK_KINDS`: their weight is learned from the labelled pools (`bench/critic_warnings.py`, see there).
@@ -40,13 +42,17 @@ from rewardsmith.task import TaskSpec
 
 CONSTANT_SHARE = 0.5
 """Share of the components' mean |value| that constant components must carry for a structural warning."""
-TIE_BREAK_KINDS = ("constant-total",)
+TIE_BREAK_KINDS = ("constant-total", "shuttle")
 """The structural warnings that break a tie (weight 1 inside the indistinguishable set); the others weigh 0, as
 measured by `bench/critic_warnings.py` on the three labelled pools (no LLM review; 45 rewards the critic accepted).
 Chosen on halfcheetah-run-backward and inverted-double-pendulum-balance: `constant-total` fell on 1 weak reward and
 no good one; `constant-share` fell on 7 of 8 good rewards and on none of 7 weak or reward-hacking ones (on the
 pendulum, where an alive bonus is the task); `dominant-constant` never fired. Held out, reacher-reach:
-`constant-total` fell on 1 of 4 weak rewards and on 0 of 8 good ones; no other kind fired."""
+`constant-total` fell on 1 of 4 weak rewards and on 0 of 8 good ones; no other kind fired. `shuttle` (round 37,
+`rewardsmith.workers.shuttle`): its rule passed a held-out test registered before the data (no good reward flagged);
+the first-cut screen does not clear it, since a reward that varies per step can still pay for shuttling."""
+CONSTANT_TOTAL = "critic: the total is constant over the sampled states"
+SHUTTLE = "critic: it pays more for moving back and forth than for holding still"
 _DOMINANT = re.compile(r"component '([^']+)'")
 
 
@@ -64,9 +70,10 @@ class Evidence:
         return self.spread.floor(budget) if self.spread is not None else NO_FLOOR
 
     def recheck(self, episodes: Mapping[str, Any]) -> None:
-        """Drop the warning of each candidate whose first-cut screen's episodes (candidate id -> its `details`: each
-        replayed episode's steps and return) show a per-step return that varied (module docstring)."""
-        for cid in list(self.warnings):
+        """Drop the constant-total warning of each candidate whose first-cut screen's episodes (candidate id -> its
+        `details`: each replayed episode's steps and return) show a per-step return that varied (module docstring).
+        A shuttle warning stays: a reward that pays for motion varies per step too."""
+        for cid in [c for c, why in self.warnings.items() if why == CONSTANT_TOTAL]:
             details = episodes.get(cid)
             why = varies_per_step(details) if isinstance(details, list) else None
             if why is not None:
@@ -89,7 +96,9 @@ def structural_finding(critic: dict[str, Any] | None) -> tuple[str, str] | None:
         return None
     codes = {str(f.get("code")): str(f.get("message", "")) for f in critic.get("findings") or [] if isinstance(f, dict)}
     if "constant-total" in codes:
-        return "constant-total", "critic: the total is constant over the sampled states"
+        return "constant-total", CONSTANT_TOTAL
+    if "shuttle" in codes:
+        return "shuttle", SHUTTLE
     dynamic = (critic.get("stats") or {}).get("dynamic") or {}
     comps = dynamic.get("components") if isinstance(dynamic, dict) else None
     comps = comps if isinstance(comps, dict) else {}
