@@ -10,6 +10,7 @@ difference between a recomputed and a recorded observation (an archive over `MAT
 
     REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/shuttle.py reacher-reach 'runs/.../eval/trajectories.npz' \
         --episodes 20
+    REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/shuttle.py --cost fetch-reach metaworld-push  # what it costs
 
 An env that stacks the previous frame into its observation (Meta-World) is not handled here (`Mirrorer` handles it
 in the product). Measured in round 37 (`bench/replay_tables/README.md`, "A shuttle check").
@@ -97,13 +98,43 @@ class ArchiveMirror:
         return out
 
 
+def cost(tasks: list[str], repeats: int = 3) -> None:
+    """The critic's rollouts with and without the shuttle check's mirrored states, side by side (best of `repeats`)."""
+    import time
+
+    from rewardsmith.workers.critic import DEFAULTS, collect_transitions
+
+    print(f"{'task':28} {'rollouts s':>10} {'+ mirrors s':>11} {'ratio':>6} {'rollouts judged':>15}")
+    for task in tasks:
+        spec = load_task(task)
+        times: dict[bool, float] = {}
+        judged = 0
+        for mirrored in (False, True) * repeats:
+            mirrors: list = []
+            start = time.perf_counter()
+            collect_transitions(
+                spec, DEFAULTS["transitions"], DEFAULTS["episode_steps"], 0, mirrors=mirrors if mirrored else None
+            )
+            took = time.perf_counter() - start
+            times[mirrored] = min(times.get(mirrored, took), took)
+            judged = len(mirrors) if mirrored else judged
+        print(f"{task:28} {times[False]:10.3f} {times[True]:11.3f} {times[True] / times[False]:6.2f} {judged:15}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("task")
-    parser.add_argument("archives", help="a glob of trajectories.npz files")
+    parser.add_argument("task", nargs="?")
+    parser.add_argument("archives", nargs="?", help="a glob of trajectories.npz files")
+    parser.add_argument(
+        "--cost", nargs="+", metavar="TASK", help="only time the critic's rollouts with and without mirrors"
+    )
     parser.add_argument("--episodes", type=int, default=5, help="episodes per archive")
     parser.add_argument("--archives", dest="limit", type=int, default=12, help="archives, evenly spaced")
     args = parser.parse_args()
+    if args.cost:
+        return cost(args.cost)
+    if not args.task or not args.archives:
+        parser.error("TASK and ARCHIVES are required without --cost")
     pool = ROOT / "bench" / "pools" / args.task
     rewards = {}
     for file in sorted(pool.glob("*.py")):
