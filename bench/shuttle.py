@@ -152,7 +152,8 @@ def main() -> None:
                 judged[name].append(triple)
     print(
         f"{args.task}: {len(paths)} archive(s); largest observation mismatch {mirror.error:.3g} "
-        f"({'judged' if mirror.error <= MATCH_TOLERANCE else 'NOT judged by the product rule'})"
+        f"({'within' if mirror.matched else 'NOT within'} the product's tolerance {MATCH_TOLERANCE}: "
+        f"{'judged' if mirror.matched else 'the product would not judge it'})"
     )
     for name, episodes in judged.items():
         if not episodes:
