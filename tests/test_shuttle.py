@@ -114,3 +114,16 @@ def test_the_first_cuts_recheck_drops_a_constant_total_warning_and_keeps_a_shutt
     varying = [{"label": "1.3", "episode": i, "steps": 10, "return": float(i + 1)} for i in range(5)]
     evidence.recheck({"1.1": varying, "1.2": varying})
     assert evidence.warnings == {"1.2": SHUTTLE} and "varied" in evidence.cleared["1.1"]
+
+
+def test_check_says_whether_the_shuttle_check_ran(spec, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from rewardsmith.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    speed = reward(tmp_path, "    speed = abs(float(next_state.qvel[0]))\n    return speed, {'speed': speed}\n")
+    result = CliRunner().invoke(app, ["check", str(spec.source), str(speed)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "random-action rollouts played backwards and held still" in result.stdout
+    assert "shuttle" in result.stdout and "1 warning" in result.stdout

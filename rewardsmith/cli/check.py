@@ -87,6 +87,13 @@ def check(
         console.print(table)
         t = dynamic.get("time_ms") or {}
         console.print(f"time per call: median {cell(t.get('median'))} ms, max {cell(t.get('max'))} ms")
+        rollouts = dynamic.get("shuttle_rollouts")
+        if rollouts is not None:
+            console.print(
+                f"shuttle check: {plural(rollouts, 'random-action rollout')} played backwards and held still"
+                if rollouts
+                else "shuttle check: not run here (no MuJoCo model, or an observation its state does not determine)"
+            )
     verdict = "[green]accepted[/]" if report.accepted else "[red]rejected[/]"
     where = f"details in {out}" if out else "pass --out DIR to keep the critic's files"
     console.print(
