@@ -21,8 +21,9 @@ With `Evidence` (`rewardsmith.search.evidence`), two more things enter:
   same budget without one is indistinguishable from it under the floor, that candidate leads instead. The weight is
   lexicographic inside the indistinguishable set and zero outside it (a distinguishable lead is never overturned).
   Which warnings weigh was measured on the labelled pools (`rewardsmith.search.evidence.TIE_BREAK_KINDS`): a
-  constant total (right on 2 of 2 weak rewards, 0 of 24 good ones warned); not a constant term's share of the
-  magnitude, which fell on 7 of 8 good pendulum rewards (an alive bonus is that task) and on no weak one.
+  constant total (right on 2 of 2 weak rewards, 0 of 24 good ones warned), and a reward that pays for shuttling
+  (round 37: 8 of 18 reward-hacking rewards, no good one); not a constant term's share of the magnitude, which fell
+  on 7 of 8 good pendulum rewards (an alive bonus is that task) and on no weak one.
 """
 
 from __future__ import annotations
