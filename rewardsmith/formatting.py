@@ -61,6 +61,11 @@ def pick_number(fitness: Any, seeds: Any) -> Any:
     return sum(numbers) / len(numbers) if len(numbers) > 1 else fitness
 
 
+def with_seeds(fitness: Any, seeds: int, digits: int = 4) -> str:
+    """A fitness with "xN" after it where it is the mean of N > 1 seeds (`pick_number`): `0.912 x2`."""
+    return cell(fitness, digits) + (f" x{seeds}" if seeds > 1 else "")
+
+
 def search_fitness(fitness: float | None, se: float | None, seeds: list[float] | None = None) -> str:
     """The best candidate's search fitness in words: its one seed with its s.e., or the mean of the seeds it was
     trained on at its budget (the winner is trained on a second seed before it is returned) with each seed's."""

@@ -16,7 +16,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from rewardsmith.formatting import cell, inert, mean_pm
+from rewardsmith.formatting import cell, inert, mean_pm, with_seeds
 from rewardsmith.search.eta import Throughput
 from rewardsmith.search.live import PlainProgress, Progress, describe_state, describe_status
 
@@ -174,7 +174,7 @@ def _final_text(r: dict[str, Any]) -> str:
 def searched(r: dict[str, Any]) -> str:
     """A task's best search fitness, "xN" after it where it is the mean of N seeds (`formatting.pick_number`)."""
     seeds = r.get("best_seeds")
-    return cell(r.get("best_fitness")) + (f" x{seeds}" if isinstance(seeds, int) and seeds > 1 else "")
+    return with_seeds(r.get("best_fitness"), seeds if isinstance(seeds, int) else 1)
 
 
 class BatchSummary:

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from rewardsmith.errors import RunFolderError
-from rewardsmith.formatting import cell, search_fitness
+from rewardsmith.formatting import cell, search_fitness, with_seeds
 from rewardsmith.run_folder.index import RunRow
 from rewardsmith.run_folder.records import (
     BEST_DIR,
@@ -249,7 +249,7 @@ class CandidatesTable:
                     Text(c.parent or "-"),
                     styled(c.status),
                     styled(c.verdict),
-                    Text(cell(fitness, 3) + (f" x{len(seeds)}" if seeds else "")),
+                    Text(with_seeds(fitness, len(seeds or ()), 3)),
                     cell(c.success_rate, 2),
                     cell(view.human_normalized(fitness), 3),
                     cell(c.record.tokens if c.record else None),
