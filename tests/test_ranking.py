@@ -11,7 +11,7 @@ import pytest
 
 from rewardsmith.run_folder.records import CandidateRecord
 from rewardsmith.search.confidence import Sample, bootstrap, describe_confidence
-from rewardsmith.search.evidence import Evidence, structural_warning
+from rewardsmith.search.evidence import Evidence, structural_finding
 from rewardsmith.search.halving import close_pair, successive_halving
 from rewardsmith.search.selection import best_record, describe_selection, pick
 from rewardsmith.search.spread import Repeat, SeedSpread, pooled_variance, prior_sd
@@ -99,6 +99,11 @@ def critic(components: dict[str, tuple[float, float, float]], codes: tuple[str, 
             "dynamic": {"components": {k: {"mean": m, "std": s, "mean_abs": a} for k, (m, s, a) in components.items()}}
         },
     }
+
+
+def structural_warning(critic: dict | None) -> str | None:
+    found = structural_finding(critic)
+    return found[1] if found else None
 
 
 def test_structural_warnings_name_a_constant_term_that_dominates():
@@ -266,7 +271,7 @@ def test_the_bootstrap_says_how_sure_the_pick_is_and_names_the_runner_up():
 def test_only_the_warnings_the_pools_support_break_ties():
     """bench/critic_warnings.py: a constant total fell only on weak rewards; an alive term's share of the magnitude
     fell on 7 of 8 good pendulum rewards (staying up is that task), so it is shown but weighs nothing."""
-    from rewardsmith.search.evidence import TIE_BREAK_KINDS, structural_finding, tie_break_warning
+    from rewardsmith.search.evidence import TIE_BREAK_KINDS, tie_break_warning
 
     pendulum_good = critic({"alive": (1.0, 0.0, 1.0), "tip_height": (0.1, 0.05, 0.2)})
     assert structural_finding(pendulum_good)[0] == "constant-share" and "constant-share" not in TIE_BREAK_KINDS

@@ -21,8 +21,6 @@ from rewardsmith.run_folder.names import (
     ANALYSIS_FILE,
     ATTEMPTS_FILE,
     CANDIDATE_FILE,
-    CHECKPOINT_FILE,
-    CRITIC_DIR,
     CRITIC_FILE,
     EPISODES_FILE,
     EVAL_DIR,
@@ -31,13 +29,9 @@ from rewardsmith.run_folder.names import (
     METRICS_FILE,
     REWARD_FILE,
     RUNG_SCREEN_DIR,
-    SCREEN_DIR,
     SCREEN_FILE,
-    SUMMARY_FILE,
     TRAJECTORIES_FILE,
-    VIDEO_DIR,
     VIDEO_NAMES,
-    WARM_START_FILE,
     WEIGHTS_FILE,
     attempt_file,
     cand_dir_name,
@@ -134,21 +128,13 @@ class CandidateFolder:
     record_path = property(lambda self: self.file(CANDIDATE_FILE))
     attempts_path = property(lambda self: self.file(ATTEMPTS_FILE))
     critic_path = property(lambda self: self.file(CRITIC_FILE))
-    critic_dir = property(lambda self: self.file(CRITIC_DIR))
-    screen_path = property(lambda self: self.file(SCREEN_FILE))
-    screen_dir = property(lambda self: self.file(SCREEN_DIR))
     rung_screen_dir = property(lambda self: self.file(RUNG_SCREEN_DIR))
     analysis_path = property(lambda self: self.file(ANALYSIS_FILE))
     metrics_path = property(lambda self: self.file(METRICS_FILE))
-    summary_path = property(lambda self: self.file(SUMMARY_FILE))
     weights_path = property(lambda self: self.file(WEIGHTS_FILE))
-    checkpoint_path = property(lambda self: self.file(CHECKPOINT_FILE))
-    warm_start_path = property(lambda self: self.file(WARM_START_FILE))
     eval_dir = property(lambda self: self.file(EVAL_DIR))
     evaluation_path = property(lambda self: self.file(EVAL_DIR) / EVALUATION_FILE)
     episodes_path = property(lambda self: self.file(EVAL_DIR) / EPISODES_FILE)
-    trajectories_path = property(lambda self: self.file(EVAL_DIR) / TRAJECTORIES_FILE)
-    video_dir = property(lambda self: self.file(VIDEO_DIR))
 
     def attempt_path(self, attempt: int, kind: str = "py") -> Path:
         """`attempt_<n>.<kind>` (kind "py", "reply.md", "critic.json" or "screen.json")."""

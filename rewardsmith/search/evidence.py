@@ -1,7 +1,7 @@
 """What the ranking knows besides each candidate's own fitness: the between-seed floor
 (`rewardsmith.search.spread`) and the critic's structural warnings, read from a run folder (`load_evidence`).
 
-A structural warning (`structural_warning`) says that a candidate's reward is mostly a constant per step, or that it
+A structural warning (`structural_finding`) says that a candidate's reward is mostly a constant per step, or that it
 pays for moving back and forth, read from the critic's smoke run (`critic.json`: its findings and per-component statistics over real transitions):
 
 - `constant-total`: the critic found a constant total;
@@ -92,8 +92,8 @@ def constant(stats: Any) -> bool:
 
 
 def structural_finding(critic: dict[str, Any] | None) -> tuple[str, str] | None:
-    """(kind, why) when a critic report says the reward is mostly a constant per step (module docstring): kind
-    "constant-total", "dominant-constant" or "constant-share"; None otherwise."""
+    """(kind, why) when a critic report says the reward is mostly a constant per step or pays for shuttling (module
+    docstring): kind "constant-total", "shuttle", "dominant-constant" or "constant-share"; None otherwise."""
     if not isinstance(critic, dict):
         return None
     codes = {str(f.get("code")): str(f.get("message", "")) for f in critic.get("findings") or [] if isinstance(f, dict)}
@@ -122,12 +122,6 @@ def structural_finding(critic: dict[str, Any] | None) -> tuple[str, str] | None:
             f"critic: constant term(s) {', '.join(flat)} carry {share:.0%} of the reward's magnitude",
         )
     return None
-
-
-def structural_warning(critic: dict[str, Any] | None) -> str | None:
-    """Why a critic report says the reward is mostly a constant per step (`structural_finding`), or None."""
-    found = structural_finding(critic)
-    return found[1] if found else None
 
 
 def tie_break_warning(critic: dict[str, Any] | None) -> str | None:

@@ -18,7 +18,7 @@ from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_capped, remove_tree, write_bytes_atomic
 from rewardsmith.reward.wrappers import RewardSource
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, WARM_START_FILE
+from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, TB_DIR, WARM_START_FILE
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
@@ -43,7 +43,7 @@ BUDGET_FACTOR = 10.0
 """A reward may cost this many times the critic's measured median per call during training ..."""
 BUDGET_FLOOR_S = 0.001
 """... but never less than this (scheduler noise on a busy machine must not stop an honest reward)."""
-TRAINING_OUTPUTS = (METRICS_FILE, SUMMARY_FILE, MODEL_FILE, WEIGHTS_FILE, "tb", EVAL_DIR)
+TRAINING_OUTPUTS = (METRICS_FILE, SUMMARY_FILE, MODEL_FILE, WEIGHTS_FILE, TB_DIR, EVAL_DIR)
 
 
 def train_and_evaluate(

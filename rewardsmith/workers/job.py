@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from rewardsmith.run_folder.names import REPLAY_FILE
+from rewardsmith.run_folder.names import REPLAY_FILE, TB_DIR
 from rewardsmith.run_folder.records import (
     EPISODES_FILE,
     EVALUATION_FILE,
@@ -53,7 +53,7 @@ class Mode:
 MODES: dict[str, Mode] = {
     "train": Mode(
         "rewardsmith.workers.train:run_train_job",
-        (METRICS_FILE, SUMMARY_FILE, MODEL_FILE, WEIGHTS_FILE, f".checkpoint.{WEIGHTS_FILE}", "tb", SANDBOX_FILE),
+        (METRICS_FILE, SUMMARY_FILE, MODEL_FILE, WEIGHTS_FILE, f".checkpoint.{WEIGHTS_FILE}", TB_DIR, SANDBOX_FILE),
     ),
     "evaluate": Mode(
         "rewardsmith.workers.evaluate:run_evaluate_job",

@@ -83,7 +83,8 @@ class Recorded:
 class Mirrorer:
     """Builds `Mirror`s from the live env, before lock-down: `record` each state of a rollout as it is snapshotted,
     then `mirror` them once the rollout ends (before the env is reset), or None where the env cannot recompute its
-    observation from a state.
+    observation from a state. `recomputed` and `build` do the same for states recorded elsewhere (`bench/shuttle.py`
+    feeds them archived episodes).
 
     An env that stacks the previous frame into its observation (Meta-World: `_prev_obs`, from
     `_get_curr_obs_combined_no_goal`) gets each state's previous frame from the state before it in the order played:
@@ -113,10 +114,17 @@ class Mirrorer:
         rec, self._recorded = self._recorded, []
         if not self.usable or len(rec) < 2:
             return None
-        for s, r in enumerate(rec):
-            if not matches(self._observe(r, r.qvel, rec[s - 1] if s else None), r.obs):
-                self.usable = False  # the observation is not a function of the state: nothing is judged
-                return None
+        if not all(matches(obs, r.obs) for obs, r in zip(self.recomputed(rec), rec)):
+            self.usable = False  # the observation is not a function of the state: nothing is judged
+            return None
+        return self.build(rec, first, hold)
+
+    def recomputed(self, rec: Sequence[Recorded]) -> list[Any]:
+        """The env's observation of each recorded state, recomputed from it (to compare with the recorded one)."""
+        return [self._observe(r, r.qvel, rec[s - 1] if s else None) for s, r in enumerate(rec)]
+
+    def build(self, rec: Sequence[Recorded], first: int, hold: np.ndarray) -> Mirror:
+        """The `Mirror` of a rollout's recorded states (at least two), its first transition at index `first`."""
         still = [self._state(r, np.zeros_like(r.qvel), None) for r in rec]
         backward = [
             (

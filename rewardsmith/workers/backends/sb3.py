@@ -13,7 +13,7 @@ import time
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from rewardsmith.run_folder.names import MODEL_FILE
+from rewardsmith.run_folder.names import MODEL_FILE, TB_DIR
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.backends.base import (
     EVAL_ENVS,
@@ -72,7 +72,7 @@ class SB3Backend(TrainingBackend):
         from stable_baselines3.common.logger import configure
 
         request, model = self.request, self.model
-        model.set_logger(configure(str(request.out_dir / "tb"), ["tensorboard"]))
+        model.set_logger(configure(str(request.out_dir / TB_DIR), ["tensorboard"]))
         eval_freq = request.eval_freq(episode_limit(self.eval_envs[0]))
         curve = FitnessEvalCallback(
             request.log,
