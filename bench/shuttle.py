@@ -4,7 +4,7 @@ back and forth than for holding still, by label. No training, no sandbox (pool r
 The product runs the check in the critic's worker on its own random-action rollouts; this runs the same rule
 (`episode_gains`, `MIN_GAIN`, `MIN_SHARE`, `matches`) on archived episodes (`trajectories.npz`: a run's evaluations,
 label trainings, or `evaluate_policy(..., random_policy=True)`), each transition played backwards and each state
-held still with observations the env recomputes, as `Mirrorer` does. Prints per reward: episodes judged, the
+held still by the product's own `Mirrorer` (observations the env recomputes). Prints per reward: episodes judged, the
 largest and median episode gain, the share of episodes that pay, and whether it is flagged; and the largest
 difference between a recomputed and a recorded observation (an archive over `MATCH_TOLERANCE` is not judged).
 
@@ -12,8 +12,7 @@ difference between a recomputed and a recorded observation (an archive over `MAT
         --episodes 20
     REWARDSMITH_ALLOW_UID0=1 .venv/bin/python bench/shuttle.py --cost fetch-reach metaworld-push  # what it costs
 
-An env that stacks the previous frame into its observation (Meta-World) is not handled here (`Mirrorer` handles it
-in the product). Measured in round 37 (`bench/replay_tables/README.md`, "A shuttle check").
+Measured in round 37, re-run in round 38 through `Mirrorer` (`bench/replay_tables/README.md`, "A shuttle check").
 """
 
 from __future__ import annotations
@@ -29,73 +28,69 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rewardsmith.reward.progress import load_with_progress  # noqa: E402
-from rewardsmith.reward.state import State  # noqa: E402
+from rewardsmith.reward.state import Snapshotter  # noqa: E402
 from rewardsmith.task import load_task, make_env  # noqa: E402
 from rewardsmith.workers.replay import Replayer  # noqa: E402
-from rewardsmith.workers.shuttle import MATCH_TOLERANCE, MIN_GAIN, MIN_SHARE, episode_gains, matches  # noqa: E402
+from rewardsmith.workers.shuttle import (  # noqa: E402
+    MATCH_TOLERANCE,
+    MIN_GAIN,
+    MIN_SHARE,
+    Mirrorer,
+    Recorded,
+    episode_gains,
+    matches,
+    rewards_of,
+)
 from rewardsmith.workers.trajectories import Episode, load_episodes  # noqa: E402
 
 
 class ArchiveMirror:
-    """Observations the env recomputes for archived states at chosen velocities (the bench's `Mirrorer`)."""
+    """Archived episodes, mirrored by the product's `Mirrorer` (its recomputed observations and its `Mirror`s)."""
 
     def __init__(self, task: str) -> None:
         self.env = make_env(load_task(task))
         self.base = self.env.unwrapped
         self.replayer = Replayer(self.env)
+        self.mirrorer = Mirrorer(self.env, Snapshotter(self.env, self.replayer.schema))
         self.error = 0.0
         self.matched = True
 
-    def observe(self, episode: Episode, s: int, qvel: np.ndarray):
-        import mujoco
-
-        d = self.base.data
-        d.qpos[:], d.qvel[:], d.time = episode.qpos[s], qvel, float(episode.time[s])
-        if episode.mocap_pos is not None and episode.mocap_quat is not None:
-            d.mocap_pos[:] = episode.mocap_pos[s].reshape(d.mocap_pos.shape)
-            d.mocap_quat[:] = episode.mocap_quat[s].reshape(d.mocap_quat.shape)
-        if episode.parts and "desired_goal" in episode.parts and hasattr(self.base, "goal"):
-            self.base.goal = episode.parts["desired_goal"][s].copy()
-        mujoco.mj_forward(self.base.model, d)
-        mujoco.mj_rnePostConstraint(self.base.model, d)
-        obs = self.base._get_obs()
-        return {k: np.asarray(v, dtype=float) for k, v in obs.items()} if isinstance(obs, dict) else np.asarray(obs)
-
-    def state(self, episode: Episode, s: int, qvel: np.ndarray) -> State:
-        obs = self.observe(episode, s, qvel)
-        return State.from_arrays(obs, episode.qpos[s], qvel, self.replayer.dt, self.replayer.schema, 0.0)
-
     def judge(self, episode: Episode, rewards: dict) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """{reward name: (f, b, h)} on one episode; records the largest observation mismatch in `error`."""
+        """{reward name: (f, b, h)} on one episode; records the largest observation mismatch in `error` (and goes on
+        past the product's tolerance, for information)."""
         for name, values in episode.model.items():
             getattr(self.base.model, name)[:] = values.reshape(getattr(self.base.model, name).shape)
-        steps = episode.steps
-        for s in range(steps + 1):
-            recorded = {k: v[s] for k, v in episode.parts.items()} if episode.parts else episode.obs[s]
-            recomputed = self.observe(episode, s, episode.qvel[s])
-            pairs = (
-                [(recomputed[k], recorded[k]) for k in recorded]
-                if isinstance(recorded, dict)
-                else [(recomputed, recorded)]
-            )
-            self.error = max(self.error, max(float(np.abs(np.asarray(a) - b).max()) for a, b in pairs))
-            self.matched &= matches(recomputed, recorded)
+        if "desired_goal" in episode.parts and hasattr(self.base, "goal"):  # Fetch: the episode's goal
+            self.base.goal = episode.parts["desired_goal"][0].copy()
+        rec = [self.recorded(episode, s) for s in range(episode.steps + 1)]
+        for obs, r in zip(self.mirrorer.recomputed(rec), rec):
+            pairs = [(obs[k], r.obs[k]) for k in r.obs] if isinstance(r.obs, dict) else [(obs, r.obs)]
+            self.error = max(self.error, max(float(np.abs(np.asarray(a, float) - b).max()) for a, b in pairs))
+            self.matched &= matches(obs, r.obs)
         forward = list(self.replayer.transitions(episode))
-        q = episode.qvel
-        backward = [(self.state(episode, t + 1, -q[t]), self.state(episode, t, -q[t + 1])) for t in range(steps)]
-        still = [self.state(episode, s, np.zeros_like(q[s])) for s in range(steps + 1)]
-        hold = np.zeros_like(forward[0][1])
+        mirror = self.mirrorer.build(rec, 0, np.zeros_like(forward[0][1]))
         out = {}
         for name, fn in rewards.items():
             try:
-                f = np.array([float(fn(*t)[0]) for t in forward])
-                b = np.array([float(fn(first, t[1], nxt)[0]) for (first, nxt), t in zip(backward, forward)])
-                h = np.array([float(fn(s, hold, s)[0]) for s in still])
+                triple = rewards_of(fn, forward, mirror)
             except Exception:  # noqa: BLE001 - a buggy pool reward: not judged
                 continue
-            if np.isfinite(np.concatenate((f, b, h))).all():
-                out[name] = (f, b, h)
+            if np.isfinite(np.concatenate(triple)).all():
+                out[name] = triple
         return out
+
+    @staticmethod
+    def recorded(episode: Episode, s: int) -> Recorded:
+        """State `s` of an archived episode as the critic would have recorded it."""
+        mocap = episode.mocap_pos is not None and episode.mocap_quat is not None
+        return Recorded(
+            episode.qpos[s],
+            episode.qvel[s],
+            float(episode.time[s]) if episode.time is not None else 0.0,
+            episode.mocap_pos[s] if mocap else None,
+            episode.mocap_quat[s] if mocap else None,
+            {k: v[s] for k, v in episode.parts.items()} if episode.parts else episode.obs[s],
+        )
 
 
 def cost(tasks: list[str], repeats: int = 3) -> None:
