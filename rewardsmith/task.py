@@ -390,8 +390,27 @@ def load_task(name_or_path: str | Path) -> TaskSpec:
     )
 
 
+QUIETED_NOTICES = ("gymnasium_robotics",)
+"""Packages whose import prints a Farama notice we silence. gymnasium-robotics 1.4.2 prints to stderr, on every
+import, that its Adroit v1 env rewards changed in 1.2.1 and to pin 1.2.0 "for v1 reproducibility": a Fetch or Meta-World
+user would read it as advice to downgrade. It does not apply here: every fitness is the task's own scorer, the env's
+reward reaches only `baseline` (human), and the pin (`robotics` extra: >=1.4,<1.5) keeps that reward one version."""
+
+
+def _quiet_notices() -> None:
+    """Drop the notices of `QUIETED_NOTICES` from `farama_notifications` before the packages read them."""
+    try:
+        from farama_notifications import notifications
+    except ImportError:
+        return
+    for package in QUIETED_NOTICES:
+        notifications.pop(package, None)
+
+
 def import_registrations(spec: TaskSpec) -> None:
     """Import the spec's `imports` (modules that register third-party env ids), with a clear error if missing."""
+    if spec.imports:
+        _quiet_notices()
     for module in spec.imports:
         try:
             importlib.import_module(module)

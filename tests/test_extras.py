@@ -76,3 +76,14 @@ def test_local_model_load_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "xllamacpp", None)
     with pytest.raises(LLMError, match=r"rewardsmith\[local\]"):
         engine.load()
+
+
+def test_importing_the_robotics_extra_prints_no_adroit_notice():
+    """gymnasium-robotics 1.4.2 prints an Adroit v1 notice on import ("use gymnasium-robotics==1.2.0"), which a Fetch
+    user would read as advice to downgrade; `import_registrations` silences it (`task.QUIETED_NOTICES`). In a fresh
+    interpreter: this test process may have imported the package already."""
+    import subprocess
+
+    code = "from rewardsmith.task import import_registrations, load_task; import_registrations(load_task('fetch-reach'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert "Adroit" not in done.stderr and "1.2.0" not in done.stderr, done.stderr
