@@ -439,6 +439,19 @@ def test_tasks_lists_every_spec_with_its_default_cost(cli) -> None:
     assert out.count("CPU-h") >= 25
 
 
+def test_a_sac_task_with_128_wide_networks_is_costed_at_its_measured_speedup() -> None:
+    """The SAC rates are for 256x256 networks; 128x128 ones train `NARROW_SAC_SPEEDUP` times the steps per CPU second."""
+    from rewardsmith.cli.core import NARROW_SAC_SPEEDUP, default_cost, widest_layer
+
+    spec = load_task("metaworld-push")
+    wide = spec.model_copy(
+        update={"train": spec.train.model_copy(update={"policy_kwargs": {"net_arch": [256, 256]}})}
+    )
+    assert widest_layer(spec.train.policy_kwargs) == 128 and widest_layer(wide.train.policy_kwargs) == 256
+    assert default_cost(wide)[1] == pytest.approx(default_cost(spec)[1] * NARROW_SAC_SPEEDUP)
+    assert widest_layer({"net_arch": {"pi": [64, 64], "qf": [400, 300]}}) == 400 and widest_layer({}) == 256
+
+
 @pytest.mark.parametrize(("env_id", "imports", "expect"), [
     ("Hopper-v5", [], 'body = "torso"'),
     ("BipedalWalker-v3", [], "np.asarray(state.obs)"),
