@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import sys
+import tempfile
 import threading
 import tomllib
 from pathlib import Path
@@ -492,11 +493,29 @@ def make_env(spec: TaskSpec, *, render_mode: str | None = None, **overrides: Any
             env_cls = import_from_folder(spec.folder, spec.env)
             limit = kwargs.pop("max_episode_steps", None) or 1000
             return gym.wrappers.TimeLimit(env_cls(**kwargs), max_episode_steps=limit)
-        return gym.make(spec.env, **kwargs)
+        env = gym.make(spec.env, **kwargs)
     except gym.error.Error as e:
         raise TaskSpecError(f"{where}: cannot make env '{spec.env}': {e}") from None
     except TypeError as e:
         raise EnvKwargsError(f"{where}: bad env_kwargs for '{spec.env}': {e}") from None
+    _remove_maze_file(env)
+    return env
+
+
+_MAZE_FILE = re.compile(r"ant_maze\d[\d.]*\.xml")
+
+
+def _remove_maze_file(env) -> None:
+    """gymnasium-robotics' maze envs (PointMaze, AntMaze) write their generated model to the temp folder
+    (`ant_maze<time>.xml`, in `tmp_xml_file_path`) and never remove it: a file per env built, hundreds in a run. The
+    model is loaded by then, so the file goes (only a time-stamped one: the older, fixed `ant_maze.xml` is shared)."""
+    found = getattr(env.unwrapped, "tmp_xml_file_path", None)
+    path = Path(found) if isinstance(found, str) else None
+    if path is not None and _MAZE_FILE.fullmatch(path.name) and path.parent == Path(tempfile.gettempdir()):
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass  # not ours to remove after all
 
 
 def make_scorer(spec: TaskSpec):

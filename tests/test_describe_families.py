@@ -4,6 +4,7 @@ found by stepping it, observation spans, action semantics, termination, and the 
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -388,7 +389,7 @@ def test_a_humanoids_observation_is_labelled_in_full() -> None:
     assert np.allclose(obs[253:270], data.qfrc_actuator[6:])
 
 
-def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path) -> None:
+def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path, monkeypatch) -> None:
     """PointMaze (a user's env: no shipped task) keeps its MuJoCo state, reset pose and control step on the point env
     it wraps, and builds its dict observation from that env's: the description reads them there (it crashed on the
     outer env's missing `init_qpos`), labels `state.obs` as the ball's qpos and qvel, and `state.dt` is the inner
@@ -399,6 +400,7 @@ def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path)
     from rewardsmith.reward.state import control_period, physics_env
     from rewardsmith.stages.obs_labels import label_observation, obs_lines
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # gym.make of a maze writes its model file there
     gym.register_envs(gymnasium_robotics)
     env = gym.make("PointMaze_UMaze-v3")
     env.reset(seed=0)
@@ -425,6 +427,24 @@ def test_a_maze_env_is_described_through_the_mujoco_env_it_wraps(tmp_path: Path)
     assert "cell (row i, column j) is centred at x = -2 + 1·j, y = 2 - 1·i (m)" in text
     assert list(env.unwrapped.maze.cell_rowcol_to_xy(np.array([3, 1]))) == [-2 + 1 * 1, 2 - 1 * 3]
     assert "(manipulation)" not in text and "- Contacts: `state.touching(a, b=None)`" in text  # walked, not gripped
+
+
+def test_a_maze_env_leaves_no_model_file_in_the_temp_folder(tmp_path: Path, monkeypatch) -> None:
+    """gymnasium-robotics' maze envs write `ant_maze<time>.xml` into the temp folder on every build and never remove
+    it (471 such files had piled up in this machine's /tmp); `make_env` removes it once the model is loaded."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    (tmp_path / "maze_scorer.py").write_text(
+        "from rewardsmith.reward.fitness import EpisodeScorer\n\nclass Score(EpisodeScorer):\n    pass\n"
+    )
+    (tmp_path / "maze.toml").write_text(
+        'name = "maze"\nenv = "PointMaze_UMaze-v3"\nimports = ["gymnasium_robotics"]\ndescription = "Reach the goal."\n'
+        'success = "within 0.45 m of the goal"\n[fitness]\nscorer = "maze_scorer:Score"\n'
+    )
+    env = make_env(load_task(str(tmp_path / "maze.toml")))
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    assert env.unwrapped.tmp_xml_file_path.startswith(str(tmp_path))  # it was written where this test looks
+    assert not list(tmp_path.glob("ant_maze*.xml"))
 
 
 def test_bounds_that_every_dim_shares_print_once() -> None:
