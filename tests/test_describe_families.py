@@ -108,6 +108,7 @@ def test_envs_without_a_model_state_their_termination(task: str, rule: str) -> N
     text = describe(load_task(task))
     assert rule in _line(text, "- Early termination: ")
     assert not re.search(r"\d\.\d{6,}", text)  # bounds rounded, no float32 artefacts
+    assert " 1 dims" not in text  # the pendulums' one action dim is "1 dim"
 
 
 def test_pendulums_layout_does_not_name_the_goal() -> None:

@@ -12,6 +12,7 @@ import gymnasium as gym
 import numpy as np
 
 from rewardsmith.errors import RewardsmithError, TaskSpecError
+from rewardsmith.formatting import plural
 from rewardsmith.reward.state import StateSchema, control_period, physics_env, schema_for
 from rewardsmith.stages.env_hand import hand_lines, hand_parts
 from rewardsmith.stages.env_joints import actuator_lines, joint_lines, sign_words
@@ -350,7 +351,7 @@ def describe(spec: TaskSpec, seed: int = 0) -> str:
         head.append(
             f"- Action: one of {act.n} discrete choices, {act.start} to {act.start + act.n - 1} (what each does below)"
             if discrete
-            else f"- Action: {act.shape[0] if act.shape else act} dims"
+            else f"- Action: {plural(act.shape[0], 'dim') if act.shape else act}"
             + (f", each in {value_range(act.low.min(), act.high.max())}" if hasattr(act, "low") else "")
         )
         head += _observation_head(obs)
