@@ -221,9 +221,11 @@ def train(
     reward that gets slow during training is stopped early with the reason."""
     from rewardsmith.reward.contract import require_static_ok
     from rewardsmith.task import load_task, make_env
+    from rewardsmith.workers.backends import check_training_settings
 
     spec = load_task(task)
     make_env(spec).close()  # an unknown env id fails here, before any work
+    check_training_settings(spec, timesteps or spec.train.timesteps)  # and settings the learner refuses
     usable_reward_file(reward)
     require_static_ok(reward)
     require_sandbox_here(sandbox_minimum)

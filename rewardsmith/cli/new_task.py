@@ -264,24 +264,30 @@ def check_task(
     sandbox_minimum: str | None = SandboxMinimumOpt,
 ) -> None:
     """Check a task spec before a run, as `run` does first: it loads, its env builds, its trusted scorer scores
-    random- and zero-action episodes, and the env description the LLM reads builds. Then say whether its search
-    budget is calibrated, with the exact command that calibrates it; --calibrate runs that calibration here (what
-    it costs is printed first)."""
+    random- and zero-action episodes, the learner accepts its `[train]` settings, and the env description the LLM
+    reads builds. Then say whether its search budget is calibrated, with the exact command that calibrates it;
+    --calibrate runs that calibration here (what it costs is printed first)."""
     from rewardsmith.cli.calibrate import calibrate_and_print, calibration_cost
     from rewardsmith.reward.task_check import validate_task
     from rewardsmith.run_folder.claim import RUNS_DIR
     from rewardsmith.search.calibration import write_spec_calibration
     from rewardsmith.stages.env_description import description_for_run
     from rewardsmith.task import load_task
-    from rewardsmith.workers.backends.replay_buffer import check_task_buffer_fits
+    from rewardsmith.workers.backends import check_training_settings
 
     spec = load_task(task)
     warnings = validate_task(spec)
-    check_task_buffer_fits(spec)
+    check_training_settings(spec)
     description = description_for_run(spec)
     for warning in warnings:
         console.print(f"warning: {warning}", highlight=False, markup=False)
-    console.print(f"{spec.name}: the spec loads, the env builds, the scorer scores random and zero-action episodes")
+    console.print(
+        f"{spec.name}: the spec loads, the env builds, the scorer scores random and zero-action episodes, "
+        f"{spec.train.algo} accepts the [train] settings",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     console.print(
         f"{spec.name}: the environment description builds ({len(description.splitlines())} lines;"
         f" `rewardsmith describe {spec.command_target()}` prints it as the LLM reads it)",

@@ -42,7 +42,7 @@ from rewardsmith.stages.human_feedback import collect as collect_feedback
 from rewardsmith.stages.video import VideoError, find_video, record_video
 from rewardsmith.stages.visual_feedback import vision_refusal
 from rewardsmith.task import TaskSpec, load_task
-from rewardsmith.workers.backends.replay_buffer import check_task_buffer_fits
+from rewardsmith.workers.backends import check_training_settings
 from rewardsmith.workers.executor import Executor, make_executor
 from rewardsmith.workers.run import stop_workers_under
 
@@ -56,11 +56,13 @@ def run(config: RunConfig, progress: Progress | None = None, executor: Executor 
     check_option(config.feedback)
     if config.feedback not in (None, "ask"):  # a resume from another folder still finds the file
         config = config.model_copy(update={"feedback": str(Path(str(config.feedback)).resolve())})
-    # a task error (bad scorer, env, a replay buffer too big for the run's longest training) raises here: before
-    # any folder or LLM call
+    # a task error (bad scorer, env, a replay buffer too big for the run's longest training, settings the learner
+    # refuses) raises here: before any folder or LLM call
     for warning in validate_task(spec):
         print(f"warning: {warning}", file=sys.stderr)
-    check_task_buffer_fits(spec, max(config.timesteps or 0, (config.final_timesteps or 0) if config.final_seeds else 0))
+    check_training_settings(
+        spec, max(config.timesteps or 0, (config.final_timesteps or 0) if config.final_seeds else 0)
+    )
     note = spec.calibration_note(config.timesteps)
     if note:
         print(f"note: {note}", file=sys.stderr)

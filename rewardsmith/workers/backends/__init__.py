@@ -60,6 +60,7 @@ __all__ = [
     "TrainOutcome",
     "TrainRequest",
     "TrainingBackend",
+    "check_training_settings",
     "gpu_min_steps",
     "gpu_visible",
     "load_backend",
@@ -92,6 +93,19 @@ def resolve_backend(requested: str | None, spec, reward_source: str = "candidate
     fits = supported(spec.env, spec.env_kwargs) and spec.train.algo == "PPO" and reward_source == "candidate"
     fits = fits and (timesteps is None or timesteps >= gpu_min_steps(spec))
     return "mjx" if fits and gpu_visible() else (fallback if fallback != "mjx" else CPU_BACKEND)
+
+
+def check_training_settings(spec, steps: int | None = None) -> None:
+    """What `run`, `check-task` and `train` ask of a spec's `[train]` before anything is spent (TaskSpecError
+    otherwise): a SAC replay buffer that fits a worker for `steps` (`replay_buffer.check_task_buffer_fits`) and, on
+    the SB3 backend, settings SB3 accepts (`sb3.check_settings`: the model is built once)."""
+    from rewardsmith.workers.backends.replay_buffer import check_task_buffer_fits
+
+    check_task_buffer_fits(spec, steps)
+    if (spec.train.backend or DEFAULT_BACKEND) == "sb3":
+        from rewardsmith.workers.backends.sb3 import check_settings
+
+        check_settings(spec)
 
 
 def load_backend(name: str) -> TrainingBackend:

@@ -13,6 +13,7 @@ import time
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from rewardsmith.errors import TaskSpecError
 from rewardsmith.run_folder.names import MODEL_FILE, TB_DIR
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.backends.base import (
@@ -122,6 +123,38 @@ def build_model(
     hyperparams = spec.train.hyperparams if hyperparams is None else hyperparams
     kwargs = lean_policy_kwargs(spec, adam)
     return algo("MlpPolicy", env, seed=seed, device=device, verbose=0, policy_kwargs=kwargs, **hyperparams)
+
+
+_ACCEPTED: set[str] = set()
+"""The learner settings (`settings_key`) this process has already built a model with."""
+
+
+def check_settings(spec: TaskSpec) -> None:
+    """TaskSpecError where SB3 refuses the spec's `[train]` settings (a misspelt or ill-typed hyperparameter or
+    `policy_kwargs` entry): the model is built once on one of the task's envs, with a one-transition replay buffer,
+    and thrown away. Without this the first candidate's training would fail, after the LLM had been paid, with an
+    error that names its reward file. Trusted code only (SB3 and the task's env); once per settings and process."""
+    import json
+
+    from rewardsmith.reward.wrappers import ApplyReward
+    from rewardsmith.task import make_env
+
+    train = spec.train
+    key = json.dumps([spec.env, spec.env_kwargs, train.model_dump(mode="json")], sort_keys=True, default=str)
+    if key in _ACCEPTED:
+        return
+    hyperparams = {**train.hyperparams, "buffer_size": 1} if train.algo == "SAC" else train.hyperparams
+    env = ApplyReward(make_env(spec), source="native")
+    try:
+        build_model(spec, in_process_envs([lambda: env]), 0, hyperparams=hyperparams)
+    except (TypeError, ValueError, KeyError, AssertionError, AttributeError) as e:
+        raise TaskSpecError(
+            f"{spec.source or spec.name}: [train] {train.algo} refuses these settings"
+            f" (hyperparams {train.hyperparams}, policy_kwargs {train.policy_kwargs}): {type(e).__name__}: {e}"
+        ) from None
+    finally:
+        env.close()
+    _ACCEPTED.add(key)
 
 
 def lean_policy_kwargs(spec: TaskSpec, adam: str = ADAM_FORM) -> dict | None:

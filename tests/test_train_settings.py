@@ -1,0 +1,41 @@
+"""A spec's `[train]` settings that the learner refuses (a misspelt hyperparameter, an ill-typed network) stop
+`run`, `check-task` and `train` before anything is spent, as a task error naming the settings: before, `run` paid for
+the LLM's rewards first, and every training then failed with an error that named the candidate's reward file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rewardsmith.errors import TaskSpecError
+from rewardsmith.task import load_task
+from rewardsmith.workers.backends import check_training_settings
+
+REWARD = Path(__file__).parent.parent / "envs" / "examples" / "inverted_double_pendulum_balance.py"
+
+
+def test_settings_the_learner_refuses_are_a_task_error() -> None:
+    spec = load_task("inverted-double-pendulum-balance")
+    check_training_settings(spec)  # the shipped settings build
+    typo = spec.train.model_copy(update={"hyperparams": {**spec.train.hyperparams, "n_stepz": 64}})
+    with pytest.raises(TaskSpecError, match=r"\[train\] PPO refuses these settings .*'n_stepz'"):
+        check_training_settings(spec.model_copy(update={"train": typo}))
+    net = spec.train.model_copy(update={"policy_kwargs": {"net_arch": "big"}})
+    with pytest.raises(TaskSpecError, match=r"\[train\] PPO refuses these settings \(hyperparams .*'big'"):
+        check_training_settings(spec.model_copy(update={"train": net}))
+
+
+def test_run_check_task_and_train_refuse_them_before_any_work(cli, tiny_spec, tmp_path: Path) -> None:
+    spec = tiny_spec("inverted-double-pendulum-balance")
+    spec.write_text(re.sub(r"(?m)^hyperparams = \{", "hyperparams = { n_stepz = 64, ", spec.read_text()))
+    verbs = {
+        "run": ["run", spec, "--model", "scripted:/nonexistent.jsonl", "--out", tmp_path / "run"],
+        "check-task": ["check-task", spec],
+        "train": ["train", spec, REWARD, "--timesteps", "64", "--out", tmp_path / "train"],
+    }
+    for verb, args in verbs.items():
+        code, out, err = cli(*args)
+        assert code == 2 and "PPO refuses these settings" in err and "n_stepz" in err, (verb, out, err)
+    assert not (tmp_path / "run").exists() and not (tmp_path / "train").exists()
