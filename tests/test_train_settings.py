@@ -1,6 +1,7 @@
 """A spec's `[train]` settings that the learner refuses (a misspelt hyperparameter, an ill-typed network) stop
-`run`, `check-task` and `train` before anything is spent, as a task error naming the settings: before, `run` paid for
-the LLM's rewards first, and every training then failed with an error that named the candidate's reward file."""
+`run`, `check-task`, `train`, `calibrate` and `baseline` before anything is spent, as a task error naming the
+settings: before, `run` paid for the LLM's rewards first, and every training then failed with an error that named
+the candidate's reward file."""
 
 from __future__ import annotations
 
@@ -34,8 +35,10 @@ def test_run_check_task_and_train_refuse_them_before_any_work(cli, tiny_spec, tm
         "run": ["run", spec, "--model", "scripted:/nonexistent.jsonl", "--out", tmp_path / "run"],
         "check-task": ["check-task", spec],
         "train": ["train", spec, REWARD, "--timesteps", "64", "--out", tmp_path / "train"],
+        "calibrate": ["calibrate", spec, "--reward", REWARD, "--out", tmp_path / "calibration"],
+        "baseline": ["baseline", spec, "--timesteps", "64"],
     }
     for verb, args in verbs.items():
         code, out, err = cli(*args)
         assert code == 2 and "PPO refuses these settings" in err and "n_stepz" in err, (verb, out, err)
-    assert not (tmp_path / "run").exists() and not (tmp_path / "train").exists()
+    assert not any((tmp_path / name).exists() for name in ("run", "train", "calibration"))

@@ -54,6 +54,7 @@ def calibrate(
     from rewardsmith.run_folder.claim import RUNS_DIR
     from rewardsmith.search.calibration import write_spec_calibration
     from rewardsmith.task import load_task
+    from rewardsmith.workers.backends import check_training_settings
 
     spec = load_task(task)
     kinds = tuple(k.strip() for k in weak.split(",") if k.strip())
@@ -68,6 +69,7 @@ def calibrate(
     if backend is not None:
         backend = choose_backend_option(backend)
     require_sandbox_here(sandbox_minimum)
+    check_training_settings(spec)  # before any training: settings the learner refuses
     report = calibrate_and_print(
         spec,
         Path(good),

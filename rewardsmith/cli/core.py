@@ -363,9 +363,11 @@ def baseline(
     """Train the human (env reward) and sparse (success-only) baselines; cached per task, budget and seed."""
     from rewardsmith.search.baselines import run_baselines
     from rewardsmith.task import load_task
+    from rewardsmith.workers.backends import check_training_settings
 
     spec = load_task(task)
     steps = timesteps or spec.train.timesteps
+    check_training_settings(spec, steps)
     with training_progress() as progress:
         sources = ["native", "sparse"] if spec.human_baseline else ["sparse"]
         bars = {s: progress.add_task(f"{spec.name} {'human' if s == 'native' else s}", total=steps) for s in sources}
