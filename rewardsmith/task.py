@@ -85,7 +85,7 @@ class TrainDefaults(BaseModel):
     )
     eval_freq: int = Field(10_000, gt=0, description="Evaluate every this many env steps.")
     eval_episodes: int = Field(5, ge=1)
-    max_episode_steps: int | None = Field(None, description="Override the env's time limit.")
+    max_episode_steps: int | None = Field(None, gt=0, description="Override the env's time limit.")
 
     @field_validator("policy_kwargs")
     @classmethod

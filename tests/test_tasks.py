@@ -78,6 +78,14 @@ def test_missing_field_is_named(tmp_path: Path, drop: str, field: str) -> None:
         load_task(path)
 
 
+@pytest.mark.parametrize("steps", ["0", "-5"])
+def test_a_time_limit_that_is_not_positive_is_named(tmp_path: Path, steps: str) -> None:
+    """`max_episode_steps = -5` was a traceback from Gymnasium's TimeLimit; 0 silently meant the env's own limit."""
+    path = write(tmp_path, GOOD + f"[train]\nmax_episode_steps = {steps}\n")
+    with pytest.raises(TaskSpecError, match=r"field 'train.max_episode_steps': Input should be greater than 0"):
+        load_task(path)
+
+
 def test_unknown_env_id_names_the_file(tmp_path: Path) -> None:
     spec = load_task(write(tmp_path, GOOD.replace("HalfCheetah-v5", "NoSuchEnv-v9")))
     with pytest.raises(TaskSpecError, match=r"tmp-task\.toml: cannot make env 'NoSuchEnv-v9'"):
