@@ -200,6 +200,16 @@ def test_missing_key_is_named_before_any_call(no_keys: None, monkeypatch: pytest
     assert time.perf_counter() - start < 5
 
 
+def test_a_model_name_no_provider_serves_is_named_before_any_call() -> None:
+    """A typo ("gpt4o") or a served model without its "openai/" prefix: before, the run folder was made and the
+    first designer call failed with litellm's "LLM Provider NOT provided"."""
+    for name in ("gpt4o", "nosuch:model", "served"):
+        with pytest.raises(LLMError, match=rf"model {name}: litellm knows no provider for it; name it as litellm does"):
+            require_model_ready(name, api_base="http://127.0.0.1:9" if name == "served" else None)
+    with pytest.raises(LLMError, match="needs OLLAMA_API_BASE"):  # a provider litellm knows: its own check follows
+        require_model_ready("ollama/llama3")
+
+
 def test_auth_errors_are_not_retried() -> None:
     """litellm reports a missing OpenAI key as a 500 InternalServerError; that must not be retried."""
     from rewardsmith.llm.litellm_model import _import_litellm, _is_retryable

@@ -63,8 +63,25 @@ def missing_keys(name: str, api_base: str | None) -> list[str]:
     return [] if check.get("keys_in_environment") else list(check.get("missing_keys") or [])
 
 
+def require_known_provider(name: str, api_base: str | None) -> None:
+    """LLMError where litellm cannot tell which provider serves `name` (a typo such as "gpt4o", or a served model
+    named without its "openai/" prefix): its first call would fail the same way, after the run folder was made."""
+    if name.startswith(tuple(KNOWN_KEYS)):
+        return
+    litellm = _import_litellm()
+    try:
+        litellm.get_llm_provider(model=name, api_base=api_base)
+    except Exception:  # noqa: BLE001 - litellm raises its BadRequestError (and others) for an unknown one
+        raise LLMError(
+            f"model {name}: litellm knows no provider for it; name it as litellm does, e.g. "
+            "gpt-4o-mini, anthropic/claude-sonnet-4-5, ollama/llama3, or openai/<served-name> with --api-base "
+            "(--model local is the built-in offline model)"
+        ) from None
+
+
 def require_credentials(name: str, api_base: str | None) -> None:
-    """LLMError naming the missing key, before any call is made."""
+    """LLMError naming an unknown provider or the missing key, before any call is made."""
+    require_known_provider(name, api_base)
     if keys := missing_keys(name, api_base):
         raise LLMError(
             f"model {name} needs {' or '.join(keys)}: set {keys[-1] if len(keys) > 1 else keys[0]} "
