@@ -53,8 +53,11 @@ def test_task_list_glob_and_errors(tmp_path, tiny_spec):
     with pytest.raises(RewardsmithError, match="listed twice: reacher-reach"):
         read_task_list(str(tmp_path / "twice.txt"))
     (tmp_path / "unknown.txt").write_text("no-such-task\n")
-    with pytest.raises(TaskSpecError):
+    with pytest.raises(TaskSpecError, match=r"unknown\.txt: unknown task 'no-such-task'"):  # the list is named
         read_task_list(str(tmp_path / "unknown.txt"))
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfehopper-hop\n")  # was a UnicodeDecodeError traceback
+    with pytest.raises(RewardsmithError, match=r"binary\.txt: cannot read the task list .*it must be UTF-8 text"):
+        read_task_list(str(tmp_path / "binary.txt"))
 
 
 def test_shipped_lists_name_shipped_tasks():

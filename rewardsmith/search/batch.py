@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from rewardsmith.config import RunConfig
-from rewardsmith.errors import RewardsmithError, RunFolderError
+from rewardsmith.errors import RewardsmithError, RunFolderError, TaskSpecError
 from rewardsmith.files import read_json, write_json_atomic
 from rewardsmith.formatting import pick_number
 from rewardsmith.run_folder.claim import RUNS_DIR, adopt, claim_dir, new_run_dir
@@ -117,14 +117,21 @@ def read_task_list(source: str) -> list[TaskSpec]:
                 f"{source}: no such task list file (expected a text file of task names or "
                 "spec paths, one a line, or a glob like 'envs/*.toml')"
             )
-        lines = [line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise RewardsmithError(f"{source}: cannot read the task list ({e}); it must be UTF-8 text") from None
+        lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
         entries = [(line, path.parent) for line in lines if line]
         if not entries:
             raise RewardsmithError(f"{source}: the task list is empty (one task name or spec path a line)")
     specs: list[TaskSpec] = []
     for entry, folder in entries:
         nearby = folder / entry if folder is not None else None
-        specs.append(load_task(nearby if nearby is not None and nearby.is_file() else entry))
+        try:
+            specs.append(load_task(nearby if nearby is not None and nearby.is_file() else entry))
+        except TaskSpecError as e:
+            raise TaskSpecError(f"{source}: {e}") from None
     names = [s.name for s in specs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
