@@ -43,6 +43,10 @@ def test_a_file_gives_its_lead_in_after_every_iteration_and_each_block_after_its
     assert file_answer(path, 3) == "keep the cart still"
     with pytest.raises(FeedbackError, match="no such file"):
         check_option(str(tmp_path / "missing.txt"))
+    check_option(str(path))
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfe")  # found before the run, not after its first iteration
+    with pytest.raises(FeedbackError, match="cannot read the feedback file"):
+        check_option(str(tmp_path / "binary.txt"))
 
 
 def test_ask_needs_a_terminal(monkeypatch):

@@ -99,6 +99,7 @@ def check_option(option: str | None) -> None:
         return
     if not Path(option).is_file():
         raise FeedbackError(f"--feedback {option}: no such file (pass 'ask' or a text file of answers)")
+    file_answer(Path(option), 0)  # unreadable or not UTF-8: say so now, not after the first iteration was paid for
 
 
 def recorded(folder: RunFolder, before: int) -> list[Feedback]:
