@@ -122,7 +122,7 @@ NARROW_SAC_SPEEDUP = 1.8
 """The SAC rates above are for 256x256 networks; a SAC task whose widest layer is at most 128 trains this many times
 as many steps per CPU second (the training workers' CPU in the sixth and ninth rounds' equal-learning trainings,
 100,000 steps each: metaworld-reach 1.8x, metaworld-pick-place 1.7x, metaworld-push 1.8x, fetch-reach 1.7x,
-fetch-push 1.9x; docs/performance.md)."""
+fetch-push 1.9x, fetch-pick-and-place 1.8x; docs/performance.md)."""
 
 
 def default_cost(spec: TaskSpec) -> tuple[int, float]:
