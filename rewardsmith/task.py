@@ -393,8 +393,8 @@ def load_task(name_or_path: str | Path) -> TaskSpec:
 
 QUIETED_NOTICES = ("gymnasium_robotics",)
 """Packages whose import prints a Farama notice we silence. gymnasium-robotics 1.4.2 prints to stderr, on every
-import, that its Adroit v1 env rewards changed in 1.2.1 and to pin 1.2.0 "for v1 reproducibility": a Fetch or Meta-World
-user would read it as advice to downgrade. It does not apply here: every fitness is the task's own scorer, the env's
+import, that its Adroit v1 env rewards changed in 1.2.1 and to pin 1.2.0 "for v1 reproducibility": a Fetch user
+would read it as advice to downgrade. It does not apply here: every fitness is the task's own scorer, the env's
 reward reaches only `baseline` (human), and the pin (`robotics` extra: >=1.4,<1.5) keeps that reward one version."""
 
 

@@ -126,7 +126,7 @@ def build_model(
 
 
 _ACCEPTED: set[str] = set()
-"""The learner settings (`settings_key`) this process has already built a model with."""
+"""The learner settings (the spec's env and `[train]`, as JSON) this process has already built a model with."""
 
 
 def check_settings(spec: TaskSpec) -> None:
