@@ -97,8 +97,9 @@ def resolve_backend(requested: str | None, spec, reward_source: str = "candidate
 
 def check_training_settings(spec, steps: int | None = None) -> None:
     """What `run`, `check-task`, `train`, `calibrate` and `baseline` ask of a spec's `[train]` before anything is
-    spent (TaskSpecError otherwise): a SAC replay buffer that fits a worker for `steps` (`replay_buffer.check_task_buffer_fits`) and, on
-    the SB3 backend, settings SB3 accepts (`sb3.check_settings`: the model is built once)."""
+    spent (TaskSpecError otherwise): a SAC replay buffer that fits a worker for `steps`
+    (`replay_buffer.check_task_buffer_fits`) and, on the SB3 backend, settings SB3 accepts (`sb3.check_settings`:
+    the model is built once)."""
     from rewardsmith.workers.backends.replay_buffer import check_task_buffer_fits
 
     check_task_buffer_fits(spec, steps)
