@@ -2,7 +2,8 @@
 (`rewardsmith.search.spread`) and the critic's structural warnings, read from a run folder (`load_evidence`).
 
 A structural warning (`structural_finding`) says that a candidate's reward is mostly a constant per step, or that it
-pays for moving back and forth, read from the critic's smoke run (`critic.json`: its findings and per-component statistics over real transitions):
+pays for moving back and forth, read from the critic's smoke run (`critic.json`: its findings and per-component
+statistics over real transitions):
 
 - `constant-total`: the critic found a constant total;
 - `dominant-constant`: a component the critic found dominant (`dominant-component`) is itself constant over the

@@ -99,14 +99,23 @@ def check_training_settings(spec, steps: int | None = None) -> None:
     """What `run`, `check-task`, `train`, `calibrate` and `baseline` ask of a spec's `[train]` before anything is
     spent (TaskSpecError otherwise): a SAC replay buffer that fits a worker for `steps`
     (`replay_buffer.check_task_buffer_fits`) and, on the SB3 backend, settings SB3 accepts (`sb3.check_settings`:
-    the model is built once)."""
+    the model is built once). Both read one env of the task."""
+    from rewardsmith.reward.wrappers import ApplyReward
+    from rewardsmith.task import make_env
     from rewardsmith.workers.backends.replay_buffer import check_task_buffer_fits
 
-    check_task_buffer_fits(spec, steps)
-    if (spec.train.backend or DEFAULT_BACKEND) == "sb3":
-        from rewardsmith.workers.backends.sb3 import check_settings
+    sb3 = (spec.train.backend or DEFAULT_BACKEND) == "sb3"
+    if spec.train.algo != "SAC" and not sb3:
+        return
+    env = ApplyReward(make_env(spec), source="native")
+    try:
+        check_task_buffer_fits(spec, steps, env)
+        if sb3:
+            from rewardsmith.workers.backends.sb3 import check_settings
 
-        check_settings(spec)
+            check_settings(spec, env)
+    finally:
+        env.close()
 
 
 def load_backend(name: str) -> TrainingBackend:

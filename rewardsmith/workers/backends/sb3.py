@@ -129,22 +129,19 @@ _ACCEPTED: set[str] = set()
 """The learner settings (the spec's env and `[train]`, as JSON) this process has already built a model with."""
 
 
-def check_settings(spec: TaskSpec) -> None:
+def check_settings(spec: TaskSpec, env) -> None:
     """TaskSpecError where SB3 refuses the spec's `[train]` settings (a misspelt or ill-typed hyperparameter or
-    `policy_kwargs` entry): the model is built once on one of the task's envs, with a one-transition replay buffer,
-    and thrown away. Without this the first candidate's training would fail, after the LLM had been paid, with an
-    error that names its reward file. Trusted code only (SB3 and the task's env); once per settings and process."""
+    `policy_kwargs` entry): the model is built once on `env` (one of the task's envs, the caller's to close), with a
+    one-transition replay buffer, and thrown away. Without this the first candidate's training would fail, after the
+    LLM had been paid, with an error that names its reward file. Trusted code only (SB3 and the task's env); once
+    per settings and process."""
     import json
-
-    from rewardsmith.reward.wrappers import ApplyReward
-    from rewardsmith.task import make_env
 
     train = spec.train
     key = json.dumps([spec.env, spec.env_kwargs, train.model_dump(mode="json")], sort_keys=True, default=str)
     if key in _ACCEPTED:
         return
     hyperparams = {**train.hyperparams, "buffer_size": 1} if train.algo == "SAC" else train.hyperparams
-    env = ApplyReward(make_env(spec), source="native")
     try:
         build_model(spec, in_process_envs([lambda: env]), 0, hyperparams=hyperparams)
     except (TypeError, ValueError, KeyError, AssertionError, AttributeError) as e:
@@ -152,8 +149,6 @@ def check_settings(spec: TaskSpec) -> None:
             f"{spec.source or spec.name}: [train] {train.algo} refuses these settings"
             f" (hyperparams {train.hyperparams}, policy_kwargs {train.policy_kwargs}): {type(e).__name__}: {e}"
         ) from None
-    finally:
-        env.close()
     _ACCEPTED.add(key)
 
 
