@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 
 from rewardsmith.cli.calibrate import WEAK_CHOICES, calibrate_and_print, print_report
-from rewardsmith.cli.core import default_cost
+from rewardsmith.cost import default_cost
 from rewardsmith.search.calibration import CalibrationReport, write_spec_calibration
 from rewardsmith.task import ENVS_DIR, list_tasks, load_task
 

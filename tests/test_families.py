@@ -441,7 +441,7 @@ def test_tasks_lists_every_spec_with_its_default_cost(cli) -> None:
 
 def test_a_sac_task_with_128_wide_networks_is_costed_at_its_measured_speedup() -> None:
     """The SAC rates are for 256x256 networks; 128x128 ones train `NARROW_SAC_SPEEDUP` times the steps per CPU second."""
-    from rewardsmith.cli.core import NARROW_SAC_SPEEDUP, default_cost, widest_layer
+    from rewardsmith.cost import NARROW_SAC_SPEEDUP, default_cost, widest_layer
 
     spec = load_task("metaworld-push")
     wide = spec.model_copy(
@@ -450,6 +450,28 @@ def test_a_sac_task_with_128_wide_networks_is_costed_at_its_measured_speedup() -
     assert widest_layer(spec.train.policy_kwargs) == 128 and widest_layer(wide.train.policy_kwargs) == 256
     assert default_cost(wide)[1] == pytest.approx(default_cost(spec)[1] * NARROW_SAC_SPEEDUP)
     assert widest_layer({"net_arch": {"pi": [64, 64], "qf": [400, 300]}}) == 400 and widest_layer({}) == 256
+
+
+def test_a_ppo_task_is_costed_from_its_own_settings() -> None:
+    """PPO's rate comes from the spec's settings (bench/ppo_cost.py's model): more epochs or smaller minibatches cost
+    more, more envs per policy call less, and the env's own step cost by its id; SB3's 64-wide default when unnamed."""
+    from rewardsmith.cost import ENV_STEP_US, steps_per_cpu_second, widest_layer
+
+    spec = load_task("hopper-hop")
+
+    def with_settings(env: str = spec.env, n_envs: int = spec.train.n_envs, **hyper):
+        train = spec.train.model_copy(update={"n_envs": n_envs, "hyperparams": {**spec.train.hyperparams, **hyper}})
+        return steps_per_cpu_second(spec.model_copy(update={"env": env, "train": train}))
+
+    rate = with_settings()
+    assert with_settings(n_epochs=20) < rate < with_settings(n_epochs=2)
+    assert with_settings(batch_size=32) < rate < with_settings(n_envs=16)
+    assert with_settings(env="Ant-v5") < rate < with_settings(env="CartPole-v1")
+    assert with_settings(env="MyOwnEnv-v0") < rate  # an unknown env is costed at the default, dearer than Hopper
+    assert ENV_STEP_US["Hopper"] < ENV_STEP_US[""]
+    # halfcheetah-run's 20 epochs of 64-sample minibatches at 256x256 cost it several times hopper-hop's rate
+    assert steps_per_cpu_second(load_task("halfcheetah-run")) * 3 < rate
+    assert widest_layer({}, "PPO") == 64
 
 
 @pytest.mark.parametrize(("env_id", "imports", "expect"), [

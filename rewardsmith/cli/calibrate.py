@@ -211,7 +211,7 @@ def calibration_table(specs: list[TaskSpec], seeds: int = 3) -> str:
 def calibration_cost(spec: TaskSpec, seeds: int = 3, weak: int = len(WEAK_CHOICES)) -> float:
     """CPU-hours the default calibration of a spec trains for (good and `weak` references, `seeds` seeds, at the
     first rung and the search budget), at the rate `rewardsmith tasks` estimates a default run with."""
-    from rewardsmith.cli.core import default_cost
+    from rewardsmith.cost import default_cost
     from rewardsmith.search.calibration import first_rung
 
     steps, hours = default_cost(spec)

@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich import box
@@ -93,57 +93,6 @@ def training_progress() -> Progress:
     )
 
 
-# Training env steps per CPU-second (one core, torch single-threaded), for the cost estimate of `rewardsmith
-# tasks` only: (env id prefix, algorithm) -> steps/s. From bench/throughput.py on a 2-core VM that was shared
-# (load ~16) while measuring, scaled by the same run's slowdown of raw env stepping against an idle measurement
-# (about 8-10x): SAC on Meta-World 8 -> ~80 (measured directly since, below), PPO on BipedalWalker 90 -> ~780, PPO on
-# MountainCar 228 -> ~1800. Adroit and Shadow Hand SAC are set from their raw-step cost relative to Meta-World.
-# Pendulum: `rewardsmith train pendulum-swing-up` with its example, 100,352 steps in 55 s wall (round 23, idle core).
-# Acrobot: its calibration's 9 trainings of 50,176 steps took 389 s on one worker beside two other trainings (2 cores).
-# Meta-World and Fetch SAC, round 38: the training worker's CPU seconds in the equal-learning trainings at 256x256
-# (100,000 steps, the task's example reward, 3 seeds each): metaworld-reach 53, -push and -pick-place 70 steps per CPU
-# second; fetch-reach 59, fetch-push 77, fetch-pick-and-place 79.
-TRAIN_RATES: dict[tuple[str, str], float] = {
-    ("Meta-World/", "SAC"): 65.0,
-    ("Fetch", "SAC"): 70.0,
-    ("AdroitHand", "SAC"): 80.0,
-    ("HandManipulate", "SAC"): 55.0,
-    ("BipedalWalker", "PPO"): 780.0,
-    ("LunarLander", "PPO"): 1200.0,
-    ("MountainCar", "PPO"): 1800.0,
-    ("Pendulum", "PPO"): 1800.0,
-    ("Acrobot", "PPO"): 1800.0,
-    ("", "PPO"): 1000.0,
-    ("", "SAC"): 80.0,
-}
-
-
-NARROW_SAC_SPEEDUP = 1.8
-"""The SAC rates above are for 256x256 networks; a SAC task whose widest layer is at most 128 trains this many times
-as many steps per CPU second (the training workers' CPU in the sixth and ninth rounds' equal-learning trainings,
-100,000 steps each: metaworld-reach 1.8x, metaworld-pick-place 1.7x, metaworld-push 1.8x, fetch-reach 1.7x,
-fetch-push 1.9x, fetch-pick-and-place 1.8x; docs/performance.md)."""
-
-
-def default_cost(spec: TaskSpec) -> tuple[int, float]:
-    """A default run's env steps (search candidates + final retraining) and its CPU-hours estimate."""
-    train, search = spec.train, spec.search
-    steps = search.iterations * search.samples * train.timesteps + search.final_seeds * train.final_timesteps
-    rate = next(r for (prefix, algo), r in TRAIN_RATES.items() if spec.env.startswith(prefix) and algo == train.algo)
-    if train.algo == "SAC" and widest_layer(train.policy_kwargs) <= 128:
-        rate *= NARROW_SAC_SPEEDUP
-    return steps, steps / rate / 3600.0
-
-
-def widest_layer(policy_kwargs: dict[str, Any]) -> int:
-    """The widest hidden layer `net_arch` names (a list, or a dict of lists per network); SB3's default for SAC,
-    256, when it names none."""
-    arch = policy_kwargs.get("net_arch")
-    layers = [*arch.values()] if isinstance(arch, dict) else [arch]
-    widths = [w for layer in layers if isinstance(layer, list) for w in layer if isinstance(w, int)]
-    return max(widths, default=256)
-
-
 @app.command()
 def tasks(
     folder: Path | None = typer.Option(None, help="Folder of task specs (default: the shipped envs/)."),
@@ -151,6 +100,7 @@ def tasks(
 ) -> None:
     """List the task specs, one line each, grouped by family: name, what a default run costs, and whether its
     search budget is calibrated (`rewardsmith calibrate`). --long adds each one's env, steps and description."""
+    from rewardsmith.cost import default_cost
     from rewardsmith.task import FAMILY_ORDER, list_tasks, task_dirs, task_family
 
     specs = list_tasks(folder)
