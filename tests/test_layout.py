@@ -15,7 +15,7 @@ LAYERS = [
     {"stages"},
     {"workers"},
     {"run_folder"},
-    {"reward", "config", "settings", "testing"},
+    {"reward", "config", "settings", "cost", "testing"},
     {"sandbox", "llm", "task"},
     {"errors", "files", "formatting", "stats"},
 ]
