@@ -1,9 +1,9 @@
 """What a training costs on one CPU core: env steps per CPU second from a spec's env and its own `[train]` settings.
 
 For the estimates `rewardsmith tasks`, `check-task`, `new-task` and `calibrate` print before spending anything; one
-core, torch on one thread. SAC's rate is measured per env family (its settings barely differ across the shipped
-specs); PPO's is modelled from the settings, which change its cost tenfold across the shipped specs
-(`bench/ppo_cost.py` fits the model and checks it on specs it was not fitted on).
+core, torch on one thread. A step costs the env's step (with the reward file, per env id) plus the learner's share,
+modelled from the settings: PPO's from its envs, batch, epochs and network (`bench/ppo_cost.py` fits it and checks it
+on specs it was not fitted on), SAC's from its updates per step and network. Each number's source is beside it.
 """
 
 from __future__ import annotations
@@ -11,25 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from rewardsmith.task import TaskSpec, TrainDefaults
-
-# SAC training env steps per CPU second, 256x256 networks, (env id prefix) -> steps/s; the training worker's own CPU.
-# Meta-World and Fetch, round 38: the equal-learning trainings at 256x256 (100,000 steps, the task's example reward, 3
-# seeds each): metaworld-reach 53, -push and -pick-place 70 steps per CPU second; fetch-reach 59, fetch-push 77,
-# fetch-pick-and-place 79; round 39: adroit-door 75 (128x128: 133, 1.8x). Shadow Hand is set from its raw-step cost
-# relative to Meta-World.
-SAC_RATES: dict[str, float] = {
-    "Meta-World/": 65.0,
-    "Fetch": 70.0,
-    "AdroitHand": 75.0,
-    "HandManipulate": 55.0,
-    "": 80.0,
-}
-
-NARROW_SAC_SPEEDUP = 1.8
-"""The SAC rates above are for 256x256 networks; a SAC task whose widest layer is at most 128 trains this many times
-as many steps per CPU second (the training workers' CPU in the sixth and ninth rounds' equal-learning trainings,
-100,000 steps each: metaworld-reach 1.8x, metaworld-pick-place 1.7x, metaworld-push 1.8x, fetch-reach 1.7x,
-fetch-push 1.9x, fetch-pick-and-place 1.8x, adroit-door 1.8x; docs/performance.md)."""
 
 # PPO's rate is modelled from its settings (bench/ppo_cost.py, round 39: fitted on 8 of the 15 distinct shipped PPO
 # specs, it predicted the other 7's bare SB3 PPO rates within 0.86x to 1.29x, geometric mean 1.02; the single rate
@@ -51,6 +32,12 @@ ENV_STEP_US: dict[str, float] = {
     "Pusher": 71.0,
     "Reacher": 46.0,
     "Walker2d": 161.0,
+    # the SAC families, measured the same way (round 39; Meta-World's per task: reach 473, peg-insert-side 456, push
+    # 1,019, pick-place 1,085)
+    "Meta-World/": 800.0,
+    "Fetch": 1390.0,
+    "AdroitHand": 390.0,
+    "HandManipulate": 1660.0,
     "": 200.0,
 }
 
@@ -63,6 +50,13 @@ PPO_LEARNER_US: dict[str, float] = {
     "per_sample_64": 0.0,
     "per_sample_256": 15.0,
 }
+
+# SAC's update (a gradient step of both critics and the actor on a batch of 256), CPU microseconds by the widest layer
+# w: a + b w^2, fitted on the training worker's own CPU in the equal-learning trainings of metaworld-push and
+# -pick-place (100,000 steps, 3 seeds each; per step less the env's: 13,250 at 256x256, 7,050 at 128x128). On the
+# Fetch and Adroit trainings it was not fitted on (fetch-push, fetch-pick-and-place, adroit-door, both networks) it
+# predicts 0.80x to 1.00x their measured rates (docs/performance.md, "What a training costs").
+SAC_UPDATE_US = {"a": 4984.0, "b": 0.1261}
 
 SB3_DEFAULT_WIDTH = {"PPO": 64, "SAC": 256}
 
@@ -97,14 +91,26 @@ def learner_terms(train: TrainDefaults) -> list[float]:
     return [1 / n_envs, epochs / batch, epochs * (1 - wide), epochs * wide]
 
 
+def sac_updates_per_step(spec: TaskSpec) -> float:
+    """SAC's gradient steps per env step from `train_freq` (steps, or episodes of the spec's or a 1,000-step time
+    limit) and `gradient_steps` (-1: as many as env steps collected)."""
+    hyper = spec.train.hyperparams
+    freq = hyper.get("train_freq", 1)
+    every, unit = (freq[0], freq[1]) if isinstance(freq, list | tuple) else (freq, "step")
+    steps = int(every) * (1 if unit == "step" else spec.train.max_episode_steps or 1000)
+    gradient_steps = int(hyper.get("gradient_steps", 1))
+    return 1.0 if gradient_steps < 0 else gradient_steps / max(steps, 1)
+
+
 def steps_per_cpu_second(spec: TaskSpec) -> float:
-    """Training env steps per CPU second of one core for this spec (SAC per family, PPO from its settings)."""
+    """Training env steps per CPU second of one core for this spec (module docstring)."""
     train = spec.train
-    if train.algo == "SAC":
-        rate = next(r for prefix, r in SAC_RATES.items() if spec.env.startswith(prefix))
-        return rate * (NARROW_SAC_SPEEDUP if widest_layer(train.policy_kwargs) <= 128 else 1.0)
     env_us = next(us for prefix, us in ENV_STEP_US.items() if spec.env.startswith(prefix))
-    learner_us = sum(c * t for c, t in zip(PPO_LEARNER_US.values(), learner_terms(train), strict=True))
+    if train.algo == "SAC":
+        width = widest_layer(train.policy_kwargs)
+        learner_us = sac_updates_per_step(spec) * (SAC_UPDATE_US["a"] + SAC_UPDATE_US["b"] * width**2)
+    else:
+        learner_us = sum(c * t for c, t in zip(PPO_LEARNER_US.values(), learner_terms(train), strict=True))
     return 1e6 / (env_us + learner_us)
 
 
