@@ -92,12 +92,12 @@ def learner_terms(train: TrainDefaults) -> list[float]:
 
 
 def sac_updates_per_step(spec: TaskSpec) -> float:
-    """SAC's gradient steps per env step from `train_freq` (steps, or episodes of the spec's or a 1,000-step time
-    limit) and `gradient_steps` (-1: as many as env steps collected)."""
+    """SAC's gradient steps per env step from `train_freq` (vectorized steps of `n_envs` envs, or episodes of the
+    spec's or a 1,000-step time limit) and `gradient_steps` (-1: as many as env steps collected)."""
     hyper = spec.train.hyperparams
     freq = hyper.get("train_freq", 1)
     every, unit = (freq[0], freq[1]) if isinstance(freq, list | tuple) else (freq, "step")
-    steps = int(every) * (1 if unit == "step" else spec.train.max_episode_steps or 1000)
+    steps = int(every) * (1 if unit == "step" else spec.train.max_episode_steps or 1000) * spec.train.n_envs
     gradient_steps = int(hyper.get("gradient_steps", 1))
     return 1.0 if gradient_steps < 0 else gradient_steps / max(steps, 1)
 
