@@ -200,6 +200,7 @@ def test_calibrate_trains_every_arm_and_resumes(cli, tiny_spec, tmp_path: Path) 
     row = saved["rows"][-1]
     assert len(row["good"]) == 2 and set(row["weak"]) == {"alive", "effort"} and len(row["random"]) == 4
     assert "smallest budget that separates" in stdout
+    assert "CPU-h of training for the first rung and the search budget" in stdout and "on 2 workers" in stdout
     recorded = read_task(spec).calibration
     assert recorded is not None and recorded.budget == 2048 and recorded.seeds == 2
     mtime = (out / "calibration.json").stat().st_mtime

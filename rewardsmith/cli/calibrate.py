@@ -109,9 +109,20 @@ def calibrate_and_print(
     from rewardsmith.search.calibration import calibrate
     from rewardsmith.workers.executor import LocalExecutor
 
+    measured = (
+        spec.model_copy(update={"train": spec.train.model_copy(update={"timesteps": budget})}) if budget else spec
+    )
+    hours = calibration_cost(measured, seeds, len(weak))
     console.print(
         f"calibrating {spec.name}: {good} vs {', '.join(weak) or 'no weak reference'} vs random, {seeds} seeds, "
         f"search budget {budget or spec.train.timesteps:,} steps" + (f", backend {backend}" if backend else ""),
+        highlight=False,
+        markup=False,
+    )
+    console.print(
+        f"  about {hours:.1f} CPU-h of training for the first rung and the search budget (rewardsmith.cost), "
+        f"~{hours / max(workers, 1):.1f} h on {workers} worker{'s' if workers > 1 else ''}"
+        + ("; each doubling tried after it costs more" if up_to > 1 else ""),
         highlight=False,
         markup=False,
     )
