@@ -76,8 +76,37 @@ OLD_NETS = {  # task -> its `[train] policy_kwargs` line before issue 24 (a spec
 }
 
 
-AGAINST = ("issue-24", "foreach-adam")
-"""What "old" is: the settings before issue 24 (`OLD`, `OLD_NETS`), or the spec with Adam in its foreach form."""
+AGAINST = ("issue-24", "foreach-adam", "new-task")
+"""What "old" is: the settings before issue 24 (`OLD`, `OLD_NETS`), or the spec with Adam in its foreach form; or,
+with "new-task", both variants are the spec with its learner lines as `rewardsmith new-task` writes them (its
+hyperparameters, networks and envs replaced; the env, scorer, budget and evaluation kept): "old" as it wrote them
+for PPO before round 39 (`NEW_TASK_PPO_BEFORE`), "new" as it writes them now (`new_task.LEARNER`)."""
+NEW_TASK_PPO_BEFORE = 'n_envs = 1\npolicy_kwargs = { net_arch = [256, 256], activation_fn = "relu" }'
+"""new-task's PPO learner lines before round 39: one env, SB3's PPO defaults, 256x256."""
+LEARNER_LINE = re.compile(r"(?m)^(n_envs|hyperparams|policy_kwargs) = .*\n")
+
+
+def new_task_spec(task: str, folder: Path, learner: str) -> Path:
+    """A copy of the task's spec whose learner lines are `learner` (`--against new-task`), beside the scorers."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for module in (ROOT / "envs").glob("*.py"):
+        shutil.copyfile(module, folder / module.name)
+    text = LEARNER_LINE.sub("", (ROOT / "envs" / f"{task}.toml").read_text())
+    text, found = re.subn(r"(?m)^(algo = .*)$", lambda m: f"{m[1]}\n{learner}", text, count=1)
+    if found != 1:
+        raise SystemExit(f"{task}: no algo line in its spec")
+    path = folder / f"{task}.toml"
+    path.write_text(text)
+    return path
+
+
+def spec_for(task: str, variant: str, folder: Path, against: str) -> Path:
+    """The spec a variant trains: the shipped one ("new", except with new-task), or a copy (module docstring)."""
+    if against == "new-task":
+        from rewardsmith.cli.new_task import LEARNER
+
+        return new_task_spec(task, folder / "spec", NEW_TASK_PPO_BEFORE if variant == "old" else LEARNER["PPO"])
+    return old_spec(task, folder / "spec", against) if variant == "old" else ROOT / "envs" / f"{task}.toml"
 
 
 def old_spec(task: str, folder: Path, against: str) -> Path:
@@ -106,7 +135,7 @@ def old_spec(task: str, folder: Path, against: str) -> Path:
 def one(task: str, variant: str, steps: int, seed: int, episodes: int, folder: Path, against: str) -> dict:
     """One training and trusted evaluation; its fitness and wall seconds."""
     options = OLD[task] if variant == "old" and against == "issue-24" else {}
-    spec = old_spec(task, folder / "spec", against) if variant == "old" else ROOT / "envs" / f"{task}.toml"
+    spec = spec_for(task, variant, folder, against)
     started = time.perf_counter()
     result, evaluation = train_and_evaluate(
         spec,
