@@ -2,7 +2,7 @@
 
 For the estimates `rewardsmith tasks`, `check-task`, `new-task` and `calibrate` print before spending anything; one
 core, torch on one thread. A step costs the env's step (with the reward file, per env id) plus the learner's share,
-modelled from the settings: PPO's from its envs, batch, epochs and network (`bench/ppo_cost.py` fits it and checks it
+modelled from the settings: PPO's from its envs, batch, epochs and network (`bench/training_cost.py` fits it and checks it
 on specs it was not fitted on), SAC's from its updates per step and network. Each number's source is beside it.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from rewardsmith.task import TaskSpec, TrainDefaults
 
-# PPO's rate is modelled from its settings (bench/ppo_cost.py, round 39: fitted on 8 of the 15 distinct shipped PPO
+# PPO's rate is modelled from its settings (bench/training_cost.py, round 39: fitted on 8 of the 15 distinct shipped PPO
 # specs, it predicted the other 7's bare SB3 PPO rates within 0.86x to 1.29x, geometric mean 1.02; the single rate
 # per algorithm before it was off by up to 3.5x). Bare PPO's CPU is within the run-to-run spread of the training
 # worker's (hopper-hop: 3,521 steps per CPU second bare here, 4,515 to 5,163 in the equal-learning trainings).
@@ -55,7 +55,8 @@ PPO_LEARNER_US: dict[str, float] = {
 # w: a + b w^2, fitted on the training worker's own CPU in the equal-learning trainings of metaworld-push and
 # -pick-place (100,000 steps, 3 seeds each; per step less the env's: 13,250 at 256x256, 7,050 at 128x128). On the
 # Fetch and Adroit trainings it was not fitted on (fetch-push, fetch-pick-and-place, adroit-door, both networks) it
-# predicts 0.80x to 1.00x their measured rates (docs/performance.md, "What a training costs").
+# predicts 0.80x to 1.00x their measured rates, and 1.16x to 1.36x the reach tasks' shorter ones of round 32
+# (bench/training_cost.py --sac; docs/performance.md, "What a training costs").
 SAC_UPDATE_US = {"a": 4984.0, "b": 0.1261}
 
 SB3_DEFAULT_WIDTH = {"PPO": 64, "SAC": 256}

@@ -476,7 +476,7 @@ def test_a_sac_task_is_costed_from_its_network_and_updates_per_step() -> None:
 
 
 def test_a_ppo_task_is_costed_from_its_own_settings() -> None:
-    """PPO's rate comes from the spec's settings (bench/ppo_cost.py's model): more epochs or smaller minibatches cost
+    """PPO's rate comes from the spec's settings (bench/training_cost.py's model): more epochs or smaller minibatches cost
     more, more envs per policy call less, and the env's own step cost by its id; SB3's 64-wide default when unnamed."""
     from rewardsmith.cost import ENV_STEP_US, steps_per_cpu_second, widest_layer
 
