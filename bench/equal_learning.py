@@ -78,11 +78,18 @@ OLD_NETS = {  # task -> its `[train] policy_kwargs` line before issue 24 (a spec
 
 AGAINST = ("issue-24", "foreach-adam", "new-task")
 """What "old" is: the settings before issue 24 (`OLD`, `OLD_NETS`), or the spec with Adam in its foreach form; or,
-with "new-task", both variants are the spec with its learner lines as `rewardsmith new-task` writes them (its
-hyperparameters, networks and envs replaced; the env, scorer, budget and evaluation kept): "old" as it wrote them
-for PPO before round 39 (`NEW_TASK_PPO_BEFORE`), "new" as it writes them now (`new_task.LEARNER`)."""
-NEW_TASK_PPO_BEFORE = 'n_envs = 1\npolicy_kwargs = { net_arch = [256, 256], activation_fn = "relu" }'
-"""new-task's PPO learner lines before round 39: one env, SB3's PPO defaults, 256x256."""
+with "new-task", both variants are the spec with its learner lines as `rewardsmith new-task` writes them for PPO
+(its hyperparameters, networks and envs replaced; the env, scorer, budget and evaluation kept): "old" as it writes
+them (`NEW_TASK_PPO`), "new" the faster settings tried in round 39 and rejected (`NEW_TASK_PPO_TRIED`;
+docs/performance.md, "new-task's PPO settings")."""
+NEW_TASK_PPO = 'n_envs = 1\npolicy_kwargs = { net_arch = [256, 256], activation_fn = "relu" }'
+"""new-task's PPO learner lines: one env, SB3's PPO defaults, 256x256."""
+NEW_TASK_PPO_TRIED = (
+    "n_envs = 4   # in-process, stepped in turn\n"
+    "hyperparams = { n_steps = 512, batch_size = 128, n_epochs = 10 }\n"
+    "policy_kwargs = { net_arch = [64, 64] }"
+)
+"""The settings four calibrated shipped PPO specs share, tried for new-task in round 39."""
 LEARNER_LINE = re.compile(r"(?m)^(n_envs|hyperparams|policy_kwargs) = .*\n")
 
 
@@ -103,9 +110,7 @@ def new_task_spec(task: str, folder: Path, learner: str) -> Path:
 def spec_for(task: str, variant: str, folder: Path, against: str) -> Path:
     """The spec a variant trains: the shipped one ("new", except with new-task), or a copy (module docstring)."""
     if against == "new-task":
-        from rewardsmith.cli.new_task import LEARNER
-
-        return new_task_spec(task, folder / "spec", NEW_TASK_PPO_BEFORE if variant == "old" else LEARNER["PPO"])
+        return new_task_spec(task, folder / "spec", NEW_TASK_PPO if variant == "old" else NEW_TASK_PPO_TRIED)
     return old_spec(task, folder / "spec", against) if variant == "old" else ROOT / "envs" / f"{task}.toml"
 
 

@@ -521,24 +521,17 @@ def test_new_task_writes_a_scorable_spec_with_the_envs_names(cli, tmp_path: Path
     assert code != 0 and "exists" in err
 
 
-def test_new_task_writes_a_learner_per_algorithm_that_the_learner_accepts(cli, tmp_path: Path) -> None:
-    """A discrete-action env gets PPO with the shipped specs' faster shared settings (4 envs, 64x64), a continuous one
-    SAC; both load and pass the pre-flight settings check a run makes."""
-    from rewardsmith.cost import steps_per_cpu_second
+def test_new_task_specs_pass_the_runs_training_settings_check(cli, tmp_path: Path) -> None:
+    """A discrete-action env gets PPO, a continuous one SAC; both specs load and pass the pre-flight settings check
+    a run makes (the faster PPO settings tried in round 39 learned less: docs/performance.md)."""
     from rewardsmith.workers.backends import check_training_settings
 
-    specs = {}
-    for name, env_id in (("discrete", "CartPole-v1"), ("continuous", "Pendulum-v1")):
+    for name, env_id, algo in (("discrete", "CartPole-v1", "PPO"), ("continuous", "Pendulum-v1", "SAC")):
         code, out, err = cli("new-task", name, "--env", env_id, "--folder", tmp_path)
         assert code == 0, out + err
-        specs[name] = spec = load_task(tmp_path / f"{name}.toml")
+        spec = load_task(tmp_path / f"{name}.toml")
+        assert spec.train.algo == algo and spec.train.n_envs == 1
         check_training_settings(spec, 2048)
-    ppo, sac = specs["discrete"].train, specs["continuous"].train
-    assert (ppo.algo, ppo.n_envs, ppo.policy_kwargs["net_arch"], ppo.hyperparams["batch_size"]) == ("PPO", 4, [64, 64], 128)
-    assert (sac.algo, sac.n_envs) == ("SAC", 1)
-    slow = specs["discrete"].model_copy(update={"train": ppo.model_copy(update={"n_envs": 1, "hyperparams": {},
-                                                                             "policy_kwargs": {"net_arch": [256, 256]}})})
-    assert steps_per_cpu_second(specs["discrete"]) > 2 * steps_per_cpu_second(slow)  # what it wrote before
 
 
 def test_new_task_passes_constructor_kwargs_into_the_spec(cli, tmp_path: Path) -> None:

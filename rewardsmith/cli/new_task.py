@@ -29,25 +29,15 @@ kwargs = {kwargs}
 algo = "{algo}"
 timesteps = 100_000
 final_timesteps = 300_000
+n_envs = 1
 eval_freq = 10_000
 eval_episodes = 5
-{learner}
+policy_kwargs = {{ net_arch = [256, 256], activation_fn = "relu" }}
 
 [search]
 iterations = 3
 samples = 4
 '''
-
-LEARNER = {
-    # the settings four calibrated shipped PPO specs share (lunarlander-land, both mountaincars, pusher-push; 64x64 is
-    # SB3's own default for PPO): a third to a half of the CPU per step of one env with SB3's defaults at 256x256
-    # (rewardsmith.cost)
-    "PPO": "n_envs = 4   # in-process, stepped in turn\n"
-    "hyperparams = { n_steps = 512, batch_size = 128, n_epochs = 10 }\n"
-    "policy_kwargs = { net_arch = [64, 64] }",
-    "SAC": 'n_envs = 1\npolicy_kwargs = { net_arch = [256, 256], activation_fn = "relu" }',
-}
-"""The learner part of a new spec's `[train]`, per algorithm."""
 
 SCORER = '''"""Trusted scorer for `{name}` ({env}): edit `step` and `result` to measure the task.
 
@@ -227,7 +217,6 @@ def new_task(
             cls=cls,
             kwargs=kwargs,
             algo=facts["algo"],
-            learner=LEARNER[facts["algo"]],
         )
     )
     scorer_path.write_text(
