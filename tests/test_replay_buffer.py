@@ -72,13 +72,18 @@ def test_a_run_whose_longest_training_cannot_fit_is_refused_before_it_starts(tmp
     from typer.testing import CliRunner
 
     from rewardsmith.cli import app
-    from rewardsmith.task import ENVS_DIR
+    from rewardsmith.reward.wrappers import ApplyReward
+    from rewardsmith.task import ENVS_DIR, make_env
 
     spec = load_task("fetch-reach")
-    check_task_buffer_fits(spec)
-    train = spec.train.model_copy(update={"hyperparams": {**spec.train.hyperparams, "buffer_size": 20_000_000}})
-    with pytest.raises(TaskSpecError, match="a training of 30,000,000 steps: SAC's replay buffer of 20,000,000"):
-        check_task_buffer_fits(spec.model_copy(update={"train": train}), 30_000_000)
+    env = ApplyReward(make_env(spec), source="native")
+    try:
+        check_task_buffer_fits(spec, env)
+        train = spec.train.model_copy(update={"hyperparams": {**spec.train.hyperparams, "buffer_size": 20_000_000}})
+        with pytest.raises(TaskSpecError, match="a training of 30,000,000 steps: SAC's replay buffer of 20,000,000"):
+            check_task_buffer_fits(spec.model_copy(update={"train": train}), env, 30_000_000)
+    finally:
+        env.close()
     for module in ENVS_DIR.glob("*.py"):
         shutil.copyfile(module, tmp_path / module.name)
     text = (ENVS_DIR / "fetch-reach.toml").read_text()

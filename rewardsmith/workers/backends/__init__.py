@@ -109,7 +109,7 @@ def check_training_settings(spec, steps: int | None = None) -> None:
         return
     env = ApplyReward(make_env(spec), source="native")
     try:
-        check_task_buffer_fits(spec, steps, env)
+        check_task_buffer_fits(spec, env, steps)
         if sb3:
             from rewardsmith.workers.backends.sb3 import check_settings
 

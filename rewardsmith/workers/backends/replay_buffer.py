@@ -59,25 +59,16 @@ def check_buffer_fits(where: str, size: int, observation_space, action_space, me
     )
 
 
-def check_task_buffer_fits(spec: TaskSpec, steps: int | None = None, env=None) -> None:
+def check_task_buffer_fits(spec: TaskSpec, env, steps: int | None = None) -> None:
     """For a SAC spec, `check_buffer_fits` for its longest training (or `steps`) with a worker's default memory, on
-    the observation the policy sees (a goal env's dict flattened; `env`: the task's `ApplyReward` env, made here
-    when not given): what `rewardsmith run` and `check-task` ask before anything is spent."""
+    the observation the policy sees (a goal env's dict flattened; `env`: the task's `ApplyReward` env, the caller's
+    to close): what `rewardsmith run` and `check-task` ask before anything is spent."""
     if spec.train.algo != "SAC":
         return
-    from rewardsmith.reward.wrappers import ApplyReward
     from rewardsmith.sandbox.lockdown import SandboxSettings
-    from rewardsmith.task import make_env
 
     steps = steps or max(spec.train.timesteps, spec.train.final_timesteps)
-    if env is None:
-        made = ApplyReward(make_env(spec), source="native")
-        try:
-            space, action = made.observation_space, made.action_space
-        finally:
-            made.close()
-    else:
-        space, action = env.observation_space, env.action_space
+    space, action = env.observation_space, env.action_space
     size = job_buffer_size(spec.train.hyperparams, steps, spec.train.n_envs)
     where = f"{spec.source or spec.name}: a training of {steps:,} steps"
     check_buffer_fits(where, size, space, action, SandboxSettings().memory_mb)
