@@ -105,10 +105,8 @@ def tasks(
 
     specs = list_tasks(folder)
     title = f"tasks in {folder or ', '.join(str(d) for d in task_dirs())}"
-    cost = {}
-    for spec in specs:
-        steps, hours = default_cost(spec)
-        cost[spec.name] = f"{steps / 1e6:.1f}M steps, ~{hours:.{0 if hours >= 1 else 1}f} CPU-h"
+    cost = {spec.name: default_cost(spec) for spec in specs}
+    hours = {name: f"~{h:.{0 if h >= 1 else 1}f} CPU-h" for name, (_, h) in cost.items()}
     calibration = {
         spec.name: spec.calibration.short_status(spec.train.timesteps) if spec.calibration else "uncalibrated"
         for spec in specs
@@ -121,7 +119,8 @@ def tasks(
         table.add_column("budget", overflow="fold")
         table.add_column("task", overflow="fold")
         for spec in specs:
-            table.add_row(spec.name, spec.env, cost[spec.name], spec.calibration_status(), spec.summary)
+            steps = f"{cost[spec.name][0] / 1e6:.1f}M steps, {hours[spec.name]}"
+            table.add_row(spec.name, spec.env, steps, spec.calibration_status(), spec.summary)
         console.print(table)
         return
     console.print(Text(title).append("  (--long: each task's env, budget and description)", style="dim"))
@@ -132,10 +131,7 @@ def tasks(
     for family, members in sorted(by_family.items(), key=lambda kv: FAMILY_ORDER.index(kv[0])):
         console.print(Text(family, style="bold"))
         for spec in members:  # the name comes first and is never cut
-            hours = default_cost(spec)[1]
-            line = Text(f"  {spec.name:<{width}}  ").append(
-                f"{f'~{hours:.{0 if hours >= 1 else 1}f} CPU-h':<10}", style="dim"
-            )
+            line = Text(f"  {spec.name:<{width}}  ").append(f"{hours[spec.name]:<10}", style="dim")
             console.print(line.append(f"  {calibration[spec.name]}", style="dim"))
 
 
