@@ -95,13 +95,18 @@ LEARNER_LINE = re.compile(r"(?m)^(n_envs|hyperparams|policy_kwargs) = .*\n")
 
 def new_task_spec(task: str, folder: Path, learner: str) -> Path:
     """A copy of the task's spec whose learner lines are `learner` (`--against new-task`), beside the scorers."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for module in (ROOT / "envs").glob("*.py"):
-        shutil.copyfile(module, folder / module.name)
     text = LEARNER_LINE.sub("", (ROOT / "envs" / f"{task}.toml").read_text())
     text, found = re.subn(r"(?m)^(algo = .*)$", lambda m: f"{m[1]}\n{learner}", text, count=1)
     if found != 1:
         raise SystemExit(f"{task}: no algo line in its spec")
+    return spec_copy(task, folder, text)
+
+
+def spec_copy(task: str, folder: Path, text: str) -> Path:
+    """`text` written as the task's spec in `folder`, beside copies of the scorer modules it names."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for module in (ROOT / "envs").glob("*.py"):
+        shutil.copyfile(module, folder / module.name)
     path = folder / f"{task}.toml"
     path.write_text(text)
     return path
@@ -110,15 +115,17 @@ def new_task_spec(task: str, folder: Path, learner: str) -> Path:
 def spec_for(task: str, variant: str, folder: Path, against: str) -> Path:
     """The spec a variant trains: the shipped one ("new", except with new-task), or a copy (module docstring)."""
     if against == "new-task":
+        from rewardsmith.cli.new_task import SPEC
+
+        written = [line for line in NEW_TASK_PPO.splitlines() if line.replace("{", "{{").replace("}", "}}") not in SPEC]
+        if written:
+            raise SystemExit(f"new-task no longer writes {written}: update NEW_TASK_PPO")
         return new_task_spec(task, folder / "spec", NEW_TASK_PPO if variant == "old" else NEW_TASK_PPO_TRIED)
     return old_spec(task, folder / "spec", against) if variant == "old" else ROOT / "envs" / f"{task}.toml"
 
 
 def old_spec(task: str, folder: Path, against: str) -> Path:
     """A copy of the task's spec as "old" trains it (`against`), in `folder` beside copies of the scorer modules."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for module in (ROOT / "envs").glob("*.py"):
-        shutil.copyfile(module, folder / module.name)
     text = (ROOT / "envs" / f"{task}.toml").read_text()
     if against == "issue-24":
         text, found = re.subn(r"(?m)^policy_kwargs = .*$", lambda _: f"policy_kwargs = {OLD_NETS[task]}", text)
@@ -128,8 +135,7 @@ def old_spec(task: str, folder: Path, against: str) -> Path:
         text, found = re.subn(pattern, lambda m: f"{m[1].rstrip()}, optimizer_kwargs = {adam} }}{m[2]}", text)
     if found != 1:
         raise SystemExit(f"{task}: expected one policy_kwargs line in its spec, found {found}")
-    path = folder / f"{task}.toml"
-    path.write_text(text)
+    path = spec_copy(task, folder, text)
     if against == "foreach-adam":
         adam_kwargs = (lean_policy_kwargs(load_task(path)) or {}).get("optimizer_kwargs", {})
         if not adam_kwargs.get("foreach") or adam_kwargs.get("fused"):
