@@ -42,3 +42,20 @@ def test_run_check_task_and_train_refuse_them_before_any_work(cli, tiny_spec, tm
         code, out, err = cli(*args)
         assert code == 2 and "PPO refuses these settings" in err and "n_stepz" in err, (verb, out, err)
     assert not any((tmp_path / name).exists() for name in ("run", "train", "calibration"))
+
+
+def test_the_check_says_nothing_of_its_one_env_stand_in(monkeypatch) -> None:
+    """The check builds the model on one env; SB3's warning that a minibatch is larger than that one env's
+    rollout (hopper-hop: 8 envs x 64 steps, batch 128) spoke of the stand-in, and every hopper-hop run printed it."""
+    import warnings
+
+    from rewardsmith.workers.backends import sb3
+
+    monkeypatch.setattr(sb3, "_ACCEPTED", set())  # built here, not answered from another test's check
+    spec = load_task("hopper-hop")
+    assert spec.train.n_envs * spec.train.hyperparams["n_steps"] >= spec.train.hyperparams["batch_size"]
+    assert spec.train.hyperparams["n_steps"] < spec.train.hyperparams["batch_size"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_training_settings(spec)
+    assert not [str(w.message) for w in caught]

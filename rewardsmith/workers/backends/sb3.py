@@ -9,6 +9,7 @@ and TensorBoard logs under `tb/`.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -143,7 +144,9 @@ def check_settings(spec: TaskSpec, env) -> None:
         return
     hyperparams = {**train.hyperparams, "buffer_size": 1} if train.algo == "SAC" else train.hyperparams
     try:
-        build_model(spec, in_process_envs([lambda: env]), 0, hyperparams=hyperparams)
+        with warnings.catch_warnings():  # the stand-in is one env: SB3's rollout-size warning would speak of it
+            warnings.filterwarnings("ignore", message="You have specified a mini-batch size", category=UserWarning)
+            build_model(spec, in_process_envs([lambda: env]), 0, hyperparams=hyperparams)
     except (TypeError, ValueError, KeyError, AssertionError, AttributeError) as e:
         raise TaskSpecError(
             f"{spec.source or spec.name}: [train] {train.algo} refuses these settings"
