@@ -60,6 +60,12 @@ class ScorerRef(BaseModel):
         description="`module:Class`, module resolved next to the spec file (e.g. `scorers:ForwardProgress`)."
     )
     kwargs: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments for the scorer's constructor.")
+    floor: str | None = Field(
+        None,
+        min_length=10,
+        description="Why random, idle and held actions all score the same (e.g. 'an object they never touch"
+        " stays at 0'): said here, the task check does not flag the scorer as blind to the policy.",
+    )
 
     @field_validator("scorer")
     @classmethod

@@ -170,8 +170,11 @@ def test_a_task_error_is_found_before_any_llm_call(tmp_path: Path, scorer: str, 
 def test_a_fitness_the_policy_cannot_change_is_flagged(tmp_path: Path) -> None:
     from rewardsmith.reward.task_check import validate_task
 
-    warnings = validate_task(load_task(_spec_with(tmp_path, "my_scorers:SpawnHeight")), max_steps=50)
-    assert any("may not depend on what the policy does" in w for w in warnings)
+    blind = load_task(_spec_with(tmp_path, "my_scorers:SpawnHeight"))
+    warnings = validate_task(blind, max_steps=50)
+    assert any("may not depend on what the policy does" in w and "held actions" in w for w in warnings)
+    floor = blind.fitness.model_copy(update={"floor": "the spawn height, whatever the policy does"})
+    assert validate_task(blind.model_copy(update={"fitness": floor}), max_steps=50) == []  # the spec says why
     good = validate_task(load_task(_spec_with(tmp_path, "scorers:ForwardProgress", "success_speed = 2.0")), max_steps=50)
     assert good == []
 
@@ -199,3 +202,43 @@ def test_baseline_cache_is_keyed_by_spec_and_scorer_content(tmp_path: Path) -> N
     assert content_key(spec) != before and load_cached(spec, 512, root=tmp_path / "cache") is None
     path.write_text(path.read_text().replace("success_speed = 2.0", "success_speed = 3.0"))
     assert content_key(load_task(path)) not in (before,)
+
+
+def test_a_calibration_that_trained_a_policy_apart_from_random_answers_the_blind_check() -> None:
+    """lunarlander-land: random, idle and full-thrust episodes all crash (fitness 0), so the check alone would call
+    its scorer blind to the policy; its calibration trained a policy to 0.93 against random's 0.0, which shows
+    the scorer depends on the policy. Without that record, or with one that does not show it, the warning stays."""
+    from rewardsmith.reward.task_check import trained_policy_scores_otherwise, validate_task
+
+    spec = load_task("lunarlander-land")
+    assert trained_policy_scores_otherwise(spec)
+    assert not any("may not depend on what the policy does" in w for w in validate_task(spec))
+    bare = spec.model_copy(update={"calibration": None})
+    warned = [w for w in validate_task(bare) if "may not depend on what the policy does" in w]
+    assert warned and "`rewardsmith calibrate` shows whether" in warned[0]
+    cal = spec.calibration
+    assert cal is not None
+    level = cal.model_copy(update={"good": [0.05, 0.03], "random": [0.0, 0.0]})  # within 2 se of random
+    assert not trained_policy_scores_otherwise(spec.model_copy(update={"calibration": level}))
+    stale = cal.model_copy(update={"stale": "with other training settings than the spec's now"})
+    assert not trained_policy_scores_otherwise(spec.model_copy(update={"calibration": stale}))
+
+
+def test_an_action_held_a_whole_episode_shows_what_random_jitter_does_not() -> None:
+    """fetch-pick-and-place: random and idle arms leave the block where it is (the same fitness from every
+    reset seed tried); the arm driven to the low end of its range the whole episode moves it."""
+    from rewardsmith.reward import task_check
+
+    spec = load_task("fetch-pick-and-place")
+    assert spec.fitness.floor is None and spec.calibration is None
+    tried: list[str] = []
+    episode = task_check._episode
+
+    def recorded(env, spec, policy, *args, **kwargs):
+        tried.append(policy)
+        return episode(env, spec, policy, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(task_check, "_episode", recorded)
+        assert not any("may not depend" in w for w in task_check.validate_task(spec))
+    assert tried[:3] == ["random", "random", "zero"] and "low held" in tried

@@ -24,6 +24,7 @@ success = "TODO: when the task counts as done, in words and units."
 [fitness]                      # trusted; never shown to the LLM
 scorer = "{module}:{cls}"
 kwargs = {kwargs}
+# floor = "0 until the object moves: random, idle and held actions never touch it"  # only if `check-task` says so
 
 [train]
 algo = "{algo}"

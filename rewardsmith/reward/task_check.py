@@ -1,6 +1,6 @@
 """Validate a task spec before any LLM call: the env builds, the scorer exists and takes its arguments,
 random-action and zero-action episodes (`neutral_action`: a discrete env's middle choice) are scorable, a fitness
-that ignores the policy is flagged, and so is an env whose `reset(seed=...)` does not give the same start in two
+that no simple policy changes is flagged, and so is an env whose `reset(seed=...)` does not give the same start in two
 fresh instances (the evaluation compares candidates on the same reset seeds, so such an env compares them on
 different starts, or on another goal than the one trained for).
 
@@ -30,9 +30,10 @@ PLACEHOLDER = "TODO"
 
 
 def _episode(
-    env: ApplyReward, spec: TaskSpec, policy: str, seed: int, action_seed: int, max_steps: int
+    env: ApplyReward, spec: TaskSpec, policy: str, seed: int, action_seed: int, max_steps: int, held: Any = None
 ) -> tuple[float, bool]:
-    """One episode under `policy` ("random" or "zero"), scored by a fresh scorer; TaskSpecError if it fails."""
+    """One episode under `policy` ("random", "zero", or the name of the action `held` for the whole episode),
+    scored by a fresh scorer; TaskSpecError if it fails."""
     where = f"{spec.source or spec.name}: scorer {spec.fitness.scorer}"
     action = env.action_space.sample()
     try:
@@ -42,7 +43,10 @@ def _episode(
         env.action_space.seed(action_seed)
         info: dict[str, Any] = {}
         for _ in range(max_steps):
-            action = env.action_space.sample() if policy == "random" else neutral_action(env.action_space)
+            if held is not None:
+                action = held
+            else:
+                action = env.action_space.sample() if policy == "random" else neutral_action(env.action_space)
             _, _, terminated, truncated, info = env.step(action)
             if terminated or truncated:
                 break
@@ -115,13 +119,42 @@ def check_observation_fits(where: str, observation_space: Any) -> None:
             )
 
 
+def held_actions(space: Any) -> list[tuple[str, Any]]:
+    """Actions held for a whole episode where random and idle ones score alike: a Box's low and high ends and two
+    uniform draws (a hand pushed one way the whole time reaches further than random jitter: Meta-World's door
+    handle, Fetch's block), or each choice of a Discrete (at most 8)."""
+    if isinstance(space, gym.spaces.Discrete):
+        return [(f"choice {space.start + i} held", space.start + i) for i in range(min(int(space.n), 8))]
+    if not isinstance(space, gym.spaces.Box) or not (np.isfinite(space.low).all() and np.isfinite(space.high).all()):
+        return []
+    rng = np.random.default_rng(0)
+    draws = [(f"draw {k} held", rng.uniform(space.low, space.high).astype(space.dtype)) for k in (1, 2)]
+    return [("low held", space.low.copy()), ("high held", space.high.copy()), *draws]
+
+
+def trained_policy_scores_otherwise(spec: TaskSpec) -> bool:
+    """Whether the spec's own calibration (current with its training settings) shows a trained policy scoring
+    apart from the random policy, by more than 2 standard errors of the difference: then the scorer depends on what
+    the policy does, however alike random and idle episodes score (lunarlander-land: every one of them crashes, 0)."""
+    cal = spec.fresh_calibration
+    if cal is None or len(cal.good) != 2 or len(cal.random) != 2:
+        return False
+    (good, good_se), (random, random_se) = cal.good, cal.random
+    return abs(good - random) > 2.0 * math.hypot(good_se, random_se)
+
+
+def _alike(fitness: list[float]) -> bool:
+    return max(fitness) - min(fitness) <= 1e-9 * (1 + abs(fitness[0]))
+
+
 def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) -> list[str]:
     """Check a task end to end with its own env and scorer; raises TaskSpecError, returns warnings.
 
     Runs two random-action episodes and one zero-action episode from the same reset seed (each at most
-    `max_steps` steps), so only the actions differ. The same fitness for all three, from each of `RESET_SEEDS`
-    reset seeds, is flagged: a scorer that measures something the policy cannot change (e.g. the spawn height)
-    gives every candidate the same score.
+    `max_steps` steps), so only the actions differ, and where those score alike, episodes of `held_actions`. The
+    same fitness for all, from each of `RESET_SEEDS` reset seeds, is flagged: a scorer that measures something the
+    policy cannot change (e.g. the spawn height) gives every candidate the same score. Not flagged where the spec
+    names its floor (`[fitness] floor`) or its calibration shows a trained policy scoring otherwise.
     """
     env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
     try:
@@ -134,16 +167,24 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
                 _episode(env, spec, "zero", start, start, max_steps),
             ]
             fitness = [f for f, _ in results]
-            blind = max(fitness) - min(fitness) <= 1e-9 * (1 + abs(fitness[0]))
+            blind = _alike(fitness)
+            if blind and spec.fitness.floor is None:  # held actions go further than random jitter
+                for name, held in held_actions(env.action_space):
+                    fitness.append(_episode(env, spec, name, start, start, max_steps, held)[0])
+                    if not _alike(fitness):
+                        blind = False
+                        break
             if not blind:
                 break
     finally:
         env.close()
     warnings = []
-    if blind:
+    if blind and spec.fitness.floor is None and not trained_policy_scores_otherwise(spec):
         warnings.append(
-            f"{spec.source or spec.name}: the fitness is {fitness[0]:.6g} for random and zero-action episodes "
-            f"alike, from {RESET_SEEDS} reset seeds: scorer {spec.fitness.scorer} may not depend on what the policy does"
+            f"{spec.source or spec.name}: the fitness is {fitness[0]:.6g} for random, zero and held actions alike,"
+            f" from {RESET_SEEDS} reset seeds: scorer {spec.fitness.scorer} may not depend on what the policy does."
+            " If such episodes all hit its floor (a crash's 0, an object never touched), say so in [fitness] floor;"
+            " `rewardsmith calibrate` shows whether a trained policy scores otherwise"
         )
     if not reset_is_reproducible(spec, seed):
         warnings.append(
