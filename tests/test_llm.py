@@ -210,6 +210,19 @@ def test_a_model_name_no_provider_serves_is_named_before_any_call() -> None:
         require_model_ready("ollama/llama3")
 
 
+def test_a_script_that_is_not_there_or_does_not_parse_is_named_before_a_run_folder(cli, tmp_path: Path) -> None:
+    """Before, `run --model scripted:typo.jsonl` made the run folder and then stopped on the script."""
+    with pytest.raises(LLMError, match="cannot read script /nonexistent.jsonl"):
+        require_model_ready("scripted:/nonexistent.jsonl")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"content": "fine"}\nnot json\n')
+    with pytest.raises(LLMError, match=r"broken.jsonl:2: not valid JSON"):
+        require_model_ready(f"scripted:{broken}")
+    code, _, err = cli("run", "hopper-hop", "--model", "scripted:/nonexistent.jsonl", "--out", tmp_path / "run")
+    assert code != 0 and "cannot read script /nonexistent.jsonl" in err
+    assert not (tmp_path / "run").exists()
+
+
 def test_auth_errors_are_not_retried() -> None:
     """litellm reports a missing OpenAI key as a 500 InternalServerError; that must not be retried."""
     from rewardsmith.llm.litellm_model import _import_litellm, _is_retryable

@@ -122,7 +122,7 @@ def files(tiny_spec, tmp_path):
 
 
 def verb_args(verb: str, files: dict[str, Path], out: Path) -> list[object]:
-    model = ["-m", "scripted:/nonexistent.jsonl"]
+    model = ["-m", "scripted:/dev/null"]
     return {
         "run": ["run", files["spec"], *model, "--out", out],
         "batch": ["batch", files["list"], *model, "--out", out],

