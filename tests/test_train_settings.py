@@ -32,7 +32,7 @@ def test_run_check_task_and_train_refuse_them_before_any_work(cli, tiny_spec, tm
     spec = tiny_spec("inverted-double-pendulum-balance")
     spec.write_text(re.sub(r"(?m)^hyperparams = \{", "hyperparams = { n_stepz = 64, ", spec.read_text()))
     verbs = {
-        "run": ["run", spec, "--model", "scripted:/nonexistent.jsonl", "--out", tmp_path / "run"],
+        "run": ["run", spec, "--model", "scripted:/dev/null", "--out", tmp_path / "run"],
         "check-task": ["check-task", spec],
         "train": ["train", spec, REWARD, "--timesteps", "64", "--out", tmp_path / "train"],
         "calibrate": ["calibrate", spec, "--reward", REWARD, "--out", tmp_path / "calibration"],
@@ -59,3 +59,14 @@ def test_the_check_says_nothing_of_its_one_env_stand_in(monkeypatch) -> None:
         warnings.simplefilter("always")
         check_training_settings(spec)
     assert not [str(w.message) for w in caught]
+
+
+def test_a_budget_under_one_ppo_rollout_is_said_to_train_one(cli, tmp_path: Path) -> None:
+    """`run hopper-hop --timesteps 10` trained 512 steps a candidate (one rollout of 8 envs x 64) and said 10."""
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "mine.txt").write_text("a user's file\n")  # the run stops at its folder, after the notes
+    code, _, err = cli("run", "hopper-hop", "--timesteps", "10", "--model", "scripted:/dev/null", "--out", taken)
+    assert code != 0 and "10 steps is less than one PPO rollout (8 envs x 64 steps): each training runs 512" in err
+    code, _, err = cli("run", "hopper-hop", "--timesteps", "600", "--model", "scripted:/dev/null", "--out", taken)
+    assert code != 0 and "PPO rollout" not in err

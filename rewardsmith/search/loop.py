@@ -66,6 +66,13 @@ def run(config: RunConfig, progress: Progress | None = None, executor: Executor 
     note = spec.calibration_note(config.timesteps)
     if note:
         print(f"note: {note}", file=sys.stderr)
+    rollout = spec.train.ppo_rollout()
+    if rollout and config.timesteps < rollout:
+        print(
+            f"note: {config.timesteps:,} steps is less than one PPO rollout ({spec.train.n_envs} envs x"
+            f" {rollout // spec.train.n_envs:,} steps): each training runs {rollout:,}",
+            file=sys.stderr,
+        )
     path = claim_dir(config.out) if config.out else new_run_dir(None, spec.name)
     config = config.model_copy(update={"model": config.model or default_model_name()})
     folder = RunFolder.create(path, config, spec, config.model or "")
