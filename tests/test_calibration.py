@@ -437,3 +437,20 @@ def test_a_gap_over_a_near_zero_spread_prints_capped() -> None:
     button = load_task("metaworld-button-press").calibration
     assert button is not None and button.short_status(50_000) == "calibrated > +100 se"
 
+
+
+def test_each_seed_of_a_repeated_candidate_is_a_trained_policy_against_random() -> None:
+    """Seen in a batch (pendulum-swing-up, 2,000 steps): the one candidate scored 0.0 on its search seed and 0.1925
+    on its second, random 0.047; the run said no candidate learned and 'every one scores below' random, from the
+    first seed alone. The second seed's policy beats random by many standard errors."""
+    from rewardsmith.search.evidence import Evidence
+    from rewardsmith.search.spread import Repeat, SeedSpread
+
+    spec = load_task("pendulum-swing-up")
+    records = [record("1.1", 0.0, 0.0, timesteps=2048)]
+    assert learning_signal(records, random_eval(0.047, 0.01), spec).verdict == "nothing_learned"  # one seed
+    spread = SeedSpread([Repeat("1.1", 2000, (0, 1), (0.0, 0.1925), (0.0, 0.0214))])
+    assert learning_signal(records, random_eval(0.047, 0.01), spec, evidence=Evidence(spread)).verdict == "learned"
+    weak = SeedSpread([Repeat("1.1", 2000, (0, 1), (0.0, 0.06), (0.0, 0.0214))])  # above random, not by 2 se
+    signal = learning_signal(records, random_eval(0.047, 0.01), spec, evidence=Evidence(weak))
+    assert signal.verdict == "nothing_learned" and "every one scores below it" not in signal.message

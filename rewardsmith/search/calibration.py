@@ -409,6 +409,15 @@ class Signal:
         }
 
 
+def _trained_policies(record: CandidateRecord, budget: int, evidence: Evidence | None) -> list[tuple[float, float]]:
+    """(fitness, evaluation se) of each policy trained for `record` at `budget`: one a seed where it was repeated
+    (`evidence`), else its own."""
+    repeat = evidence.spread.repeat_of(record.id, budget) if evidence is not None and evidence.spread else None
+    if repeat is not None:
+        return list(zip(repeat.fitness, repeat.se, strict=True))
+    return [(record.fitness, standard_error(record))] if record.fitness is not None else []
+
+
 def learning_signal(
     records: list[CandidateRecord],
     random: Evaluation | None,
@@ -416,9 +425,9 @@ def learning_signal(
     z: float = MARGIN_SE,
     evidence: Evidence | None = None,
 ) -> Signal:
-    """Say plainly when a search's top rung carries no signal: no trained candidate at the highest budget reached
-    beats the random policy by `z` evaluation standard errors ("nothing learned enough to be judged": a
-    fact about the trained policies), or, with two or more there, all of them are within `z` standard errors of
+    """Say plainly when a search's top rung carries no signal: no policy trained at the highest budget reached
+    (each seed of a repeated candidate counts) beats the random policy by `z` evaluation standard errors ("nothing
+    learned enough to be judged": a fact about the trained policies), or, with two or more there, all of them are within `z` standard errors of
     each other ("indistinguishable": a claim about the rewards, so each candidate's variance holds the between-seed
     floor at that budget from `evidence`, `rewardsmith.search.spread`, and a candidate trained on a second seed
     counts with its two-seed mean, as the selection scores it)."""
@@ -447,13 +456,10 @@ def learning_signal(
         advice = f"; `{spec.calibrate_command()}` measures the budget that does"
     if random is not None and random.fitness_mean is not None:
         rand_se = float(random.fitness_se or 0.0)
-        learned = [
-            r
-            for r in top
-            if r.fitness is not None and r.fitness - random.fitness_mean > z * math.hypot(standard_error(r), rand_se)
-        ]
+        policies = [p for r in top for p in _trained_policies(r, budget, evidence)]
+        learned = [f for f, se in policies if f - random.fitness_mean > z * math.hypot(se, rand_se)]
         if not learned:
-            below = all(r.fitness is not None and r.fitness < random.fitness_mean for r in top)
+            below = all(f < random.fitness_mean for f, _ in policies)
             return Signal(
                 "nothing_learned",
                 f"no candidate learned enough to be judged at {budget:,} steps: none beats the random policy "
