@@ -138,3 +138,18 @@ def test_a_tasks_search_fitness_is_the_number_its_pick_compared():
     assert pick_number(0.5, [0.5]) == 0.5 and pick_number(0.5, None) == 0.5 and pick_number(None, "junk") is None
     assert searched({"best_fitness": 0.375, "best_seeds": 2}) == "0.375 x2"
     assert searched({"best_fitness": 0.5, "best_seeds": 1}) == "0.5"
+
+
+def test_the_summary_names_each_run_folder_as_review_takes_it(tmp_path):
+    """The table printed each task's run folder relative to the batch folder: the bare task name, which `review`
+    does not find from where the user stands."""
+    from rich.console import Console
+
+    from rewardsmith.search.batch_live import summary_table
+
+    row = {"task": "pendulum-swing-up", "run_dir": "pendulum-swing-up", "status": "finished", "best_candidate": "1.1"}
+    summary = {"batch_id": "b1", "status": "finished", "tasks": [row], "totals": {"tasks": 1, "finished": 1}}
+    for width in (100, 200):  # the list form and the table
+        console = Console(width=width, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+        console.print(summary_table(summary, tmp_path / "b1"), crop=False)
+        assert str(tmp_path / "b1" / "pendulum-swing-up") in console.export_text(), width

@@ -98,7 +98,7 @@ def _interruptible(work) -> None:
         sys.stderr.flush()
         os._exit(getattr(e, "exit_code", 130))
     summary = read_summary(path) or {}
-    console.print(summary_table(summary), crop=False)  # run folders stay whole
+    console.print(summary_table(summary, path), crop=False)  # run folders stay whole
     console.print(f"batch folder: {path}  (summary.json, batch.json; one run folder per task)")
     if summary.get("status") != "finished":
         err_console.print(

@@ -9,6 +9,7 @@ timestamped lines prefixed with the task name (through `PlainProgress`) when std
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any, Protocol
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -158,9 +159,9 @@ def make_batch_progress(names: list[str], console: Console | None = None) -> Bat
     return BatchLive(names, console) if console.is_terminal else BatchPlain(console)
 
 
-def summary_table(summary: dict[str, Any]) -> BatchSummary:
-    """The batch table of summary.json (see `BatchSummary`)."""
-    return BatchSummary(summary)
+def summary_table(summary: dict[str, Any], folder: Path | None = None) -> BatchSummary:
+    """The batch table of summary.json (see `BatchSummary`); with the batch `folder`, each run folder's path."""
+    return BatchSummary(summary, folder)
 
 
 def _final_text(r: dict[str, Any]) -> str:
@@ -185,8 +186,8 @@ class BatchSummary:
 
     WIDE = 140
 
-    def __init__(self, summary: dict[str, Any]) -> None:
-        self.summary = summary
+    def __init__(self, summary: dict[str, Any], folder: Path | None = None) -> None:
+        self.summary, self.folder = summary, folder
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         summary, rows = self.summary, self.summary.get("tasks", [])
@@ -201,7 +202,7 @@ class BatchSummary:
                     f"(search fitness {searched(r)}) · human-norm {cell(r.get('human_normalized'))}"
                     f" · {r.get('tokens') or 0:,} tokens · ${r.get('cost_usd') or 0.0:.4f} · {cell(r.get('wall_s'))} s"
                 )
-                yield from self._where(r)
+                yield from self._where(r, self.folder)
             yield Text(
                 f"all: {totals.get('finished', 0)}/{totals.get('tasks', 0)} finished · {totals.get('tokens', 0):,} "
                 f"tokens · ${totals.get('cost_usd', 0.0):.4f} · {cell(summary.get('wall_s'))} s",
@@ -228,11 +229,13 @@ class BatchSummary:
         )  # fmt: skip
         yield table
         for r in rows:
-            yield from self._where(r, label=True)
+            yield from self._where(r, self.folder, label=True)
 
     @staticmethod
-    def _where(r: dict[str, Any], label: bool = False) -> RenderResult:
-        note = r.get("run_dir") if r.get("status") == "finished" else (r.get("error") or r.get("run_dir") or "")
+    def _where(r: dict[str, Any], folder: Path | None, label: bool = False) -> RenderResult:
+        """The task's run folder (inside the batch folder, as `review` takes it), or its error."""
+        run_dir = str(folder / r["run_dir"]) if folder is not None and r.get("run_dir") else r.get("run_dir")
+        note = run_dir if r.get("status") == "finished" else (r.get("error") or run_dir or "")
         if note:
             prefix = f"{r['task']}: " if label else "  "
             yield Text(prefix + inert(str(note), markup=False), no_wrap=True, overflow="ignore")
