@@ -74,6 +74,18 @@ def test_batch_report_links_each_run(review_run, tmp_path):
     assert path.name == "batch_report.html"
     assert 'href="halfcheetah-run/20250101-120000-abc123/report.html"' in html
     assert (batch / "halfcheetah-run" / "20250101-120000-abc123" / "report.html").is_file()
+    # the run's result (its final retraining) and the search fitness the pick compared, each under its own name
+    from rewardsmith.formatting import with_seeds
+    from rewardsmith.views.run_view import read_run
+    from rewardsmith.views.tables import run_result
+
+    run = batch / "halfcheetah-run" / "20250101-120000-abc123"
+    view = read_run(run)
+    assert view.best is not None and "<th>result (final)</th>" in html and "<th>search fitness</th>" in html
+    headline = run_result(run)
+    assert f"<td class=\"num\">{headline}</td>" in html  # this fixture has no final: "search ... (no final yet)"
+    searched = with_seeds(view.search_fitness(view.best)[0], len(view.seed_fitness(view.best) or ()))
+    assert f'<td class="num">{searched}</td>' in html
 
 
 def test_frames_from_a_worker_are_validated_and_encoded(tmp_path):

@@ -15,9 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rewardsmith.errors import RunFolderError
+from rewardsmith.formatting import with_seeds
 from rewardsmith.run_folder.index import batch_runs, is_batch, is_run, run_row
 from rewardsmith.run_folder.names import BATCH_REPORT_FILE, MODEL_FILE, REPORT_FILE
 from rewardsmith.views.run_view import read_run
+from rewardsmith.views.tables import run_result
 
 
 def _write(path: Path, text: str) -> None:
@@ -84,12 +86,16 @@ def write_batch_report(batch_dir: Path, *, videos: bool = True) -> tuple[Path, l
         row = run_row(run, batch_dir)
         view = read_run(run)
         best = view.best
+        fitness, seeds = (view.search_fitness(best)[0], view.seed_fitness(best)) if best else (None, None)
+        final, success = view.summary.final if view.summary else None, best.success_rate if best else None
         rows.append(
             {
                 "row": row,
                 "report": str(report.relative_to(batch_dir)),
-                "human": view.human_normalized(best.fitness) if best else None,
-                "success": best.success_rate if best else None,
+                "result": run_result(run),
+                "search": with_seeds(fitness, len(seeds or ())),  # the number the pick compared
+                "human": view.human_normalized(fitness),
+                "success": final.success_mean if final and final.success_mean is not None else success,
                 "candidates": len(view.candidates),
             }
         )
