@@ -177,3 +177,12 @@ def test_export_never_replaces_a_file_unless_forced(cli, review_run, tmp_path):
     assert snapshot(to) == before
     code, _, _ = cli("export", review_run, "--to", to, "--force")
     assert code == 0 and "compute_reward" in (to / "reward.py").read_text() and "my project" not in (to / "README.md").read_text()
+
+
+def test_a_run_is_named_by_its_task_and_folder_once() -> None:
+    """A batch names each run's folder after its task: the report's title read 'pendulum-swing-up ·
+    pendulum-swing-up-pendulum-swing-up'."""
+    from rewardsmith.run_folder.folder import run_id
+
+    assert run_id("hopper-hop", Path("runs/hopper-hop/20261207-145313-8e6930")) == "hopper-hop-20261207-145313-8e6930"
+    assert run_id("pendulum-swing-up", Path("/tmp/b1/pendulum-swing-up")) == "b1/pendulum-swing-up"

@@ -226,6 +226,10 @@ def test_the_report_shows_the_mean_of_two_seeds_where_the_pick_compared_it(revie
     assert se == pytest.approx((2 * 0.01**2 / 4 + floor_variance / 2) ** 0.5)
     html = render_run(view, view.warnings)
     assert re.search(r"\(mean of 2 seeds: [-0-9.e]+, 0\.125\)", html)
+    from rewardsmith.views.report.html import _env
+
+    number = _env().filters["num"](mean)  # the candidate's card says the same number, not its first seed's
+    assert re.search(rf"Candidate 1\.1.*search fitness {re.escape(number)} \(mean of 2 seeds\)", html)
     assert view.seed_fitness(view.candidate("1.2")) is None  # no repeat: its one seed, as before
     # `review`'s candidate table shows the same number, marked, where it showed the first seed alone
     from rewardsmith.formatting import cell

@@ -145,6 +145,12 @@ MAX_RUN_FILE_BYTES = 64 * 2**20
 VERSIONED = ("rewardsmith", "numpy", "torch", "stable-baselines3", "gymnasium", "mujoco", "litellm")
 
 
+def run_id(task: str, path: Path) -> str:
+    """A run's name in reports and exports: `<task>-<folder>` (hopper-hop-20261207-145313-8e6930), or
+    `<batch>/<task>` for a folder named after its task, as a batch names its runs."""
+    return f"{path.parent.name}/{path.name}" if path.name == task else f"{task}-{path.name}"
+
+
 def versions() -> dict[str, str | None]:
     """Versions of Python and the packages that decide a run's results."""
     found: dict[str, str | None] = {"python": platform.python_version()}
@@ -179,7 +185,7 @@ class RunFolder:
         write_json_atomic(
             folder.path / RUN_FILE,
             {
-                "run_id": f"{spec.name}-{folder.path.name}",
+                "run_id": run_id(spec.name, folder.path),
                 "task": {"name": spec.name, "path": str(spec.source), "spec": spec.source.read_text(encoding="utf-8")},
                 "model": model_name,
                 "api_base": config.api_base,

@@ -90,7 +90,7 @@ def candidate_context(view: RunView, c: CandidateView, featured: set[str]) -> di
         "c": c,
         "anchor": f"cand-{c.id.replace('.', '-')}",
         "featured": c.id in featured,
-        "human": view.human_normalized(c.fitness),
+        "human": view.human_normalized(view.search_fitness(c)[0]),
         "seeds": view.seed_fitness(c),
         "compared": view.search_fitness(c)[0],
         "code": code_html(c.code),
@@ -120,7 +120,7 @@ def render_run(view: RunView, warnings: list[str]) -> str:
         "iterations": {
             i: [candidate_context(view, c, featured) for c in group] for i, group in view.by_iteration().items()
         },
-        "best_human": view.human_normalized(best.fitness) if best else None,
+        "best_human": view.human_normalized(view.search_fitness(best)[0]) if best else None,
         "final": final,
         "headline": final.headline() if final else None,
         "final_curves": plots.final_curves(view.path, final),
