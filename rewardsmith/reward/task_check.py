@@ -156,6 +156,7 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
     policy cannot change (e.g. the spawn height) gives every candidate the same score. Not flagged where the spec
     names its floor (`[fitness] floor`) or its calibration shows a trained policy scoring otherwise.
     """
+    answered = spec.fitness.floor is not None or trained_policy_scores_otherwise(spec)  # no need to look further
     env = ApplyReward(make_env(spec), scorer=make_scorer(spec), source="native")
     try:
         check_algorithm_fits(spec, env.action_space)
@@ -168,7 +169,7 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
             ]
             fitness = [f for f, _ in results]
             blind = _alike(fitness)
-            if blind and spec.fitness.floor is None:  # held actions go further than random jitter
+            if blind and not answered:  # held actions go further than random jitter
                 for name, held in held_actions(env.action_space):
                     fitness.append(_episode(env, spec, name, start, start, max_steps, held)[0])
                     if not _alike(fitness):
@@ -179,7 +180,7 @@ def validate_task(spec: TaskSpec, *, seed: int = 0, max_steps: int = MAX_STEPS) 
     finally:
         env.close()
     warnings = []
-    if blind and spec.fitness.floor is None and not trained_policy_scores_otherwise(spec):
+    if blind and not answered:
         warnings.append(
             f"{spec.source or spec.name}: the fitness is {fitness[0]:.6g} for random, zero and held actions alike,"
             f" from {RESET_SEEDS} reset seeds: scorer {spec.fitness.scorer} may not depend on what the policy does."
