@@ -124,6 +124,9 @@ def test_a_reply_that_repeats_tried_code_falls_back_to_the_next_example(ant_left
         ("metaworld-push", "metaworld-pick-place"),  # moves the puck to the goal too
         ("reacher-reach", None),  # no example can run on Reacher but its own: the filled template
         ("ant-spin", None),  # ant-run shares no task word with spinning
+        ("pendulum-swing-up", None),  # pendulum-hold-tilted's asks for theta = +0.3, this task for upright
+        ("pendulum-hold-tilted", None),  # and the swing-up's holds it upright, not at the tilt asked for
+        ("cartpole-hold-right", None),  # no other example runs on CartPole
     ],
 )
 def test_the_task_own_example_is_never_chosen(task: str, expected: str | None) -> None:

@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from rewardsmith.errors import RewardsmithError
-from rewardsmith.llm.template import TEMPLATE_MARK
+from rewardsmith.llm.template import ANGLE_TARGET, TARGET, TEMPLATE_MARK
 from rewardsmith.task import ENVS_DIR, list_tasks
 
 WORD_GROUPS: dict[str, str] = {
@@ -83,6 +83,11 @@ def task_text(name: str, description: str) -> str:
 def groups(text: str) -> set[str]:
     """The `WORD_GROUPS` a text names."""
     return {g for g, pattern in WORD_GROUPS.items() if re.search(pattern, text)}
+
+
+def named_values(text: str) -> dict[str, float]:
+    """The targets a text names as values, symbol -> value: a coordinate ("x = +1.0") or an angle ("theta = +0.3")."""
+    return {symbol: float(value) for pattern in (TARGET, ANGLE_TARGET) for symbol, value in pattern.findall(text)}
 
 
 def direction(text: str) -> tuple[int, int]:
@@ -151,12 +156,15 @@ def _inside(index: ast.expr, size: int | None) -> bool:
 
 def ranked(names: dict[str, Any], env: str, task: str) -> list[Example]:
     """The examples that can run on this env and share a task word group with `task` (its first line), closest
-    first; the task's own example is left out."""
-    wanted = groups(task)
+    first; the task's own example is left out, and so is one whose task names other target values than this task
+    (`named_values`: each must name the same, or neither any)."""
+    wanted, asked = groups(task), named_values(task)
     scored = []
     for ex in shipped_examples():
         if (ex.env == env and ex.first_line in " ".join(task.split())) or not wanted & groups(ex.text):
             continue
+        if named_values(ex.text) != asked:
+            continue  # built for another target: pendulum-hold-tilted's theta = +0.3 against swing-up's upright
         try:
             if not runnable(ex.code, names, _family(ex.env) == _family(env)):
                 continue
