@@ -65,13 +65,13 @@ def captured(monkeypatch):
     return seen
 
 
-OLD_SPELLINGS = ["-m", "scripted:x.jsonl", "--api-base", "http://localhost:1", "--iterations", "2", "--samples", "3",
+OLD_SPELLINGS = ["-m", "scripted:/dev/null", "--api-base", "http://localhost:1", "--iterations", "2", "--samples", "3",
                  "--timesteps", "500", "--final-seeds", "0", "--repair-rounds", "0", "--seed", "4", "--device", "auto",
                  "--semantic", "--llm-summary", "--videos", "--no-screen", "--sandbox-minimum", "seccomp,ast-gate",
                  "--strategy", "eureka", "--rungs", "0.5,1", "--keep", "0.5", "--crossover", "--warm-start",
                  "--no-stop-flat", "--progress-bonus", "0.1", "--progress-bins", "5", "--shared-cache",
                  "--finalist-seeds", "3"]
-EXPECTED = {"model": "scripted:x.jsonl", "api_base": "http://localhost:1", "iterations": 2, "samples": 3,
+EXPECTED = {"model": "scripted:/dev/null", "api_base": "http://localhost:1", "iterations": 2, "samples": 3,
             "timesteps": 500, "final_timesteps": 500, "final_seeds": 0, "repair_rounds": 0, "seed": 4, "device": "auto",
             "semantic": True, "llm_summary": True, "videos": True, "screen": False,
             "sandbox_minimum": ["seccomp", "ast-gate"], "strategy": "eureka", "rungs": [0.5, 1.0], "keep": 0.5,
@@ -91,9 +91,9 @@ def test_run_takes_every_old_spelling(cli, captured, tmp_path):
 
 def test_run_defaults_are_the_config_defaults(cli, captured):
     with pytest.raises(Stop):
-        cli("run", "halfcheetah-run", "-m", "scripted:x.jsonl", "--no-cache", "--sandbox-minimum", "")
+        cli("run", "halfcheetah-run", "-m", "scripted:/dev/null", "--no-cache", "--sandbox-minimum", "")
     config = captured["run"]
-    expected = RunConfig(task="halfcheetah-run", model="scripted:x.jsonl", use_cache=False)
+    expected = RunConfig(task="halfcheetah-run", model="scripted:/dev/null", use_cache=False)
     assert config == expected and config.workers == (os.cpu_count() or 1)
 
 
@@ -111,8 +111,8 @@ def test_batch_passes_every_run_option(cli, captured, tmp_path):
 
 def test_batch_passes_only_what_was_given(cli, captured):
     with pytest.raises(Stop):
-        cli("batch", "envs/*.toml", "-m", "scripted:x.jsonl", "--timesteps", "64", "--final-timesteps", "128")
-    assert captured["batch"].run_options == {"model": "scripted:x.jsonl", "timesteps": 64, "final_timesteps": 128}
+        cli("batch", "envs/*.toml", "-m", "scripted:/dev/null", "--timesteps", "64", "--final-timesteps", "128")
+    assert captured["batch"].run_options == {"model": "scripted:/dev/null", "timesteps": 64, "final_timesteps": 128}
 
 
 @pytest.mark.parametrize("verb", ["run", "batch"])
@@ -124,7 +124,7 @@ def test_batch_passes_only_what_was_given(cli, captured):
     (["--iterations", "0"], ["--iterations"]),
 ])
 def test_bad_values_name_their_option(cli, captured, verb, args, needles):
-    code, _, err = cli(verb, "halfcheetah-run" if verb == "run" else "envs/*.toml", "-m", "scripted:x.jsonl", *args)
+    code, _, err = cli(verb, "halfcheetah-run" if verb == "run" else "envs/*.toml", "-m", "scripted:/dev/null", *args)
     assert code == 2 and "Traceback" not in err and not captured
     for needle in needles:
         assert needle in err, err

@@ -50,7 +50,7 @@ def test_ray_executor_without_its_extra_names_it(cli, monkeypatch, tiny_spec, tm
         import_ray(None)
     (tmp_path / "tasks.txt").write_text(f"{tiny_spec('reacher-reach')}\n")
     code, _, err = cli(
-        "batch", tmp_path / "tasks.txt", "-m", "scripted:x.jsonl", "--executor", "ray", "--out", tmp_path / "batch"
+        "batch", tmp_path / "tasks.txt", "-m", "scripted:/dev/null", "--executor", "ray", "--out", tmp_path / "batch"
     )
     check_error(code, err, "Ray executor", "pip install 'rewardsmith[ray]'")
     assert not (tmp_path / "batch").exists()  # refused before the batch folder is made

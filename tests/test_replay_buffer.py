@@ -93,7 +93,7 @@ def test_a_run_whose_longest_training_cannot_fit_is_refused_before_it_starts(tmp
     (tmp_path / "fetch-reach.toml").write_text(text)
     for args in (
         ["check-task", str(tmp_path / "fetch-reach.toml")],
-        ["run", str(tmp_path / "fetch-reach.toml"), "--model", "scripted:none", "--out", str(tmp_path / "run")],
+        ["run", str(tmp_path / "fetch-reach.toml"), "--model", "scripted:/dev/null", "--out", str(tmp_path / "run")],
     ):
         result = CliRunner().invoke(app, args)  # the CLI's entry point prints a TaskSpecError as "error: ..."
         assert isinstance(result.exception, TaskSpecError), result.output
