@@ -427,10 +427,10 @@ def learning_signal(
 ) -> Signal:
     """Say plainly when a search's top rung carries no signal: no policy trained at the highest budget reached
     (each seed of a repeated candidate counts) beats the random policy by `z` evaluation standard errors ("nothing
-    learned enough to be judged": a fact about the trained policies), or, with two or more there, all of them are within `z` standard errors of
-    each other ("indistinguishable": a claim about the rewards, so each candidate's variance holds the between-seed
-    floor at that budget from `evidence`, `rewardsmith.search.spread`, and a candidate trained on a second seed
-    counts with its two-seed mean, as the selection scores it)."""
+    learned enough to be judged": a fact about the trained policies), or, with two or more there, all of them are
+    within `z` standard errors of each other ("indistinguishable": a claim about the rewards, so each candidate's
+    variance holds the between-seed floor at that budget from `evidence`, `rewardsmith.search.spread`, and a
+    candidate trained on a second seed counts with its two-seed mean, as the selection scores it)."""
     trained = [r for r in records if r.status == "trained" and r.fitness is not None]
     if not trained:
         return Signal("unknown", "no candidate was trained")

@@ -86,13 +86,14 @@ def iteration_bests(view: RunView) -> list[CandidateView]:
 
 def candidate_context(view: RunView, c: CandidateView, featured: set[str]) -> dict[str, Any]:
     """What the template shows for one candidate."""
+    compared = view.search_fitness(c)[0]  # the number the pick compared
     return {
         "c": c,
         "anchor": f"cand-{c.id.replace('.', '-')}",
         "featured": c.id in featured,
-        "human": view.human_normalized(view.search_fitness(c)[0]),
+        "human": view.human_normalized(compared),
         "seeds": view.seed_fitness(c),
-        "compared": view.search_fitness(c)[0],
+        "compared": compared,
         "code": code_html(c.code),
         "diff": diff_html(view, c),
         "components": plots.component_plot(c) if c.id in featured else None,
