@@ -402,3 +402,17 @@ def test_the_final_tables_floor_note_says_how_many_seeds_it_stands_on() -> None:
     assert floor_note({**old, "most_seeds": 3}).endswith("(measured: 2 candidates x 2-3 seeds)")
     assert floor_note({"sd": 0.5, "how": "prior"}) == "; noise includes seed sd 0.5 (prior: the spec's calibration record)"
     assert floor_note({"how": "none"}) == "; seed-to-seed spread not measured (evaluation noise only)"
+
+
+def test_the_new_best_line_gives_the_number_the_pick_compared():
+    """Seen on a fresh clone's first run: 'new best: 2.1, search fitness 0.025 ± 0.002 s.e.' (its first seed), then
+    'its mean is higher too: 0.03183 vs 0.03117 (over both seeds)'. The line now leads with the mean it ranked by."""
+    from rewardsmith.search.session import best_line
+
+    records = [rec("1.1", 0.02567, 0.0018, 20480), rec("2.1", 0.025, 0.002, 20480)]
+    spread = SeedSpread([Repeat("1.1", 20000, (0, 1), (0.02567, 0.03667), (0.0018, 0.002)),
+                         Repeat("2.1", 20000, (0, 1), (0.025, 0.03866), (0.002, 0.002))])
+    line = best_line(records[1], records, "lcb", Evidence(spread))
+    assert line.startswith("new best: 2.1, search fitness 0.03183 (mean of 2 seeds: 0.025, 0.03866) at 20,480 steps")
+    alone = best_line(records[0], records[:1], "lcb", Evidence(SeedSpread()))
+    assert alone == "new best: 1.1, search fitness 0.02567 ± 0.0018 s.e. at 20,480 steps"

@@ -52,12 +52,17 @@ def update_best(s: Search) -> None:
 
 
 def best_line(top: CandidateRecord, records: list[CandidateRecord], rule: Rule, evidence: Evidence) -> str:
-    """`new best: 1.2, search fitness 0.8 ± 0.05 s.e. at 4,096 steps`, and when another trained candidate has a
+    """`new best: 1.2, search fitness 0.8 ± 0.05 s.e. at 4,096 steps` (or the mean of its seeds where it was trained
+    on more than one there, as the pick compared it), and when another trained candidate has a
     higher single number, why the run's rule ranks `top` above it (`why_ahead`), so the line never contradicts
     the candidates' own lines."""
-    line = (
-        f"new best: {top.id}, search fitness {cell(top.fitness)}{se_suffix(top.fitness_se)} at {top.timesteps:,} steps"
-    )
+    repeat = evidence.spread.repeat_of(top.id, top.timesteps) if evidence.spread is not None else None
+    if repeat is not None:  # the pick compared the mean of its seeds
+        each = ", ".join(cell(v) for v in repeat.fitness)
+        fitness = f"{cell(sum(repeat.fitness) / len(repeat.fitness))} (mean of {len(repeat.fitness)} seeds: {each})"
+    else:
+        fitness = f"{cell(top.fitness)}{se_suffix(top.fitness_se)}"
+    line = f"new best: {top.id}, search fitness {fitness} at {top.timesteps:,} steps"
     higher = [r for r in trained(records) if r.id != top.id and (r.fitness or 0.0) > (top.fitness or 0.0)]
     if not higher:
         return line
