@@ -416,3 +416,12 @@ def test_the_new_best_line_gives_the_number_the_pick_compared():
     assert line.startswith("new best: 2.1, search fitness 0.03183 (mean of 2 seeds: 0.025, 0.03866) at 20,480 steps")
     alone = best_line(records[0], records[:1], "lcb", Evidence(SeedSpread()))
     assert alone == "new best: 1.1, search fitness 0.02567 ± 0.0018 s.e. at 20,480 steps"
+
+
+def test_the_status_line_marks_a_best_fitness_that_is_a_mean_of_seeds():
+    from rewardsmith.search.live import describe_status
+
+    line = describe_status({"iteration": 2, "best_candidate": "2.1", "best_fitness": 0.03183, "best_seeds": 2,
+                            "best_steps": 20480})
+    assert "best 2.1: search fitness 0.03183 x2 at 20,480 steps" in line
+    assert "x1" not in describe_status({"best_candidate": "1.1", "best_fitness": 0.5, "best_seeds": 0})

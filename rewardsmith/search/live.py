@@ -149,7 +149,10 @@ def describe_status(fields: dict[str, Any]) -> str:
         parts.append(f"iteration {fields['iteration']}")
     if fields.get("best_fitness") is not None:
         steps = f" at {fields['best_steps']:,} steps" if fields.get("best_steps") else ""
-        parts.append(f"best {fields.get('best_candidate', '?')}: search fitness {fields['best_fitness']:.4g}{steps}")
+        seeds = f" x{fields['best_seeds']}" if (fields.get("best_seeds") or 1) > 1 else ""  # a mean of seeds
+        parts.append(
+            f"best {fields.get('best_candidate', '?')}: search fitness {fields['best_fitness']:.4g}{seeds}{steps}"
+        )
     parts.append(f"{int(fields.get('tokens', 0)):,} tokens, ${float(fields.get('cost_usd', 0.0)):.4f}")
     return " | ".join(parts)
 

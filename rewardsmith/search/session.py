@@ -48,7 +48,18 @@ def update_best(s: Search) -> None:
             s.folder.save_best(top)
             s.progress.log(best_line(top, records, rule, evidence))
         if top is not None:
-            s.progress.status(best_candidate=top.id, best_fitness=top.fitness, best_steps=top.timesteps)
+            seeds = _seeds(top, evidence)
+            fitness = sum(seeds) / len(seeds) if seeds else top.fitness
+            s.progress.status(
+                best_candidate=top.id, best_fitness=fitness, best_seeds=len(seeds or ()), best_steps=top.timesteps
+            )
+
+
+def _seeds(record: CandidateRecord, evidence: Evidence) -> tuple[float, ...] | None:
+    """Each seed's search fitness where `record` was trained on more than one at its budget (the pick compares
+    their mean), else None."""
+    repeat = evidence.spread.repeat_of(record.id, record.timesteps) if evidence.spread is not None else None
+    return repeat.fitness if repeat is not None else None
 
 
 def best_line(top: CandidateRecord, records: list[CandidateRecord], rule: Rule, evidence: Evidence) -> str:
@@ -56,10 +67,9 @@ def best_line(top: CandidateRecord, records: list[CandidateRecord], rule: Rule, 
     on more than one there, as the pick compared it), and when another trained candidate has a
     higher single number, why the run's rule ranks `top` above it (`why_ahead`), so the line never contradicts
     the candidates' own lines."""
-    repeat = evidence.spread.repeat_of(top.id, top.timesteps) if evidence.spread is not None else None
-    if repeat is not None:  # the pick compared the mean of its seeds
-        each = ", ".join(cell(v) for v in repeat.fitness)
-        fitness = f"{cell(sum(repeat.fitness) / len(repeat.fitness))} (mean of {len(repeat.fitness)} seeds: {each})"
+    seeds = _seeds(top, evidence)
+    if seeds:  # the pick compared the mean of its seeds
+        fitness = f"{cell(sum(seeds) / len(seeds))} (mean of {len(seeds)} seeds: {', '.join(cell(v) for v in seeds)})"
     else:
         fitness = f"{cell(top.fitness)}{se_suffix(top.fitness_se)}"
     line = f"new best: {top.id}, search fitness {fitness} at {top.timesteps:,} steps"
