@@ -412,7 +412,7 @@ class Signal:
 def _trained_policies(record: CandidateRecord, budget: int, evidence: Evidence | None) -> list[tuple[float, float]]:
     """(fitness, evaluation se) of each policy trained for `record` at `budget`: one a seed where it was repeated
     (`evidence`), else its own."""
-    repeat = evidence.spread.repeat_of(record.id, budget) if evidence is not None and evidence.spread else None
+    repeat = evidence.repeat(record.id, budget) if evidence is not None else None
     if repeat is not None:
         return list(zip(repeat.fitness, repeat.se, strict=True))
     return [(record.fitness, standard_error(record))] if record.fitness is not None else []

@@ -105,7 +105,7 @@ def sample_of(folder: RunFolder, record: CandidateRecord, evidence: Evidence | N
     """A candidate's sample: its verified evaluation's episodes and, where it has them, its other seeds'."""
     evaluation = folder.cand_of(record).evaluation()
     first = tuple(evaluation.fitness) if evaluation is not None else ()
-    repeat = evidence.spread.repeat_of(record.id, record.timesteps) if evidence and evidence.spread else None
+    repeat = evidence.repeat(record.id, record.timesteps) if evidence else None
     seeds = (first, *(e for e in repeat.episodes[1:] if e)) if repeat is not None else (first,)
     return Sample(seeds, float(record.fitness or 0.0), standard_error(record))
 

@@ -36,7 +36,7 @@ from typing import Any
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.names import SPREAD_FILE
-from rewardsmith.search.spread import NO_FLOOR, Floor, SeedSpread, prior_sd
+from rewardsmith.search.spread import NO_FLOOR, Floor, Repeat, SeedSpread, prior_sd
 from rewardsmith.stages.screen import varies_per_step
 from rewardsmith.stats import is_constant
 from rewardsmith.task import TaskSpec
@@ -71,6 +71,11 @@ class Evidence:
     def floor(self, budget: int) -> Floor:
         """The between-seed floor at `budget` (none without a spread)."""
         return self.spread.floor(budget) if self.spread is not None else NO_FLOOR
+
+    def repeat(self, candidate: str, budget: int) -> Repeat | None:
+        """The candidate's training on more than one seed at `budget`, which the pick scores by their mean (none
+        without a spread)."""
+        return self.spread.repeat_of(candidate, budget) if self.spread is not None else None
 
     def recheck(self, episodes: Mapping[str, Any]) -> None:
         """Drop the constant-total warning of each candidate whose first-cut screen's episodes (candidate id -> its

@@ -316,7 +316,7 @@ def write_summary(
     records = folder.candidates()
     evidence = load_evidence(folder, spec)
     best = best_record(records, rule=rule_for(config), evidence=evidence)
-    repeat = evidence.spread.repeat_of(best.id, best.timesteps) if best and evidence.spread else None
+    repeat = evidence.repeat(best.id, best.timesteps) if best else None
     done = {e.get("iteration") for e in folder.events() if e.get("event") == Event.ITERATION_DONE}
     counts = {s: sum(r.status == s for r in records) for s in ("trained", "rejected", "failed", "designed")}
     baseline = load_cached(spec, config.final_timesteps) if final else None

@@ -64,7 +64,7 @@ def estimate(record: CandidateRecord, evidence: Evidence | None = None) -> tuple
         return record.fitness, standard_error(record) ** 2
     budget = getattr(record, "timesteps", 0)
     sd = evidence.floor(budget).sd
-    repeat = evidence.spread.repeat_of(record.id, budget) if evidence.spread else None
+    repeat = evidence.repeat(record.id, budget)
     if repeat is not None:
         return repeat.estimate(sd)
     return record.fitness, standard_error(record) ** 2 + sd**2

@@ -7,7 +7,7 @@ import threading
 from dataclasses import dataclass, field
 
 from rewardsmith.config import ResolvedConfig
-from rewardsmith.formatting import cell, se_suffix
+from rewardsmith.formatting import cell, pick_number, se_suffix
 from rewardsmith.llm import Model
 from rewardsmith.run_folder.folder import RunFolder
 from rewardsmith.run_folder.records import CandidateRecord
@@ -49,17 +49,19 @@ def update_best(s: Search) -> None:
             s.progress.log(best_line(top, records, rule, evidence))
         if top is not None:
             seeds = _seeds(top, evidence)
-            fitness = sum(seeds) / len(seeds) if seeds else top.fitness
             s.progress.status(
-                best_candidate=top.id, best_fitness=fitness, best_seeds=len(seeds or ()), best_steps=top.timesteps
+                best_candidate=top.id,
+                best_fitness=pick_number(top.fitness, seeds),
+                best_seeds=len(seeds),
+                best_steps=top.timesteps,
             )
 
 
-def _seeds(record: CandidateRecord, evidence: Evidence) -> tuple[float, ...] | None:
+def _seeds(record: CandidateRecord, evidence: Evidence) -> list[float]:
     """Each seed's search fitness where `record` was trained on more than one at its budget (the pick compares
-    their mean), else None."""
-    repeat = evidence.spread.repeat_of(record.id, record.timesteps) if evidence.spread is not None else None
-    return repeat.fitness if repeat is not None else None
+    their mean, `formatting.pick_number`), else none."""
+    repeat = evidence.repeat(record.id, record.timesteps)
+    return list(repeat.fitness) if repeat is not None else []
 
 
 def best_line(top: CandidateRecord, records: list[CandidateRecord], rule: Rule, evidence: Evidence) -> str:
@@ -69,7 +71,7 @@ def best_line(top: CandidateRecord, records: list[CandidateRecord], rule: Rule, 
     the candidates' own lines."""
     seeds = _seeds(top, evidence)
     if seeds:  # the pick compared the mean of its seeds
-        fitness = f"{cell(sum(seeds) / len(seeds))} (mean of {len(seeds)} seeds: {', '.join(cell(v) for v in seeds)})"
+        fitness = f"{cell(pick_number(top.fitness, seeds))} (mean of {len(seeds)} seeds: {', '.join(map(cell, seeds))})"
     else:
         fitness = f"{cell(top.fitness)}{se_suffix(top.fitness_se)}"
     line = f"new best: {top.id}, search fitness {fitness} at {top.timesteps:,} steps"

@@ -155,8 +155,7 @@ class RunView:
     def seed_fitness(self, c: CandidateView) -> list[float] | None:
         """Each seed's search fitness where the search trained `c` again on a second seed at its budget (its repeat
         in `seed_spread.json`), which the pick then scored by their mean; None where it has one seed there."""
-        spread = self.evidence.spread
-        repeat = spread.repeat_of(c.id, c.record.timesteps) if c.record is not None and spread is not None else None
+        repeat = self.evidence.repeat(c.id, c.record.timesteps) if c.record is not None else None
         return list(repeat.fitness) if repeat is not None else None
 
     def search_fitness(self, c: CandidateView) -> tuple[float | None, float | None]:
