@@ -99,7 +99,7 @@ def test_the_servers_home_folder_is_removed_on_close_and_when_its_parent_exits(t
     temp = tmp_path / "tmp"
     temp.mkdir()
     script = f"""
-import sys
+import os, sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from test_forkserver import critic_job
 from pathlib import Path
@@ -107,6 +107,7 @@ from rewardsmith.sandbox import forkserver
 from rewardsmith.workers.run import run_job
 run_job(critic_job(Path({str(tmp_path / "job")!r})))
 assert forkserver._shared is not None
+print(os.getpid())
 print(forkserver._shared._home)
 """
     env = {**os.environ, "TMPDIR": str(temp), forkserver.ENV_SWITCH: "1"}
@@ -114,7 +115,23 @@ print(forkserver._shared._home)
     assert done.returncode == 0, done.stderr
     home = Path(done.stdout.strip().splitlines()[-1])
     assert home.parent == temp and not home.exists()
+    assert home.name.startswith(f"{forkserver.HOME_PREFIX}{done.stdout.strip().splitlines()[-2]}-")
     assert not [p for p in temp.iterdir() if p.name.startswith("rewardsmith-forkserver-")]
+
+
+def test_the_home_of_a_server_whose_parent_was_killed_is_removed_by_the_next_server(tmp_path: Path) -> None:
+    # a parent killed by SIGKILL runs no clean-up: every killed run used to leave its server's home behind
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = tmp_path / f"{forkserver.HOME_PREFIX}{gone.pid}-abc123"
+    live = tmp_path / f"{forkserver.HOME_PREFIX}{os.getpid()}-def456"
+    unknown = tmp_path / f"{forkserver.HOME_PREFIX}x1y2z3"
+    for home in (stale, live, unknown):
+        home.mkdir()
+    (stale / "cache").mkdir()
+    (stale / "cache" / "file").write_text("left by an import")
+    assert forkserver.remove_stale_homes(tmp_path) == [stale]
+    assert not stale.exists() and live.exists() and unknown.exists()
 
 
 @pytest.mark.slow

@@ -46,6 +46,8 @@ EXIT_CHILD_SETUP = 71
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_NAME = 15
+HOME_PREFIX = "rewardsmith-forkserver-"
+"""A server's home folder in the temp dir: this, its parent's pid, a dash, a random tail."""
 NAME_PREFIX = "rs-"
 """A forked worker's process name (`/proc/PID/comm`) is this plus its mode: its command line is the server's."""
 
@@ -61,7 +63,8 @@ class ForkServer:
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
         self._lock = threading.Lock()
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._home = tempfile.mkdtemp(prefix="rewardsmith-forkserver-")
+        remove_stale_homes(Path(tempfile.gettempdir()))
+        self._home = tempfile.mkdtemp(prefix=f"{HOME_PREFIX}{os.getpid()}-")
         # removed by close() or, for the process-wide server that is never closed, when this process exits
         self._remove_home = weakref.finalize(self, shutil.rmtree, self._home, ignore_errors=True)
         started = threading.Event()
@@ -156,6 +159,32 @@ class WarmProcess:
             except SandboxError:
                 self.returncode = -9  # the server died, and with it the worker
         return self.returncode
+
+
+def remove_stale_homes(temp: Path) -> list[Path]:
+    """Remove this user's server home folders in `temp` whose parent process is gone (a parent killed by
+    SIGKILL runs no clean-up, so its server's home stays); the folders removed."""
+    removed = []
+    for home in temp.glob(HOME_PREFIX + "*"):
+        pid = home.name[len(HOME_PREFIX) :].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or home.stat().st_uid != os.getuid() or _alive(int(pid)):
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(home, ignore_errors=True)
+        removed.append(home)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 _shared: ForkServer | None = None
