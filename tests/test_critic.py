@@ -145,6 +145,23 @@ def test_constant_total_and_dominant_component_are_warnings(spec, tmp_path):
     assert "rescale the components" not in message
 
 
+def test_a_reward_that_reads_no_varying_state_is_a_warning(spec, tmp_path):
+    # a height window this env never enters (as ant-spin's example on a hopper): only the effort term varies
+    body = ("    tip = float(next_state.site('tip').pos[2])\n"
+            "    up = tip if WINDOW else 0.0\n"
+            "    effort = -10.0 * float(np.sum(np.square(action)))\n"
+            "    return up + effort, {'up': up, 'effort': effort}\n")
+    gated = reward(tmp_path, body.replace("WINDOW", "5.0 < tip < 6.0"), "gated.py")
+    report = critique(spec, gated, tmp_path / "a", model=None, executor=EXECUTOR, env_description=None)
+    assert report.accepted and codes(report, "warning") == ["state-blind"]
+    message = report.warnings[0].message
+    assert "depends on the action alone" in message and "('up' never change)" in message
+    # the window where the tip does ride: the total follows the state, no warning
+    opened = reward(tmp_path, body.replace("WINDOW", "tip > 0.0"), "opened.py")
+    report = critique(spec, opened, tmp_path / "b", model=None, executor=EXECUTOR, env_description=None)
+    assert report.accepted and report.findings == []
+
+
 def test_slow_reward_is_rejected(spec, tmp_path):
     body = "    total = 0.0\n    for i in range(20000):\n        total += math.sin(i)\n    return total, {'t': total}\n"
     report = critique(spec, reward(tmp_path, body), tmp_path / "out", options={"per_call_budget_ms": 0.05}, model=None, executor=EXECUTOR, env_description=None)

@@ -12,7 +12,8 @@ calls the reward on every transition, timing each call. Everything it finds goes
 
 Errors reject the reward: an exception (type, message, line in the reward file), a contract violation
 (the first one, with its transition index, and how many transitions broke it), a call slower than the
-budget. Warnings are sent to the designer but do not reject: a constant total, a dominant component, and a reward
+budget. Warnings are sent to the designer but do not reject: a constant total, a dominant component, a total that
+depends on the action alone on these states (`state-blind`, `rewardsmith.workers.state_blind`), and a reward
 that pays more for moving back and forth than for holding still (`shuttle`: the random-action rollouts played
 backwards and held still, `rewardsmith.workers.shuttle`).
 
@@ -43,6 +44,7 @@ from rewardsmith.stats import is_constant
 from rewardsmith.task import TaskSpec, make_env
 from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.shuttle import Mirror, Mirrorer, rewards_of, shuttle_message
+from rewardsmith.workers.state_blind import state_blind_message
 
 CAPTURED_FIELDS = ("xpos", "xquat", "xmat", "cvel", "subtree_com", "site_xpos", "site_xmat")
 """Every derived MuJoCo array a `State` can read lazily; copied into each snapshot up front (the reward is
@@ -306,6 +308,13 @@ def evaluate(
     report["components"] = {name: _stats(values) for name, values in components.items()}
     if totals:
         findings += shape_findings(report["total"], report["components"], float(options["dominance_ratio"]))
+    varies = bool(totals) and not is_constant(report["total"]["std"], report["total"]["mean"])
+    if (
+        varies
+        and not (exceptions or violations)
+        and (blind := state_blind_message(reward_fn, transitions, report["components"]))
+    ):
+        findings.append(_finding("state-blind", blind, severity="warning"))
     return findings
 
 
