@@ -124,6 +124,7 @@ def test_a_reply_that_repeats_tried_code_falls_back_to_the_next_example(ant_left
         ("metaworld-push", "metaworld-pick-place"),  # moves the puck to the goal too
         ("reacher-reach", None),  # no example can run on Reacher but its own: the filled template
         ("ant-spin", None),  # ant-run shares no task word with spinning
+        ("hopper-backflip", None),  # ant-spin's yaw is no backflip ("rotate backwards" named both): the template
         ("pendulum-swing-up", None),  # pendulum-hold-tilted's asks for theta = +0.3, this task for upright
         ("pendulum-hold-tilted", None),  # and the swing-up's holds it upright, not at the tilt asked for
         ("cartpole-hold-right", None),  # no other example runs on CartPole

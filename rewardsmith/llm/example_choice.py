@@ -45,6 +45,9 @@ WORD_GROUPS: dict[str, str] = {
 }
 """What a task's first line asks for, by pattern: an example is a candidate only if its task's name and first
 line share at least one group with the task's first line."""
+EXCLUSIVE_GROUPS = ("flip",)
+"""Groups an example and a task must share or both lack: a flip turns about a horizontal axis, a spin about the
+vertical one ("rotate backward" names both), so ant-spin's yaw reward is no backflip's."""
 WEIGHTS = {"words": 3, "env": 2, "family": 1}
 
 
@@ -156,12 +159,15 @@ def _inside(index: ast.expr, size: int | None) -> bool:
 
 def ranked(names: dict[str, Any], env: str, task: str) -> list[Example]:
     """The examples that can run on this env and share a task word group with `task` (its first line), closest
-    first; the task's own example is left out, and so is one whose task names other target values than this task
-    (`named_values`: each must name the same, or neither any)."""
+    first; the task's own example is left out, so is one on the other side of an `EXCLUSIVE_GROUPS` group, and so
+    is one whose task names other target values than this task (`named_values`: each must name the same, or
+    neither any)."""
     wanted, asked = groups(task), named_values(task)
     scored = []
     for ex in shipped_examples():
         if (ex.env == env and ex.first_line in " ".join(task.split())) or not wanted & groups(ex.text):
+            continue
+        if any((g in wanted) != (g in groups(ex.text)) for g in EXCLUSIVE_GROUPS):
             continue
         if named_values(ex.text) != asked:
             continue  # built for another target: pendulum-hold-tilted's theta = +0.3 against swing-up's upright
