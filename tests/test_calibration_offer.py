@@ -120,6 +120,19 @@ def test_a_calibration_cut_before_its_search_budget_concludes_nothing(capsys) ->
     assert "not measured at the search budget (20,000 steps) yet" in out and "needs GPU" not in out
 
 
+def test_a_report_without_weak_references_prints_good_against_random_alone(capsys) -> None:
+    # bench/trained_vs_random.py without --weak: no "good-weak > +100 se" against a reference never trained
+    from rewardsmith.cli.calibrate import print_report
+    from rewardsmith.search.calibration import BudgetRow, CalibrationReport
+
+    row = BudgetRow(budget=20_000, good=[0.07, 0.1, 0.04], weak={}, random=[0.1] * 20)
+    report = CalibrationReport(task="swimmer-spin", reward="r.py", seeds=3, episodes=5, search_budget=20_000,
+                               first_rung=5000, rows=[row])
+    print_report(report)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "good-random" in out and "weak" not in out and " - -" not in out
+
+
 def test_a_runs_advice_names_the_spec_it_was_started_with_not_the_run_folders_copy(tmp_path: Path) -> None:
     from rewardsmith.config import RunConfig
     from rewardsmith.run_folder.folder import RunFolder

@@ -160,11 +160,13 @@ def print_report(report: CalibrationReport, margin: float = 2.0) -> None:
         kind, values = row.strongest_weak
         label = " (first rung)" if row.budget == report.first_rung else ""
         label = " (search budget)" if row.budget == report.search_budget else label
+        weak = f"{kind} {pm(*mean_se(values))}, " if row.weak else ""  # none: the bench's good against random
+        gaps = [f"good-random {se_words(row.good_vs_random)}"]
+        if row.weak:
+            gaps = [f"good-weak {se_words(row.good_vs_weak)}", *gaps, f"weak-random {se_words(row.weak_vs_random)}"]
         console.print(
-            f"  {row.budget:,} steps{label}: good {pm(*mean_se(row.good))}, {kind} {pm(*mean_se(values))}, "
-            f"random {pm(*mean_se(row.random))}; good-weak {se_words(row.good_vs_weak)}, "
-            f"good-random {se_words(row.good_vs_random)}, weak-random {se_words(row.weak_vs_random)}: "
-            + ("separates" if row.calibrated(margin) else "does NOT separate"),
+            f"  {row.budget:,} steps{label}: good {pm(*mean_se(row.good))}, {weak}random {pm(*mean_se(row.random))}; "
+            f"{', '.join(gaps)}: " + ("separates" if row.calibrated(margin) else "does NOT separate"),
             highlight=False,
         )
     smallest = f"{report.smallest_budget:,} steps" if report.smallest_budget else "none of the budgets tried"
