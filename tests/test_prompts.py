@@ -146,11 +146,16 @@ def record_trajectories(task: str, path: Path, episodes: int = 2, steps: int = 6
     recorder.save(path)
 
 
-def plant_candidate(folder: RunFolder, task: str, index: int, code: str, fitness: float) -> CandidateRecord:
-    """A trained candidate: reward.py, training metrics, evaluation episodes, its analysis."""
+def plant_candidate(
+    folder: RunFolder, task: str, index: int, code: str, fitness: float, critic: dict | None = None
+) -> CandidateRecord:
+    """A trained candidate: reward.py (and the critic's report `critic`), training metrics, evaluation episodes, its
+    analysis."""
     cand = folder.cand_dir(1, index)
     (cand / "eval").mkdir(parents=True)
     (cand / "reward.py").write_text(f"# rewardsmith candidate 1.{index}\n\n{code}")
+    if critic is not None:
+        (cand / "critic.json").write_text(json.dumps(critic))
     names = re.findall(r'"(\w+)": ', code)  # the candidate's own component names
     metrics = []
     for i in range(6):
@@ -227,6 +232,24 @@ def test_iteration_2_designer_prompt(task: str, runs: dict[str, Path]) -> None:
     assert "  step | torso.x | torso.z | " in feedback and " | ".join(columns) in feedback
     assert "return of your reward" in feedback  # its mean return on the evaluation episodes, replayed
     check_golden(f"{task}.designer-2.txt", render_messages(messages))
+
+
+def test_the_critics_warnings_that_training_cannot_show_reach_the_next_request(tmp_path: Path) -> None:
+    # an accepted reward's critic warnings used to stop at critic.json: the designer never heard of them
+    task = "hopper-hop"
+    folder = RunFolder.create(tmp_path, RunConfig(task=task, model="scripted:none"), load_task(task), "scripted:none")
+    warned = {"accepted": True, "findings": [
+        {"stage": "dynamic", "code": "shuttle", "severity": "warning", "message": "it pays for moving back and forth"},
+        {"stage": "dynamic", "code": "constant-total", "severity": "warning", "message": "the total is constant"},
+    ]}
+    best = plant_candidate(folder, task, 1, REWARDS[task][0], FITNESS[0], critic=warned)
+    plant_candidate(folder, task, 2, REWARDS[task][1], FITNESS[1], critic={**warned, "findings": warned["findings"][1:]})
+    spec = load_task(task)
+    feedback = Designer(None, spec, describe(spec)).prompt(**prompt_inputs(folder, 2, best))[-1]["content"]
+    assert "the critic accepted this reward with a warning:\n- shuttle: it pays for moving back and forth" in feedback
+    assert "the total is constant" not in feedback  # training's analysis shows a constant term itself
+    rows = [line for line in feedback.splitlines() if line.startswith("| 1.")]
+    assert "critic: shuttle" in rows[0] and "critic:" not in rows[1]
 
 
 @pytest.mark.parametrize("task", TASKS)

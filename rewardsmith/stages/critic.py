@@ -3,8 +3,10 @@
 1. static: the AST policy (`rewardsmith.sandbox.policy.check_source`): syntax, signature, imports.
 2. dynamic: a sandboxed worker (`rewardsmith.workers.critic`) calls the reward on real transitions; the reward
    never runs in this process. Contract violations, exceptions, slow calls and worker crashes are
-   errors; a constant total, a dominant component and a reward that pays for shuttling (`rewardsmith.workers.shuttle`)
-   are warnings (sent to the designer, not rejected).
+   errors; a constant total, a dominant component, a total blind to the state (`rewardsmith.workers.state_blind`)
+   and a reward that pays for shuttling (`rewardsmith.workers.shuttle`) are warnings, not rejections: with a
+   rejection's errors they go into the repair request; on an accepted reward the two that its training cannot show
+   again (shuttle, state-blind) go to the next iteration's designer (`rewardsmith.stages.history`).
 3. semantic: an LLM reviews the code against the task, seeing the smoke run's values (Auto MC-Reward's Reward
    Critic), `prompts/critic.j2`. Only the problems it names (`- PROBLEM:` bullets) become findings.
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from rewardsmith.errors import ExtractionError
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.records import CandidateRecord
+from rewardsmith.run_folder.records import CandidateRecord, Finding
 from rewardsmith.stages.designer import Best, HistoryRow, Neighbour, is_duplicate
 from rewardsmith.stages.extract import dedupe, extract_reward_code
 from rewardsmith.stages.human_feedback import recorded
@@ -22,6 +22,10 @@ from rewardsmith.stages.visual_feedback import image_parts
 
 TOP, BOTTOM = 2, 1
 DIFF_LINES = 40
+UNSEEN_IN_TRAINING = ("shuttle", "state-blind")
+"""The critic's warnings on an accepted reward that the analysis of its training cannot show again (a constant or
+dominant term it does: the analyzer's own flags); the designer is told them with the best candidate, and their codes
+in its history row."""
 
 
 def candidate_code(folder: RunFolder, record: CandidateRecord) -> str:
@@ -63,15 +67,26 @@ def best_for_prompt(folder: RunFolder, record: CandidateRecord | None) -> Best |
     analysis = folder.analysis(record) or {}
     code = candidate_code(folder, record)
     visual = getattr(folder.config(), "visual_feedback", False)
+    feedback = analysis.get("feedback") or "(no analysis was recorded)"
+    if warned := critic_warnings(folder, record):
+        feedback += "\nBefore training, the critic accepted this reward with a warning:\n"
+        feedback += "\n".join(f"- {f.code}: {f.message}" for f in warned)
     return Best(
         record.id,
         code,
         record.fitness or 0.0,
         record.success_rate,
-        analysis.get("feedback") or "(no analysis was recorded)",
+        feedback,
         best_reply(folder, code),
         image_parts(folder.cand_of(record).path, analysis.get("frames")) if visual else [],
     )
+
+
+def critic_warnings(folder: RunFolder, record: CandidateRecord) -> list[Finding]:
+    """The critic's `UNSEEN_IN_TRAINING` warnings on a candidate's reward (its verified `critic.json`)."""
+    critic = folder.cand_of(record).critic()
+    found = critic.findings if critic is not None and critic.accepted else []
+    return [f for f in found if f.severity == "warning" and f.code in UNSEEN_IN_TRAINING]
 
 
 def history(folder: RunFolder, iteration: int) -> list[HistoryRow]:
@@ -82,7 +97,12 @@ def history(folder: RunFolder, iteration: int) -> list[HistoryRow]:
             continue
         analysis = folder.analysis(r) or {}
         flags = (
-            ", ".join(f.get("code", "?") for f in analysis.get("flags", []))
+            ", ".join(
+                [
+                    *(f.get("code", "?") for f in analysis.get("flags", [])),
+                    *(f"critic: {f.code}" for f in critic_warnings(folder, r)),
+                ]
+            )
             if r.status == "trained"
             else " ".join(r.reason.split())[:120]
         )

@@ -12,10 +12,10 @@ calls the reward on every transition, timing each call. Everything it finds goes
 
 Errors reject the reward: an exception (type, message, line in the reward file), a contract violation
 (the first one, with its transition index, and how many transitions broke it), a call slower than the
-budget. Warnings are sent to the designer but do not reject: a constant total, a dominant component, a total that
-depends on the action alone on these states (`state-blind`, `rewardsmith.workers.state_blind`), and a reward
-that pays more for moving back and forth than for holding still (`shuttle`: the random-action rollouts played
-backwards and held still, `rewardsmith.workers.shuttle`).
+budget. Warnings do not reject (`rewardsmith.stages.critic` says where they go): a constant total, a dominant
+component, a total that depends on the action alone on these states (`state-blind`,
+`rewardsmith.workers.state_blind`), and a reward that pays more for moving back and forth than for holding
+still (`shuttle`: the random-action rollouts played backwards and held still, `rewardsmith.workers.shuttle`).
 
 With the progress strategy on (`options["progress"]`, see `rewardsmith.reward.progress`), the module's
 `progress` is loaded with `compute_reward` and called on each transition's `next_state` right after the
