@@ -130,8 +130,11 @@ def test_the_home_of_a_server_whose_parent_was_killed_is_removed_by_the_next_ser
         home.mkdir()
     (stale / "cache").mkdir()
     (stale / "cache" / "file").write_text("left by an import")
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (tmp_path / f"{forkserver.HOME_PREFIX}{gone.pid}-planted").symlink_to(precious)
     assert forkserver.remove_stale_homes(tmp_path) == [stale]
-    assert not stale.exists() and live.exists() and unknown.exists()
+    assert not stale.exists() and live.exists() and unknown.exists() and precious.exists()
 
 
 @pytest.mark.slow

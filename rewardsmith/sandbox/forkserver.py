@@ -25,6 +25,7 @@ import os
 import select
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -168,9 +169,10 @@ def remove_stale_homes(temp: Path) -> list[Path]:
     for home in temp.glob(HOME_PREFIX + "*"):
         pid = home.name[len(HOME_PREFIX) :].split("-", 1)[0]
         try:
-            if not pid.isdigit() or home.stat().st_uid != os.getuid() or _alive(int(pid)):
-                continue
+            info = home.lstat()  # a symlink planted under the name is left alone, never followed
         except OSError:
+            continue
+        if not pid.isdigit() or not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or _alive(int(pid)):
             continue
         shutil.rmtree(home, ignore_errors=True)
         removed.append(home)
