@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from rewardsmith.cli import app
 from rewardsmith.llm import get_model
 from rewardsmith.run_folder.names import CRITIC_FILE
+from rewardsmith.search.evidence import structural_finding, tie_break_warning
 from rewardsmith.stages.critic import critic_messages, critique, parse_verdict
 from rewardsmith.task import read_task
 from rewardsmith.workers.executor import LocalExecutor
@@ -156,6 +157,8 @@ def test_a_reward_that_reads_no_varying_state_is_a_warning(spec, tmp_path):
     assert report.accepted and codes(report, "warning") == ["state-blind"]
     message = report.warnings[0].message
     assert "depends on the action alone" in message and "('up' never change)" in message
+    kind, why = structural_finding(report.to_dict())
+    assert kind == "state-blind" and tie_break_warning(report.to_dict()) == why  # it breaks ties (bench-measured)
     # the window where the tip does ride: the total follows the state, no warning
     opened = reward(tmp_path, body.replace("WINDOW", "tip > 0.0"), "opened.py")
     report = critique(spec, opened, tmp_path / "b", model=None, executor=EXECUTOR, env_description=None)

@@ -11,7 +11,8 @@ statistics over real transitions):
 - `constant-share`: constant components (std <= 1e-6 |mean|) carry at least `CONSTANT_SHARE` of the components'
   mean |value|: an alive bonus that outweighs every term that depends on the task's progress;
 - `shuttle`: the critic's shuttle check found that the reward pays more for moving back and forth than for holding
-  still (`rewardsmith.workers.shuttle`).
+  still (`rewardsmith.workers.shuttle`);
+- `state-blind`: on the critic's states the total depends on the action alone (`rewardsmith.workers.state_blind`).
 
 The selection uses it only to break ties (`rewardsmith.search.selection.tie_break`), and only the kinds in
 `TIE_BREAK_KINDS`: their weight is learned from the labelled pools (`bench/critic_warnings.py`, see there).
@@ -43,7 +44,7 @@ from rewardsmith.task import TaskSpec
 
 CONSTANT_SHARE = 0.5
 """Share of the components' mean |value| that constant components must carry for a structural warning."""
-TIE_BREAK_KINDS = ("constant-total", "shuttle")
+TIE_BREAK_KINDS = ("constant-total", "shuttle", "state-blind")
 """The structural warnings that break a tie (weight 1 inside the indistinguishable set); the others weigh 0, as
 measured by `bench/critic_warnings.py` on the three labelled pools (no LLM review; 45 rewards the critic accepted).
 Chosen on halfcheetah-run-backward and inverted-double-pendulum-balance: `constant-total` fell on 1 weak reward and
@@ -53,9 +54,13 @@ pendulum, where an alive bonus is the task); `dominant-constant` never fired. He
 `rewardsmith.workers.shuttle`): on the six labelled MuJoCo pools it fell on 8 of 18 reward-hacking rewards and on none
 of 72 good or weak ones, and held out, on none of the 35 shipped example rewards (a test registered before the data,
 `bench/replay_tables/README.md`, "A shuttle check"); the first-cut screen does not clear it, since a reward that
-varies per step can still pay for shuttling."""
+varies per step can still pay for shuttling. `state-blind` (round 41, built from the offline default's hopper-backflip
+pick, not from a pool): on all 14 labelled pools (238 rewards, samples and repairs) it fell on the 13 effort-only
+rewards and on none of the 112 good ones, nor on any shipped example; replayed, no pool's hit rate moved by more than
+one search in 100 (docs/search.md, "Round 41")."""
 CONSTANT_TOTAL = "critic: the total is constant over the sampled states"
 SHUTTLE = "critic: it pays more for moving back and forth than for holding still"
+STATE_BLIND = "critic: on the sampled states its total depends on the action alone"
 _DOMINANT = re.compile(r"component '([^']+)'")
 
 
@@ -80,7 +85,8 @@ class Evidence:
     def recheck(self, episodes: Mapping[str, Any]) -> None:
         """Drop the constant-total warning of each candidate whose first-cut screen's episodes (candidate id -> its
         `details`: each replayed episode's steps and return) show a per-step return that varied (module docstring).
-        A shuttle warning stays: a reward that pays for motion varies per step too."""
+        A shuttle or state-blind warning stays: a reward that pays for motion, or for the action alone, varies per
+        step too."""
         for cid in [c for c, why in self.warnings.items() if why == CONSTANT_TOTAL]:
             details = episodes.get(cid)
             why = varies_per_step(details) if isinstance(details, list) else None
@@ -99,7 +105,8 @@ def constant(stats: Any) -> bool:
 
 def structural_finding(critic: dict[str, Any] | None) -> tuple[str, str] | None:
     """(kind, why) when a critic report says the reward is mostly a constant per step or pays for shuttling (module
-    docstring): kind "constant-total", "shuttle", "dominant-constant" or "constant-share"; None otherwise."""
+    docstring): kind "constant-total", "shuttle", "state-blind", "dominant-constant" or "constant-share"; None
+    otherwise."""
     if not isinstance(critic, dict):
         return None
     codes = {str(f.get("code")): str(f.get("message", "")) for f in critic.get("findings") or [] if isinstance(f, dict)}
@@ -107,6 +114,8 @@ def structural_finding(critic: dict[str, Any] | None) -> tuple[str, str] | None:
         return "constant-total", CONSTANT_TOTAL
     if "shuttle" in codes:
         return "shuttle", SHUTTLE
+    if "state-blind" in codes:
+        return "state-blind", STATE_BLIND
     dynamic = (critic.get("stats") or {}).get("dynamic") or {}
     comps = dynamic.get("components") if isinstance(dynamic, dict) else None
     comps = comps if isinstance(comps, dict) else {}
