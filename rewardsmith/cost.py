@@ -55,8 +55,9 @@ PPO_LEARNER_US: dict[str, float] = {
 # w: a + b w^2, fitted on the training worker's own CPU in the equal-learning trainings of metaworld-push and
 # -pick-place (100,000 steps, 3 seeds each; per step less the env's: 13,250 at 256x256, 7,050 at 128x128). On the
 # Fetch and Adroit trainings it was not fitted on (fetch-push, fetch-pick-and-place, adroit-door, both networks) it
-# predicts 0.80x to 1.00x their measured rates (adroit-hammer's, measured after the fit in round 40: 1.13x and 1.16x),
-# and 1.16x to 1.36x the reach tasks' shorter ones of round 32
+# predicts 0.80x to 1.00x their measured rates (measured after the fit: adroit-hammer's in round 40, 1.13x and 1.16x;
+# shadowhand-block-rotate-z's in round 41, 1.08x at both widths), and 1.16x to 1.36x the reach tasks' shorter ones of
+# round 32
 # (bench/training_cost.py --sac; docs/performance.md, "What a training costs").
 SAC_UPDATE_US = {"a": 4984.0, "b": 0.1261}
 
