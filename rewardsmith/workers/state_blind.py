@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from rewardsmith.stats import is_constant
+
 PROBES = 64
 """Transitions whose action is scored again on another transition's states (spread over the sample)."""
 TOLERANCE = 1e-9
@@ -27,25 +29,17 @@ def state_blind_message(reward_fn, transitions: list[tuple[Any, Any, Any]], comp
     if n < 2:
         return ""
     probes = np.unique(np.linspace(0, n - 1, min(PROBES, n)).astype(int))
-    changed = False
     for i in probes:
         state, action, next_state = transitions[i]
         other, _, other_next = transitions[(i + n // 2) % n]
         try:
-            own, swapped = (
-                float(reward_fn(state, action, next_state)[0]),
-                float(reward_fn(other, action, other_next)[0]),
-            )
+            own = float(reward_fn(state, action, next_state)[0])
+            swapped = float(reward_fn(other, action, other_next)[0])
         except Exception:  # noqa: BLE001 - untrusted code: no verdict
             return ""
-        if not (np.isfinite(own) and np.isfinite(swapped)):
-            return ""
-        if abs(own - swapped) > TOLERANCE * max(1.0, abs(own)):
-            changed = True
-            break
-    if changed:
-        return ""
-    still = sorted(name for name, stats in components.items() if stats.get("std", 1.0) == 0.0)
+        if not (np.isfinite(own) and np.isfinite(swapped)) or abs(own - swapped) > TOLERANCE * max(1.0, abs(own)):
+            return ""  # no verdict, or the state counts
+    still = sorted(name for name, stats in components.items() if is_constant(stats["std"], stats["mean"]))
     named = f" ({', '.join(repr(s) for s in still)} never change)" if still else ""
     return (
         f"on all {len(probes)} probed transitions the total depends on the action alone: scored again on another "
