@@ -16,7 +16,7 @@ from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.llm import engine
 from rewardsmith.llm.example_choice import ranked
-from rewardsmith.llm.local import LocalModel, task_names
+from rewardsmith.llm.local import LocalModel, example_code, task_names
 from rewardsmith.llm.template import TEMPLATE_MARK, template_label
 from rewardsmith.reward.state import Snapshotter
 from rewardsmith.search.loop import run as run_search
@@ -80,6 +80,32 @@ def test_an_unseen_ant_task_gets_ant_run_adapted_to_its_direction(ant_left, scri
     y0, y1 = before.body("torso").pos[1], after.body("torso").pos[1]
     assert parts["velocity_pos_y"] == pytest.approx((y1 - y0) / after.dt)
     env.close()
+
+
+@pytest.mark.parametrize(
+    ("words", "sign"), [("Either way is fine.", 1.0), ("Turn clockwise.", -1.0), ("Turn counter-clockwise.", 1.0)]
+)
+def test_the_spin_template_pays_one_way_so_rocking_earns_nothing(words: str, sign: float) -> None:
+    # |yaw rate| paid rocking to and fro, which turns the body nowhere (ant-spin's scorer counts net turns)
+    spec = load_task("ant-spin")
+    spec = spec.model_copy(update={"description": f"Make the ant spin in place. {words}\n"})
+    code = example_code(task_names(Designer(None, spec, describe(spec)).prompt()))
+    scope: dict[str, Any] = {}
+    exec(compile(code, "<template>", "exec"), scope)  # our own template's code, run here on purpose
+    env = make_env(spec)
+    snap = Snapshotter(env)
+    obs, _ = env.reset(seed=0)
+    env.action_space.seed(0)
+    states = [snap(obs)]
+    for _ in range(60):
+        states[-1].freeze()  # a snapshot reads the live simulation until frozen
+        obs, *_ = env.step(env.action_space.sample())
+        states.append(snap(obs))
+    env.close()
+    spins = [scope["compute_reward"](a, np.zeros(8), b)[1]["spin"] for a, b in zip(states, states[1:])]
+    rates = [b.body("torso").angvel[2] for b in states[1:]]
+    assert min(rates) < 0 < max(rates)  # random jitter turns both ways
+    assert spins == pytest.approx([0.1 * sign * float(np.clip(r, -5, 5)) for r in rates])  # the wrong way costs
 
 
 def test_without_a_fitting_example_the_first_sample_is_the_description_template(scripted_engine, tmp_path):

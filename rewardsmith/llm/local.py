@@ -158,7 +158,9 @@ def example_lines(names: dict[str, Any]) -> list[str]:
     elif root and re.search(
         r"\b(spin|rotate|turn)", names.get("task_line", task)
     ):  # the instruction, not "do not turn"
-        lines.append(f'components["spin"] = 0.1 * abs(float(next_state.body("{root}").angvel[2]))')
+        # one way (counter-clockwise unless the words say clockwise), so that rocking to and fro earns nothing
+        sign = "-" if re.search(r"(?<!counter-)(?<!counter)(?<!anti-)(?<!anti)clockwise", task) else ""
+        lines.append(f'components["spin"] = 0.1 * float(np.clip({sign}next_state.body("{root}").angvel[2], -5, 5))')
     elif root and (lateral := direction(names.get("task_line", "")))[0] == 1:  # to its left (+y) or right (-y)
         sign = "-" if lateral[1] < 0 else ""
         lines.append(f'components["lateral_speed"] = {sign}float(next_state.body("{root}").linvel[1])')
@@ -231,7 +233,7 @@ class LocalModel(Model):
     kind = "local"
     avoids_repeats = True
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v5 choice-v4 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v6 choice-v4 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(
