@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rewardsmith.sandbox.launch import pid_alive
+from rewardsmith.sandbox.proc import pid_alive
 from rewardsmith.workers.job import WorkerJob
 from rewardsmith.workers.ray_executor import TEMP_PREFIX, UnsafeArchive, job_inputs, pack_outputs, unpack_outputs
 

@@ -143,7 +143,7 @@ def test_worker_dies_with_its_parent(tmp_path: Path) -> None:
     import signal
     import subprocess
 
-    from rewardsmith.sandbox.launch import pid_alive
+    from rewardsmith.sandbox.proc import pid_alive
 
     root = str(Path(__file__).resolve().parent.parent)
     parent = subprocess.Popen([sys.executable, "-c", PARENT.format(root=root, folder=str(tmp_path))])

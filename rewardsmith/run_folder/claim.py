@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rewardsmith.errors import OutputFolderError
 from rewardsmith.run_folder.records import OWNER_FILE, RUN_FILE, TASK_FILE
-from rewardsmith.sandbox.launch import pid_alive
+from rewardsmith.sandbox.proc import pid_alive
 
 RUNS_DIR = Path("runs")
 RESUMABLE = {RUN_FILE: "a run", "batch.json": "a batch"}

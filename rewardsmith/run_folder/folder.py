@@ -137,7 +137,7 @@ from rewardsmith.run_folder.names import (
 )
 from rewardsmith.run_folder.proofs import Proofs
 from rewardsmith.run_folder.records import CandidateRecord, Evaluation, RunSummary, read_object, read_record
-from rewardsmith.sandbox.launch import pid_alive
+from rewardsmith.sandbox.proc import pid_alive
 from rewardsmith.task import TaskSpec, read_task
 
 MAX_RUN_FILE_BYTES = 64 * 2**20

@@ -5,6 +5,7 @@
 - `views`: what gated code runs against: small builtins, the restricted importer, the module views.
 - `launch`: starts workers clean and supervises them (parent side): timeouts, stalls, folder quota.
 - `command`: a worker's command line: `python -I` with the parent's package folders (venv, `--user`, PYTHONPATH).
+- `proc`: what /proc says about a process (its state, whether it is alive).
 - `forkserver`: warm workers: a clean, pre-imported interpreter that forks one fresh worker per job.
 - `interrupt`: SIGINT/SIGTERM stop every worker promptly (`STOP`, `interruptible`).
 - `lockdown`: locks a worker down (netns, ipc-ns, pids cgroup, rlimits, Landlock, uid drop, seccomp); its

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardsmith.errors import SandboxError
+from rewardsmith.sandbox.proc import pid_alive
 
 SERVER_MODULE = "rewardsmith.sandbox.forkserver"
 ENV_SWITCH = "REWARDSMITH_WARM_WORKERS"
@@ -172,21 +173,11 @@ def remove_stale_homes(temp: Path) -> list[Path]:
             info = home.lstat()  # a symlink planted under the name is left alone, never followed
         except OSError:
             continue
-        if not pid.isdigit() or not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or _alive(int(pid)):
+        if not pid.isdigit() or not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or pid_alive(int(pid)):
             continue
         shutil.rmtree(home, ignore_errors=True)
         removed.append(home)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 _shared: ForkServer | None = None

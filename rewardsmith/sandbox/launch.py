@@ -28,6 +28,7 @@ from rewardsmith.sandbox.command import WORKER_MODULE, python_command, worker_co
 from rewardsmith.sandbox.forkserver import WarmProcess
 from rewardsmith.sandbox.interrupt import STOP, raise_if_stopping
 from rewardsmith.sandbox.lockdown import release_pids_cgroup, sandbox_uid
+from rewardsmith.sandbox.proc import pid_alive, process_state, stat_fields
 
 PASSTHROUGH_ENV = (
     "MUJOCO_GL",
@@ -65,17 +66,6 @@ class WorkerResult:
     @property
     def ok(self) -> bool:
         return self.reason == ""
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists (and is not a zombie)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return process_state(pid) != "Z"
 
 
 def worker_env(cwd: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:
@@ -340,22 +330,6 @@ def _mtime(path: Path | None) -> float | None:
         return None
 
 
-def _stat_fields(pid: int) -> list[str]:
-    """The fields of /proc/<pid>/stat after the command name (the state letter first, the session id fourth);
-    [] when they cannot be read."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat[stat.rindex(")") + 2 :].split()
-    except (OSError, ValueError):
-        return []
-
-
-def process_state(pid: int) -> str:
-    """The process's state letter from /proc (R, S, D, Z, ...); "" when it cannot be read."""
-    fields = _stat_fields(pid)
-    return fields[0] if fields else ""
-
-
 def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -387,7 +361,7 @@ def _all_pids() -> list[int]:
 
 
 def _belongs(pid: int, session: int, uid: int | None) -> bool:
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     try:
         status = Path(f"/proc/{pid}/status").read_text() if uid is not None else ""
     except OSError:

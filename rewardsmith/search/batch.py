@@ -40,7 +40,7 @@ from rewardsmith.run_folder.claim import RUNS_DIR, adopt, claim_dir, new_run_dir
 from rewardsmith.run_folder.folder import RunFolder, versions
 from rewardsmith.run_folder.names import BATCH_FILE, BATCH_LOCK_FILE, SUMMARY_FILE, TASK_ERROR_FILE
 from rewardsmith.sandbox.interrupt import interruptible
-from rewardsmith.sandbox.launch import pid_alive
+from rewardsmith.sandbox.proc import pid_alive
 from rewardsmith.search.batch_live import BatchProgress, make_batch_progress
 from rewardsmith.task import TaskSpec, load_task
 from rewardsmith.workers.executor import Executor, make_executor

@@ -118,7 +118,7 @@ def unpack_outputs(data: bytes, dest: Path, mode: str) -> list[str]:
 
 def reap_orphans(base: Path) -> list[int]:
     """Kill sandboxed workers left by Ray workers that died on this node, and remove their temp folders."""
-    from rewardsmith.sandbox.launch import pid_alive
+    from rewardsmith.sandbox.proc import pid_alive
 
     killed = []
     for folder in base.glob(f"{TEMP_PREFIX}*"):
