@@ -351,6 +351,15 @@ def test_reset_noise_is_measured_where_the_tool_does_not_know_it() -> None:
     assert np.array_equal(env.unwrapped.data.qpos, fresh.unwrapped.data.qpos)
 
 
+def test_a_robot_that_collides_with_nothing_gets_no_ground_contact_section() -> None:
+    # Swimmer-v5 (a user's env): every geom has contype and conaffinity 0; the section used to read
+    # "touching or nearest the floor at reset: ." and offer contact calls that never fire
+    spec = load_task("ant-spin").model_copy(update={"name": "swimmer-spin", "env": "Swimmer-v5"})
+    text = describe(spec)
+    assert "## Ground contact" not in text and "floor at reset: ." not in text
+    assert "## Reset pose" in text and "torso (0, 0, 0)" in text
+
+
 def test_measured_reset_noise_of_a_users_env_bounds_what_varies() -> None:
     """A MuJoCo env whose noise the tool does not know (Humanoid: qpos and qvel each + U[-0.01, 0.01]) is described
     by what varied, within the env's own bound."""

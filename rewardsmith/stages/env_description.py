@@ -176,6 +176,8 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
     geoms = [
         g for g in range(model.ngeom) if model.geom_bodyid[g] != 0 and model.geom_contype[g] | model.geom_conaffinity[g]
     ]
+    if not geoms:  # nothing of the robot collides (Swimmer's geoms): no contact to tell, and no foot to name
+        return lines
     lowest = min((_geom_bottom(model, data, g) for g in geoms), default=ground)
     if not contacts and lowest - ground > FLOOR_OUT_OF_REACH:  # a hand above a table: the floor plays no part
         return lines
