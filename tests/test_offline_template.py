@@ -305,3 +305,22 @@ def test_a_reply_equal_to_the_rounds_template_becomes_a_distinct_variant(monkeyp
         total, parts = scope["compute_reward"](before, np.zeros(1), after)
         assert np.isfinite(total) and parts
     env.close()
+
+
+SWIMMER_SPIN = "Make the swimmer spin in place around its vertical axis, as fast as it can.\nEither way is fine.\n"
+
+
+def test_an_example_whose_height_gate_is_shut_at_this_robots_reset_is_not_chosen() -> None:
+    """ant-spin's example pays the yaw rate only while the torso is 0.2 to 1.0 m high; Swimmer's torso shares the
+    name and lies at z = 0, so there it would pay only its penalties. HalfCheetah (torso at 0.7 m) likewise loses
+    walker2d-walk's example, whose healthy band starts at 0.8 m."""
+    spin = load_task("ant-spin")
+    swimmer = spin.model_copy(update={"name": "swimmer-spin", "env": "Swimmer-v5", "description": SWIMMER_SPIN})
+    names = task_names(Designer(None, swimmer, describe(swimmer)).prompt())
+    assert names["reset_z"]["torso"] == 0.0 and "torso" in names["bodies"]
+    assert [ex.task for ex in ranked(names, swimmer.env, names["task_line"])] == []
+    with_ant_height = names | {"reset_z": {**names["reset_z"], "torso": 0.75}}  # the same prompt, Ant's height
+    assert [ex.task for ex in ranked(with_ant_height, swimmer.env, names["task_line"])] == ["ant-spin"]
+    cheetah = load_task("halfcheetah-run")
+    names = task_names(Designer(None, cheetah, describe(cheetah)).prompt())
+    assert "walker2d-walk" not in [ex.task for ex in ranked(names, cheetah.env, names["task_line"])]

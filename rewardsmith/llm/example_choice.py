@@ -3,7 +3,9 @@ checked), chosen for a task it has not seen and adapted to it.
 
 An example is a candidate only if it can run on the requested env, judged from the prompt alone (its syntax
 tree, never executed): every body, site or joint name it quotes is one of this env's, every `obs` index it reads
-is inside the observation, and it reads `goal`/`achieved_goal` only where the env has them. The task's own
+is inside the observation, it reads `goal`/`achieved_goal` only where the env has them, and its height gates hold
+at this env's reset pose (`reset_gates`: ant-spin's upright band, 0.2 to 1.0 m, is shut for Swimmer's torso at
+z = 0, where the example would pay only its penalties). The task's own
 example (same env, same task text) is never chosen: it is the reference answer, and the offline model must
 not pass it off as a design. Among the rest, shared task words (push, reach, run, spin, ...) count most, then
 the same env id, then the same env family. A locomotion example whose direction differs from the task's words
@@ -25,6 +27,7 @@ from functools import cache
 from typing import Any
 
 from rewardsmith.errors import RewardsmithError
+from rewardsmith.llm.reset_gates import fits
 from rewardsmith.llm.template import ANGLE_TARGET, TARGET, TEMPLATE_MARK
 from rewardsmith.task import ENVS_DIR, list_tasks
 
@@ -112,8 +115,9 @@ def _family(env: str) -> str:
 
 
 def runnable(code: str, names: dict[str, Any], same_family: bool = True) -> bool:
-    """Whether the example's quoted names, `obs` indices and goal arrays all exist in the prompt's env; an example
-    that reads `obs` by index only on an env of its own family (elsewhere the indices mean other things)."""
+    """Whether the example's quoted names, `obs` indices and goal arrays all exist in the prompt's env and its height
+    gates hold at the env's reset pose (`reset_gates.fits`); an example that reads `obs` by index only on an env of
+    its own family (elsewhere the indices mean other things)."""
     tree = ast.parse(code)
     known = set(names["bodies"]) | set(names["sites"]) | {j[0] for j in names["joints"]}
     arrays = names.get("arrays", {})
@@ -140,7 +144,7 @@ def runnable(code: str, names: dict[str, Any], same_family: bool = True) -> bool
             and not (same_family and _inside(node.slice, arrays.get("obs")))
         ):
             return False
-    return True
+    return fits(code, names)
 
 
 def _reads_obs(node: ast.expr) -> bool:

@@ -30,6 +30,7 @@ from rewardsmith.llm import engine
 from rewardsmith.llm.base import Completion, Model
 from rewardsmith.llm.code_identity import same_code
 from rewardsmith.llm.example_choice import adapted_examples, direction
+from rewardsmith.llm.reset_gates import reset_heights
 from rewardsmith.llm.template import (
     TEMPLATE_MARK,
     component_line,
@@ -102,8 +103,9 @@ def expand_braces(item: str) -> list[str]:
 
 
 def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
-    """Bodies, joints (with kinds and backflip signs), sites, the sizes of `state.obs`/`goal`/`achieved_goal`,
-    whether the action is a discrete choice, and the task's words, read from the prompt."""
+    """Bodies, joints (with kinds and backflip signs), sites, the bodies' heights at the reset pose, the sizes of
+    `state.obs`/`goal`/`achieved_goal`, whether the action is a discrete choice, and the task's words, read from the
+    prompt."""
     text = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
     bodies = list(
         dict.fromkeys(
@@ -132,6 +134,7 @@ def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
         arrays.setdefault("obs", int(match.group(1)))
     env = match.group(1).strip() if (match := re.search(r"^# Environment: (\S+)", text, re.MULTILINE)) else ""
     names = {"bodies": bodies, "joints": joints, "sites": sites, "task": task, "arrays": arrays, "env": env}
+    names["reset_z"] = reset_heights(text)
     names["task_line"] = " ".join(task_lines[0].lower().split()) if task_lines else ""
     names["discrete"] = bool(re.search(r"^- Action: one of \d+ discrete choices", text, re.MULTILINE))
     ending = match.group(1) if (match := re.search(r"^- Early termination: (.*)$", text, re.MULTILINE)) else None
@@ -233,7 +236,7 @@ class LocalModel(Model):
     kind = "local"
     avoids_repeats = True
     variant = hashlib.sha256(
-        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v6 choice-v4 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
+        f"{EXAMPLE_INTRO}{OFFLINE_NOTE}{EXAMPLE_NOTE}example-v3 lines-v6 choice-v5 xllamacpp{CODE_HEAD}{CODE_TAIL}{_STOP}{MAX_TOKENS}".encode()
     ).hexdigest()[:12]
 
     def __init__(
