@@ -28,7 +28,7 @@ from typing import Any
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.llm.reset_gates import fits
-from rewardsmith.llm.template import ANGLE_TARGET, TARGET, TEMPLATE_MARK
+from rewardsmith.llm.template import ANGLE_TARGET, NOT_DESIGNED, TARGET, TEMPLATE_MARK
 from rewardsmith.task import ENVS_DIR, list_tasks
 
 WORD_GROUPS: dict[str, str] = {
@@ -203,9 +203,7 @@ def adapt(example: Example, task: str) -> tuple[str, str]:
                 if isinstance(node, ast.Name) and re.search(r"forward|backward", node.id):
                     node.id = re.sub(r"forward|backward", "directed", node.id)
     what = "; ".join(changes) or "used as it is"
-    header = (
-        f"{TEMPLATE_MARK} shipped example `{example.task}`, the closest to this task, {what}; not designed by a model"
-    )
+    header = f"{TEMPLATE_MARK} shipped example `{example.task}`, the closest to this task, {what}{NOT_DESIGNED}"
     return f"{header}\n{ast.unparse(tree)}\n", what
 
 

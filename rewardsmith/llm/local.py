@@ -32,6 +32,7 @@ from rewardsmith.llm.code_identity import same_code
 from rewardsmith.llm.example_choice import adapted_examples, direction
 from rewardsmith.llm.reset_gates import reset_heights
 from rewardsmith.llm.template import (
+    NOT_DESIGNED,
     TEMPLATE_MARK,
     component_line,
     observation_dims,
@@ -73,7 +74,7 @@ OFFLINE_NOTE = (
     "names; its rewards are weak. Use an API model for real searches.)\n"
 )
 EXAMPLE_NOTE = "(Template, not designed by a model: {which}. Use an API model for real searches.)\n"
-FILLED_MARK = f"{TEMPLATE_MARK} fixed template filled with the offline model's checked lines; not designed by a model"
+FILLED_MARK = f"{TEMPLATE_MARK} fixed template filled with the offline model's checked lines{NOT_DESIGNED}"
 
 
 def _section(text: str, title: str) -> list[str]:
@@ -325,15 +326,13 @@ def description_templates(names: dict[str, Any]) -> list[tuple[str, str]]:
     task_lines = [line for line in lines if reads_state(line)]
     progress = [progress_line(line) for line in task_lines if not re.search(r"speed|spin|vel", line)]
     variants = [
-        (lines, "fixed template filled from the description's names and the task's words, no model"),
-        (task_lines, "the same template with the task's terms alone (no effort term), no model"),
-        (lines + progress, "the same template with each position-like task term's progress over the step, no model"),
-        (task_lines + progress, "the same template's task terms and their progress over the step, no model"),
+        (lines, "fixed template filled from the description's names and the task's words"),
+        (task_lines, "the same template with the task's terms alone (no effort term)"),
+        (lines + progress, "the same template with each position-like task term's progress over the step"),
+        (task_lines + progress, "the same template's task terms and their progress over the step"),
     ]
     return [
-        (f"{TEMPLATE_MARK} {which}; not designed by a model\n{function_code(body)}", which)
-        for body, which in variants
-        if body
+        (f"{TEMPLATE_MARK} {which}{NOT_DESIGNED}\n{function_code(body)}", which) for body, which in variants if body
     ]
 
 

@@ -27,6 +27,8 @@ SCALAR: Shape = ("scalar", 1)
 TEMPLATE_MARK = "# rewardsmith template:"
 """The first line of every reward the built-in offline model returns: it was not designed by a model, and what
 it is (a shipped example adapted to the task, or a fixed template with the model's checked lines)."""
+NOT_DESIGNED = "; not designed by a model"
+"""How every `TEMPLATE_MARK` line ends: the line reads on its own in a reward file, and `template_label` drops it."""
 ELEMENTWISE = {"abs", "square", "sqrt", "tanh", "exp", "cos", "sin", "arctan", "sign", "negative"}
 REDUCE = {"sum", "mean", "max", "min"}
 BODY_FIELDS: dict[str, Shape] = {"pos": ("vector", 3), "linvel": ("vector", 3), "angvel": ("vector", 3)}
@@ -308,8 +310,9 @@ def observation_lines(dims: dict[int, str], task: str) -> list[str]:
 
 
 def template_label(code: str | None) -> str:
-    """What a reward's `TEMPLATE_MARK` line says it is, or "" when it has none (a model designed it)."""
+    """What a reward's `TEMPLATE_MARK` line says it is (without `NOT_DESIGNED`: whoever shows it says it is a
+    template), or "" when it has none (a model designed it)."""
     for line in (code or "").splitlines():
         if line.startswith(TEMPLATE_MARK):
-            return line[len(TEMPLATE_MARK) :].strip()
+            return line[len(TEMPLATE_MARK) :].strip().removesuffix(NOT_DESIGNED)
     return ""
