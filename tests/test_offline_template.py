@@ -16,7 +16,7 @@ from rewardsmith.config import RunConfig
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.llm import engine
 from rewardsmith.llm.example_choice import ranked
-from rewardsmith.llm.local import LocalModel, example_code, task_names
+from rewardsmith.llm.local import LocalModel, example_code, example_lines, task_names
 from rewardsmith.llm.template import TEMPLATE_MARK, template_label
 from rewardsmith.reward.state import Snapshotter
 from rewardsmith.search.loop import run as run_search
@@ -325,3 +325,21 @@ def test_an_example_whose_height_gate_is_shut_at_this_robots_reset_is_not_chosen
     cheetah = load_task("halfcheetah-run")
     names = task_names(Designer(None, cheetah, describe(cheetah)).prompt())
     assert "walker2d-walk" not in [ex.task for ex in ranked(names, cheetah.env, names["task_line"])]
+
+
+def test_the_name_template_pays_height_only_where_the_root_can_rise() -> None:
+    """Swimmer's torso and InvertedPendulum's cart never leave z = 0: a height term is a constant there (the analyzer
+    flagged it on every Swimmer template). A pole on a cart is paid its last link's up axis instead."""
+    spin = load_task("ant-spin")
+    swimmer = spin.model_copy(update={"name": "swimmer-spin", "env": "Swimmer-v5", "description": SWIMMER_SPIN})
+    lines = example_lines(task_names(Designer(None, swimmer, describe(swimmer)).prompt()))
+    assert [line.split('"')[1] for line in lines] == ["spin", "effort"]
+    balance = load_task("inverted-double-pendulum-balance")
+    pole = balance.model_copy(
+        update={"name": "pole", "env": "InvertedPendulum-v5", "description": "Balance the pole upright.\n"}
+    )
+    lines = example_lines(task_names(Designer(None, pole, describe(pole)).prompt()))
+    assert lines[0] == 'components["upright"] = float(next_state.body("pole").xmat[2, 2])'
+    assert not any("height" in line for line in lines)
+    ant = example_lines(task_names(Designer(None, spin, describe(spin)).prompt()))  # a free root still rises
+    assert any(line.startswith('components["height"]') for line in ant)

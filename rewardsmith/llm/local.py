@@ -152,6 +152,8 @@ def example_lines(names: dict[str, Any]) -> list[str]:
     mentioned = [b for b in bodies if re.search(rf"\b{re.escape(b)}\b", task)]
     reach = any(w in task for w in ("reach", "push", "goal", "target", "distance"))
     arrays = names.get("arrays", {})
+    # whether the root can change height (a free joint or a vertical slide): Swimmer's and a cart's cannot
+    rises = any(kind == "free" or (kind == "slide" and re.search(r"world [+-]z\b", line)) for _, kind, line in joints)
     if arrays.get("goal") and arrays.get("goal") == arrays.get("achieved_goal"):  # a goal-conditioned env
         lines.append('components["goal_distance"] = -float(np.linalg.norm(next_state.achieved_goal - next_state.goal))')
     elif flip and ("backflip" in task or "rotate backward" in task):
@@ -172,6 +174,9 @@ def example_lines(names: dict[str, Any]) -> list[str]:
         lines.append(f'components["backward_speed"] = -float(next_state.body("{root}").linvel[0])')
     elif sites and ("balance" in task or "upright" in task) and not reach:
         lines.append(f'components["tip_height"] = float(next_state.site("{sites[0]}").pos[2])')
+    elif len(bodies) >= 2 and not rises and ("balance" in task or "upright" in task) and not reach:
+        # a pole on a cart or a fixed base, no site at its tip: its last link's up axis (the cosine of its tilt)
+        lines.append(f'components["upright"] = float(next_state.body("{bodies[-1]}").xmat[2, 2])')
     elif reach and (len(mentioned) >= 2 or (sites and len(mentioned) == 1)):
         a, b = mentioned[0], mentioned[1] if len(mentioned) > 1 else None
         target = f'next_state.body("{b}").pos[:2]' if b else f'next_state.site("{sites[0]}").pos[:2]'
@@ -183,7 +188,7 @@ def example_lines(names: dict[str, Any]) -> list[str]:
         lines.append(
             f'components["foot_lift"] = abs(float(next_state.body("{feet[0]}").pos[2] - next_state.body("{feet[1]}").pos[2]))'
         )
-    if root and not reach and not sites and any(w in task for w in ("upright", "fall", "land", "legs", "back up")):
+    if root and rises and not reach and not sites and any(w in task for w in ("upright", "fall", "land", "legs", "back up")):
         lines.append(f'components["height"] = 0.5 * float(next_state.body("{root}").pos[2])')
     if not lines and not bodies:  # no MuJoCo model: the task terms come from the labelled observation
         lines += observation_lines(names.get("observation", {}), task)
