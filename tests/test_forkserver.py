@@ -70,6 +70,8 @@ def test_a_warm_worker_is_forked_clean_and_sees_no_secret(tmp_path: Path, monkey
     assert seen["sid"] == seen["pid"]  # its own session, so the parent's group kill reaches everything it starts
     assert not any(target.startswith("socket:") for target in seen["fds"].values()), seen["fds"]
     allowed = {"PATH", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", *THREAD_VARS, *PASSTHROUGH_ENV}
+    if os.environ.get("MUJOCO_GL") in ("osmesa", "egl"):  # mujoco's GL backend sets it in the worker on import
+        allowed.add("PYOPENGL_PLATFORM")
     assert set(seen["env"]) <= allowed and seen["env"]["HOME"] == str(tmp_path / "a")
     assert "planted" not in json.dumps(seen)  # neither its own environment nor the server's holds the key
     sandbox = json.loads((tmp_path / "a" / "sandbox.json").read_text())
@@ -187,6 +189,9 @@ def test_the_fork_server_preloads_what_every_training_and_evaluation_imports_lat
     import sys
 
     env = {**os.environ, **{name: "1" for name in THREAD_VARS}}
+    # a user's MUJOCO_GL=osmesa makes mujoco's import load PyOpenGL too (~230 modules, 0.07 s of CPU), which the server
+    # must not preload either: the video worker picks the GL backend
+    env = {name: value for name, value in env.items() if name not in ("MUJOCO_GL", "PYOPENGL_PLATFORM")}
     done = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     preloaded, *late = done.stdout.split()

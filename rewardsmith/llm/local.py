@@ -143,52 +143,61 @@ def task_names(messages: list[dict[str, str]]) -> dict[str, Any]:
     return names | {"observation": observation_dims(text)}  # labelled obs[i] of an env without a MuJoCo model
 
 
+def root_rises(joints: list[tuple[str, str, str]]) -> bool:
+    """Whether the robot's root can change height (a free joint or a vertical slide): Swimmer's and a cart's cannot."""
+    return any(kind == "free" or (kind == "slide" and re.search(r"world [+-]z\b", line)) for _, kind, line in joints)
+
+
+def task_term(names: dict[str, Any], reach: bool) -> str | None:
+    """The one line that measures what the task's words ask for (a goal, a flip, a spin, a direction of travel, a
+    balance, a distance, forward speed), or None."""
+    bodies, joints, sites, task = names["bodies"], names["joints"], names["sites"], names["task"]
+    root = bodies[0] if bodies else None
+    flip = next((j for j in joints if "backward rotation (backflip)" in j[2]), None)
+    mentioned = [b for b in bodies if re.search(rf"\b{re.escape(b)}\b", task)]
+    arrays = names.get("arrays", {})
+    balance = ("balance" in task or "upright" in task) and not reach
+    if arrays.get("goal") and arrays.get("goal") == arrays.get("achieved_goal"):  # a goal-conditioned env
+        return 'components["goal_distance"] = -float(np.linalg.norm(next_state.achieved_goal - next_state.goal))'
+    if flip and ("backflip" in task or "rotate backward" in task):
+        sign = "-" if "makes it decrease" in flip[2] else ""
+        return f'components["backward_spin"] = 0.1 * float(np.clip({sign}next_state.joint("{flip[0]}").qvel, -10, 10))'
+    if root and re.search(r"\b(spin|rotate|turn)", names.get("task_line", task)):  # the instruction, not "do not turn"
+        # one way (counter-clockwise unless the words say clockwise), so that rocking to and fro earns nothing
+        sign = "-" if re.search(r"(?<!counter-)(?<!counter)(?<!anti-)(?<!anti)clockwise", task) else ""
+        return f'components["spin"] = 0.1 * float(np.clip({sign}next_state.body("{root}").angvel[2], -5, 5))'
+    if root and (lateral := direction(names.get("task_line", "")))[0] == 1:  # to its left (+y) or right (-y)
+        sign = "-" if lateral[1] < 0 else ""
+        return f'components["lateral_speed"] = {sign}float(next_state.body("{root}").linvel[1])'
+    if root and "backward" in task:
+        return f'components["backward_speed"] = -float(next_state.body("{root}").linvel[0])'
+    if sites and balance:
+        return f'components["tip_height"] = float(next_state.site("{sites[0]}").pos[2])'
+    if len(bodies) >= 2 and balance and not root_rises(joints):
+        # a pole on a cart or a fixed base, no site at its tip: its last link's up axis (the cosine of its tilt)
+        return f'components["upright"] = float(next_state.body("{bodies[-1]}").xmat[2, 2])'
+    if reach and (len(mentioned) >= 2 or (sites and len(mentioned) == 1)):
+        a, b = mentioned[0], mentioned[1] if len(mentioned) > 1 else None
+        target = f'next_state.body("{b}").pos[:2]' if b else f'next_state.site("{sites[0]}").pos[:2]'
+        return f'components["distance"] = -float(np.linalg.norm(next_state.body("{a}").pos[:2] - {target}))'
+    if root and "one leg" not in task and any(w in task for w in ("forward", "run", "walk", "hop", "fast")):
+        return f'components["forward_speed"] = float(next_state.body("{root}").linvel[0])'
+    return None
+
+
 def example_lines(names: dict[str, Any]) -> list[str]:
     """The example's `components[...] = ...` lines: what the task's words ask for, with the env's real names."""
     bodies, joints, sites, task = names["bodies"], names["joints"], names["sites"], names["task"]
     root = bodies[0] if bodies else None
-    lines: list[str] = []
-    flip = next((j for j in joints if "backward rotation (backflip)" in j[2]), None)
-    mentioned = [b for b in bodies if re.search(rf"\b{re.escape(b)}\b", task)]
     reach = any(w in task for w in ("reach", "push", "goal", "target", "distance"))
-    arrays = names.get("arrays", {})
-    # whether the root can change height (a free joint or a vertical slide): Swimmer's and a cart's cannot
-    rises = any(kind == "free" or (kind == "slide" and re.search(r"world [+-]z\b", line)) for _, kind, line in joints)
-    if arrays.get("goal") and arrays.get("goal") == arrays.get("achieved_goal"):  # a goal-conditioned env
-        lines.append('components["goal_distance"] = -float(np.linalg.norm(next_state.achieved_goal - next_state.goal))')
-    elif flip and ("backflip" in task or "rotate backward" in task):
-        sign = "-" if "makes it decrease" in flip[2] else ""
-        lines.append(
-            f'components["backward_spin"] = 0.1 * float(np.clip({sign}next_state.joint("{flip[0]}").qvel, -10, 10))'
-        )
-    elif root and re.search(
-        r"\b(spin|rotate|turn)", names.get("task_line", task)
-    ):  # the instruction, not "do not turn"
-        # one way (counter-clockwise unless the words say clockwise), so that rocking to and fro earns nothing
-        sign = "-" if re.search(r"(?<!counter-)(?<!counter)(?<!anti-)(?<!anti)clockwise", task) else ""
-        lines.append(f'components["spin"] = 0.1 * float(np.clip({sign}next_state.body("{root}").angvel[2], -5, 5))')
-    elif root and (lateral := direction(names.get("task_line", "")))[0] == 1:  # to its left (+y) or right (-y)
-        sign = "-" if lateral[1] < 0 else ""
-        lines.append(f'components["lateral_speed"] = {sign}float(next_state.body("{root}").linvel[1])')
-    elif root and "backward" in task:
-        lines.append(f'components["backward_speed"] = -float(next_state.body("{root}").linvel[0])')
-    elif sites and ("balance" in task or "upright" in task) and not reach:
-        lines.append(f'components["tip_height"] = float(next_state.site("{sites[0]}").pos[2])')
-    elif len(bodies) >= 2 and not rises and ("balance" in task or "upright" in task) and not reach:
-        # a pole on a cart or a fixed base, no site at its tip: its last link's up axis (the cosine of its tilt)
-        lines.append(f'components["upright"] = float(next_state.body("{bodies[-1]}").xmat[2, 2])')
-    elif reach and (len(mentioned) >= 2 or (sites and len(mentioned) == 1)):
-        a, b = mentioned[0], mentioned[1] if len(mentioned) > 1 else None
-        target = f'next_state.body("{b}").pos[:2]' if b else f'next_state.site("{sites[0]}").pos[:2]'
-        lines.append(f'components["distance"] = -float(np.linalg.norm(next_state.body("{a}").pos[:2] - {target}))')
-    elif root and "one leg" not in task and any(w in task for w in ("forward", "run", "walk", "hop", "fast")):
-        lines.append(f'components["forward_speed"] = float(next_state.body("{root}").linvel[0])')
+    lines = [term] if (term := task_term(names, reach)) else []
     feet = [b for b in bodies if "foot" in b]
     if root and ("one leg" in task or "one foot" in task) and len(feet) >= 2:
         lines.append(
             f'components["foot_lift"] = abs(float(next_state.body("{feet[0]}").pos[2] - next_state.body("{feet[1]}").pos[2]))'
         )
-    if root and rises and not reach and not sites and any(w in task for w in ("upright", "fall", "land", "legs", "back up")):
+    upright_words = any(w in task for w in ("upright", "fall", "land", "legs", "back up"))
+    if root and upright_words and not reach and not sites and root_rises(joints):
         lines.append(f'components["height"] = 0.5 * float(next_state.body("{root}").pos[2])')
     if not lines and not bodies:  # no MuJoCo model: the task terms come from the labelled observation
         lines += observation_lines(names.get("observation", {}), task)
