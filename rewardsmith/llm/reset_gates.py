@@ -47,40 +47,19 @@ def shut_gates(code: str, heights: dict[str, float]) -> list[str]:
     """The height comparisons of `code` that are false at `heights` (their source text); empty when every one that
     can be evaluated holds."""
     tree = ast.parse(code)
-    numbers = _module_numbers(tree)
-    bodies: dict[str, str] = {}  # variable -> the body it holds
-    height_of: dict[str, str] = {}  # variable -> the body whose height it holds
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            target, value = node.targets[0].id, node.value
-            if (body := _body_call(value)) is not None:
-                bodies[target] = body
-            elif (body := _height_read(value, bodies)) is not None:
-                height_of[target] = body
+    reads = _Reads(tree)
     shut = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Compare) or not _reads_height(node, bodies, height_of):
+        if not isinstance(node, ast.Compare) or not reads.reads_height(node):
             continue
         try:
-            values = [_value(n, numbers, bodies, height_of, heights) for n in (node.left, *node.comparators)]
+            values = [reads.value(n, heights) for n in (node.left, *node.comparators)]
         except _Unknown:
             continue
         pairs = zip(node.ops, values, values[1:])
         if not all(_COMPARE[type(op)](a, b) for op, a, b in pairs if type(op) in _COMPARE):
             shut.append(ast.unparse(node))
     return shut
-
-
-def _module_numbers(tree: ast.Module) -> dict[str, float]:
-    """Module-level `NAME = number` constants."""
-    found: dict[str, float] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                found[node.targets[0].id] = _value(node.value, found, {}, {}, {})
-            except _Unknown:
-                continue
-    return found
 
 
 def _body_call(node: ast.expr) -> str | None:
@@ -97,75 +76,88 @@ def _body_call(node: ast.expr) -> str | None:
     return None
 
 
-def _height_read(node: ast.expr, bodies: dict[str, str]) -> str | None:
-    """The body whose height `node` reads: `X.pos[2]` (X a body call or a variable holding one), or `float()` of it."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and node.args:
-        return _height_read(node.args[0], bodies)
-    if (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Attribute)
-        and node.value.attr == "pos"
-        and isinstance(node.slice, ast.Constant)
-        and node.slice.value == 2
-    ):
-        owner = node.value.value
-        if isinstance(owner, ast.Name):
-            return bodies.get(owner.id)
-        return _body_call(owner)
-    return None
+class _Reads:
+    """What an example's names hold: module-level number constants, variables holding a body, variables holding a
+    body's height (each `NAME = ...` assignment, in the order a syntax-tree walk meets them)."""
 
+    def __init__(self, tree: ast.Module) -> None:
+        self.numbers: dict[str, float] = {}
+        self.bodies: dict[str, str] = {}  # variable -> the body it holds
+        self.height_of: dict[str, str] = {}  # variable -> the body whose height it holds
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                try:
+                    self.numbers[node.targets[0].id] = self.value(node.value, {})
+                except _Unknown:
+                    continue
+        for found in ast.walk(tree):
+            if isinstance(found, ast.Assign) and len(found.targets) == 1 and isinstance(found.targets[0], ast.Name):
+                target, value = found.targets[0].id, found.value
+                if (body := _body_call(value)) is not None:
+                    self.bodies[target] = body
+                elif (body := self.height_read(value)) is not None:
+                    self.height_of[target] = body
 
-def _reads_height(node: ast.AST, bodies: dict[str, str], height_of: dict[str, str]) -> bool:
-    return any(
-        (isinstance(n, ast.Name) and n.id in height_of) or (isinstance(n, ast.expr) and _height_read(n, bodies))
-        for n in ast.walk(node)
-    )
+    def height_read(self, node: ast.expr) -> str | None:
+        """The body whose height `node` reads: `X.pos[2]` (X a body call or a variable holding one), or `float()` of
+        it."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and node.args:
+            return self.height_read(node.args[0])
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "pos"
+            and isinstance(node.slice, ast.Constant)
+            and node.slice.value == 2
+        ):
+            owner = node.value.value
+            return self.bodies.get(owner.id) if isinstance(owner, ast.Name) else _body_call(owner)
+        return None
 
+    def reads_height(self, node: ast.AST) -> bool:
+        """Whether `node` reads a body's height anywhere inside it."""
+        return any(
+            (isinstance(n, ast.Name) and n.id in self.height_of) or (isinstance(n, ast.expr) and self.height_read(n))
+            for n in ast.walk(node)
+        )
 
-def _value(
-    node: ast.expr,
-    numbers: dict[str, float],
-    bodies: dict[str, str],
-    height_of: dict[str, str],
-    heights: dict[str, float],
-) -> float:
-    """`node` evaluated on numbers, module constants and reset heights; `_Unknown` for anything else."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return float(node.value)
-    if isinstance(node, ast.Name):
-        if node.id in numbers:
-            return numbers[node.id]
-        if node.id in height_of and height_of[node.id] in heights:
-            return heights[height_of[node.id]]
+    def value(self, node: ast.expr, heights: dict[str, float]) -> float:
+        """`node` evaluated on numbers, module constants and the reset `heights`; `_Unknown` for anything else."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            if node.id in self.numbers:
+                return self.numbers[node.id]
+            if node.id in self.height_of and self.height_of[node.id] in heights:
+                return heights[self.height_of[node.id]]
+            raise _Unknown
+        if (body := self.height_read(node)) is not None:
+            if body in heights:
+                return heights[body]
+            raise _Unknown
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -self.value(node.operand, heights)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            left, right = self.value(node.left, heights), self.value(node.right, heights)
+            try:
+                return float(_BINARY[type(node.op)](left, right))
+            except ZeroDivisionError as exc:
+                raise _Unknown from exc
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "math"
+            and node.func.attr in ("cos", "sin", "sqrt")
+            and len(node.args) == 1
+        ):
+            try:
+                return float(getattr(math, node.func.attr)(self.value(node.args[0], heights)))
+            except ValueError as exc:  # math domain error
+                raise _Unknown from exc
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and node.args:
+            return self.value(node.args[0], heights)
         raise _Unknown
-    if (body := _height_read(node, bodies)) is not None:
-        if body in heights:
-            return heights[body]
-        raise _Unknown
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_value(node.operand, numbers, bodies, height_of, heights)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left = _value(node.left, numbers, bodies, height_of, heights)
-        right = _value(node.right, numbers, bodies, height_of, heights)
-        try:
-            return float(_BINARY[type(node.op)](left, right))
-        except ZeroDivisionError as exc:
-            raise _Unknown from exc
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == "math"
-        and node.func.attr in ("cos", "sin", "sqrt")
-        and len(node.args) == 1
-    ):
-        try:
-            return float(getattr(math, node.func.attr)(_value(node.args[0], numbers, bodies, height_of, heights)))
-        except ValueError as exc:  # math domain error
-            raise _Unknown from exc
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and node.args:
-        return _value(node.args[0], numbers, bodies, height_of, heights)
-    raise _Unknown
 
 
 def fits(code: str, names: dict[str, Any]) -> bool:
