@@ -178,7 +178,7 @@ def _reset_sections(base, schema: StateSchema, seed: int, contacts: bool = True)
     ]
     if not geoms:  # nothing of the robot collides (Swimmer's geoms): no contact to tell, and no foot to name
         return lines
-    lowest = min((_geom_bottom(model, data, g) for g in geoms), default=ground)
+    lowest = min(_geom_bottom(model, data, g) for g in geoms)
     if not contacts and lowest - ground > FLOOR_OUT_OF_REACH:  # a hand above a table: the floor plays no part
         return lines
     feet = [g for g in geoms if _geom_bottom(model, data, g) <= lowest + 0.02]
