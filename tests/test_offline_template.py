@@ -163,6 +163,25 @@ def test_the_task_own_example_is_never_chosen(task: str, expected: str | None) -
     assert task not in choices and (choices[0] if choices else None) == expected
 
 
+@pytest.mark.parametrize(
+    ("task", "kept"),
+    [
+        ("ant-run", "halfcheetah-run"),  # the one already going forward
+        ("ant-left", "halfcheetah-run-backward"),  # neither goes left: the closer (shorter) one, turned to +y
+    ],
+)
+def test_a_mirrored_pair_of_examples_is_offered_once(task: str, kept: str, ant_left) -> None:
+    """halfcheetah-run and -backward are one reward pointed two ways: adapted to any direction each becomes the other,
+    so a task is offered one of them, not the same reward twice (both were offered before)."""
+    if task == "ant-left":
+        names = task_names(ant_left)
+    else:
+        spec = load_task(task)
+        names = task_names(Designer(None, spec, describe(spec)).prompt())
+    choices = [ex.task for ex in ranked(names, "Ant-v5", names["task_line"])]
+    assert [c for c in choices if c.startswith("halfcheetah-run")] == [kept]
+
+
 def test_a_repair_that_returns_the_same_code_ends_the_repairs(tiny_spec, tmp_path, monkeypatch):
     """The critic rejects the first reply; the repair returns it unchanged (a comment aside). Without the check the
     loop would ask twice more and run out of script."""

@@ -10,7 +10,8 @@ example (same env, same task text) is never chosen: it is the reference answer, 
 not pass it off as a design. Among the rest, shared task words (push, reach, run, spin, ...) count most, then
 the same env id, then the same env family. A locomotion example whose direction differs from the task's words
 (backward, left/+y, right/-y) is adapted: its x position and velocity reads move to the task's axis and its
-velocity term's sign follows. The result starts with a comment saying it is a template (`template.TEMPLATE_MARK`).
+velocity term's sign follows; of two examples that are one reward pointed two ways (halfcheetah-run and
+-backward), a task gets one, never the same reward twice. The result starts with a comment saying it is a template (`template.TEMPLATE_MARK`).
 
 This choice stays close on purpose (halfcheetah-run-backward gets halfcheetah-run, its sign flipped): the template
 is the offline model's own answer, labelled as one, and a 270M model needs a reward that already measures the task.
@@ -165,7 +166,7 @@ def ranked(names: dict[str, Any], env: str, task: str) -> list[Example]:
     """The examples that can run on this env and share a task word group with `task` (its first line), closest
     first; the task's own example is left out, so is one on the other side of an `EXCLUSIVE_GROUPS` group, and so
     is one whose task names other target values than this task (`named_values`: each must name the same, or
-    neither any)."""
+    neither any), and so is one whose mirror (`_mirrors`) is kept: the one going the task's way, else the closer."""
     wanted, asked = groups(task), named_values(task)
     scored = []
     for ex in shipped_examples():
@@ -183,7 +184,21 @@ def ranked(names: dict[str, Any], env: str, task: str) -> list[Example]:
         score = WEIGHTS["words"] * len(wanted & groups(ex.text)) + WEIGHTS["env"] * (ex.env == env)
         score += WEIGHTS["family"] * (_family(ex.env) == _family(env))
         scored.append((-score, len(ex.code), ex.task, ex))
-    return [ex for *_, ex in sorted(scored, key=lambda s: s[:3])]
+    found = [ex for *_, ex in sorted(scored, key=lambda s: s[:3])]
+    kept: list[Example] = []
+    for ex in found:  # of a mirrored pair, the one already going the task's way, else the closer one
+        twins = [other for other in found if _mirrors(ex, other)]
+        if not any(direction(t.text) == direction(task) or t in kept for t in twins):
+            kept.append(ex)
+    return kept
+
+
+def _mirrors(a: Example, b: Example) -> bool:
+    """Whether two locomotion examples are one reward pointed two ways (halfcheetah-run and -backward): the same env
+    and task words, another direction. Adapted to a task's direction each becomes the other, so a task gets one of
+    them, not the same reward twice."""
+    same_words = groups(a.text) == groups(b.text) and "locomotion" in groups(a.text)
+    return a.env == b.env and same_words and direction(a.text) != direction(b.text)
 
 
 def adapt(example: Example, task: str) -> tuple[str, str]:
