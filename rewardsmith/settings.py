@@ -101,18 +101,23 @@ def allow_uid0() -> bool:
 def require_sandbox(override: list[str] | None = None) -> None:
     """Refuse (SandboxError) when this machine offers fewer layers than required; probes once per process.
 
-    A missing uid-drop is accepted only with the `allow_uid0` opt-in, and then announced on stderr."""
-    import sys
-
+    A missing uid-drop is accepted only with the `allow_uid0` opt-in, and then announced on stderr (once per
+    process: a batch checks before each task)."""
     from rewardsmith.sandbox.probe import require_minimum
 
     minimum, status = sandbox_minimum(override), _probe()
     if "uid-drop" in minimum and not status["uid-drop"].ok and allow_uid0():
         minimum = [name for name in minimum if name != "uid-drop"]
-        print(
-            "WARNING: sandboxed workers keep uid 0 on this machine (allowed by allow_uid0 / "
-            f"{ALLOW_UID0_ENV}): {status['uid-drop'].detail}",
-            file=sys.stderr,
-            flush=True,
-        )
+        _announce_uid0(status["uid-drop"].detail)
     require_minimum(minimum, status)
+
+
+@functools.cache
+def _announce_uid0(detail: str) -> None:
+    import sys
+
+    print(
+        f"WARNING: sandboxed workers keep uid 0 on this machine (allowed by allow_uid0 / {ALLOW_UID0_ENV}): {detail}",
+        file=sys.stderr,
+        flush=True,
+    )

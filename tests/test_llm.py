@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rewardsmith.errors import LLMError, ScriptExhaustedError
-from rewardsmith.llm import LLMResponse, Model, default_model_name, get_model
+from rewardsmith.llm import LLMResponse, Model, choose, default_model_name, get_model
 from rewardsmith.llm.choose import DEFAULT_MODELS, MODEL_ENV, require_model_ready
 from rewardsmith.task import ENVS_DIR
 from rewardsmith.testing import serve_scripted
@@ -267,10 +267,13 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_default_model_is_local_with_a_warning(no_keys: None, capsys: pytest.CaptureFixture[str]) -> None:
+    choose._announce_local.cache_clear()
     model = get_model(None, use_cache=False)
     assert (model.name, model.kind) == ("local", "local")
     err = capsys.readouterr().err
     assert "270M" in err and "OPENAI_API_KEY" in err
+    get_model(None, use_cache=False)  # a batch picks the model for each task: the warning is said once
+    assert "270M" not in capsys.readouterr().err
 
 
 def test_default_model_follows_env_and_keys(no_keys: None, monkeypatch: pytest.MonkeyPatch, capsys) -> None:

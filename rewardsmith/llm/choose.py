@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+from functools import cache
 from pathlib import Path
 
 from rich.console import Console
@@ -30,14 +32,24 @@ LOCAL_WARNING = (
 
 
 def default_model_name() -> str:
-    """`REWARDSMITH_MODEL`, else the default of the first configured API key, else "local" (with a warning)."""
+    """`REWARDSMITH_MODEL`, else the default of the first configured API key, else "local" (with a warning, once)."""
     if name := os.environ.get(MODEL_ENV, "").strip():
         return name
     for key, name in DEFAULT_MODELS.items():
         if os.environ.get(key, "").strip():
             return name
-    Console(stderr=True).print(LOCAL_WARNING.format(env=MODEL_ENV, keys=", ".join(DEFAULT_MODELS)))
+    with _ANNOUNCING:  # a batch's tasks pick their model at once, each on its own thread
+        _announce_local()
     return "local"
+
+
+_ANNOUNCING = threading.Lock()
+
+
+@cache
+def _announce_local() -> None:
+    """The local model's warning, once per process (a batch picks the model for each task)."""
+    Console(stderr=True).print(LOCAL_WARNING.format(env=MODEL_ENV, keys=", ".join(DEFAULT_MODELS)))
 
 
 def require_model_ready(name: str | None, api_base: str | None = None) -> None:
