@@ -9,6 +9,7 @@ import pytest
 
 from rewardsmith.llm import get_model
 from rewardsmith.stages.analyzer import ANALYSIS_FILE, analyze
+from rewardsmith.stages.feedback import feedback_text
 from rewardsmith.stages.reflection import end_reason
 from rewardsmith.task import TaskSpec
 from rewardsmith.workers.executor import LocalExecutor
@@ -189,6 +190,14 @@ def test_feedback_changes_with_the_data(tmp_path):
                                         episodes=ALIGNED_EPISODES, speed=[3.0, 2.0, 1.0, 0.5]), model=None, executor=EXECUTOR, env_description=None)["feedback"]
     assert one != two
     assert "speed: [3, 2, 1, 0.5]" in two and "0.7 @ 3000" in two
+
+
+def test_episode_lengths_read_as_whole_steps(tmp_path):
+    """The designer read `episode length (steps): 1e+03 @ 4096` for a swimmer's 1,000-step episodes."""
+    a = analyze(SPEC, write_candidate(tmp_path / "c", fitness=[0.1, 0.4], returns=[1.0, 2.0], episodes=ALIGNED_EPISODES),
+                model=None, executor=EXECUTOR, env_description=None)
+    text = feedback_text({**a, "length_curve": [(2048, 1000.0), (4096, 1000.0)]})
+    assert "episode length (steps): 1000 @ 2048, 1000 @ 4096" in text and "1e+03" not in text
 
 
 def test_llm_summary_is_appended_with_its_tokens(tmp_path):

@@ -59,11 +59,11 @@ def feedback_text(analysis: dict[str, Any]) -> str:
         f"episode length {steps_text(final['ep_len'])} steps{shown_return}"
     )
     curves = [
-        f"  {label}: {_curve_text(analysis[key])}"
-        for label, key in (
-            ("fitness", "fitness_curve"),
-            ("return (your reward)", "return_curve"),
-            ("episode length (steps)", "length_curve"),
+        f"  {label}: {_curve_text(analysis[key], digits)}"
+        for label, key, digits in (
+            ("fitness", "fitness_curve", g),
+            ("return (your reward)", "return_curve", g),
+            ("episode length (steps)", "length_curve", steps_text),  # 1000, not 3 digits' 1e+03
         )
         if analysis.get(key)
     ]
