@@ -214,7 +214,7 @@ class RunFolder:
         """The task spec of the run, from its own copy."""
         return read_task(self.path / TASK_FILE)
 
-    def event(self, name: Event | str, **fields: Any) -> None:
+    def event(self, name: Event, **fields: Any) -> None:
         """Append one event line."""
         append_jsonl(self.path / EVENTS_FILE, {"t": round(time.time(), 3), "event": str(name), **fields})
 

@@ -18,7 +18,7 @@ from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_capped, remove_tree, write_bytes_atomic
 from rewardsmith.reward.wrappers import RewardSource
 from rewardsmith.run_folder.folder import RunFolder
-from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, TB_DIR, WARM_START_FILE
+from rewardsmith.run_folder.names import RANDOM_POLICY_DIR, TB_DIR, WARM_START_FILE, Event
 from rewardsmith.run_folder.records import (
     EVAL_DIR,
     EVALUATION_FILE,
@@ -227,14 +227,14 @@ def random_policy_archive(folder: RunFolder, spec_path: Path | None, executor: E
     archive = folder.path / RANDOM_POLICY_DIR / EVAL_DIR / TRAJECTORIES_FILE
     if spec_path is None:
         return None
-    if archive.is_file() and any(e.get("event") == "random_policy_evaluated" for e in folder.events()):
+    if archive.is_file() and any(e.get("event") == Event.RANDOM_POLICY_EVALUATED for e in folder.events()):
         return archive
     result, evaluation = evaluate_policy(
         spec_path, folder.path / RANDOM_POLICY_DIR, episodes=episodes, executor=executor, random_policy=True
     )
     if evaluation is None or not archive.is_file():
         return None
-    folder.event("random_policy_evaluated", episodes=len(evaluation.fitness), fitness_mean=evaluation.fitness_mean)
+    folder.event(Event.RANDOM_POLICY_EVALUATED, episodes=len(evaluation.fitness), fitness_mean=evaluation.fitness_mean)
     return archive
 
 
@@ -331,7 +331,7 @@ def record_training(
         record = record.model_copy(update={"status": "failed", "reason": "[evaluation] evaluation.json changed"})
     folder.save_candidate(record)
     folder.event(
-        "training_done",
+        Event.TRAINING_DONE,
         candidate=record.id,
         status=record.status,
         fitness=record.fitness,
