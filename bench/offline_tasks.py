@@ -17,7 +17,7 @@ the model writes.
 
 The `issue25` set (the default): six shipped tasks of different families, whose own example the offline model
 never uses, and two specs made with `rewardsmith new-task` the way a user would (an Ant task and a push task:
-the TODOs filled in, the train section of the shipped task of the same robot). Minutes per task: a benchmark,
+the TODOs filled in; new-task gives them the [train] of the shipped task on the same env). Minutes per task: a benchmark,
 not a test.
 
 Run: `.venv/bin/python bench/offline_tasks.py [--tasks issue25|original|all|NAME,NAME] [--keep DIR]`.
@@ -53,7 +53,7 @@ ISSUE25 = [
     "new:ant-left",
     "new:push-cylinder",
 ]
-NEW_TASKS = {  # name -> (env, description, success, scorer measure, unit, shipped spec whose [train] it takes)
+NEW_TASKS = {  # name -> (env, description, success, scorer measure, unit); the [train] is new-task's
     "ant-left": (
         "Ant-v5",
         "Make the ant move to its left (towards +y) as fast as possible, staying right side up.\n"
@@ -61,7 +61,6 @@ NEW_TASKS = {  # name -> (env, description, success, scorer measure, unit, shipp
         "the torso ends the episode at least 1 m to the left (+y) of where it started.",
         "float(self.latest[1] - self.start[1])",
         "metres the torso moved along +y over the episode; higher is better",
-        "ant-run",
     ),
     "push-cylinder": (
         "Pusher-v5",
@@ -70,7 +69,6 @@ NEW_TASKS = {  # name -> (env, description, success, scorer measure, unit, shipp
         "at the episode's end the cylinder is within 0.05 m of the goal in the xy-plane.",
         "float(np.linalg.norm(self.start[:2]) - np.linalg.norm(self.latest[:2]))",
         "metres the cylinder-to-goal distance (xy) shrank over the episode; higher is better",
-        "pusher-push",
     ),
 }
 """The `new:` tasks: made by `rewardsmith new-task`, then their TODOs filled in as a user would."""
@@ -96,14 +94,12 @@ def environment() -> dict[str, str]:
 
 def new_task(name: str, folder: Path, nice: int = 10) -> Path:
     """`rewardsmith new-task NAME --env ENV` into `folder`, its TODOs filled in (`NEW_TASKS`); the spec's path."""
-    env, description, success, progress, unit, train_from = NEW_TASKS[name]
+    env, description, success, progress, unit = NEW_TASKS[name]
     command = [*cli(nice), "new-task", name, "--env", env, "--folder", str(folder), "--force"]
     subprocess.run(command, env=environment(), capture_output=True, text=True, check=True, timeout=600)
     spec = folder / f"{name}.toml"
     text = re.sub(r'description = """.*?"""', f'description = """\n{description}\n"""', spec.read_text(), flags=re.S)
     text = re.sub(r'^success = ".*"$', f'success = "{success}"', text, flags=re.M)
-    train = (ROOT / "envs" / f"{train_from}.toml").read_text().split("[train]", 1)[1].split("\n[", 1)[0]
-    text = re.sub(r"\[train\].*?(?=\n\[)", f"[train]{train}", text, count=1, flags=re.S)
     spec.write_text(text)
     scorer = folder / f"scorer_{name.replace('-', '_')}.py"
     code = scorer.read_text().replace("TODO: unit; higher is better", unit)

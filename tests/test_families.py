@@ -522,16 +522,28 @@ def test_new_task_writes_a_scorable_spec_with_the_envs_names(cli, tmp_path: Path
 
 
 def test_new_task_specs_pass_the_runs_training_settings_check(cli, tmp_path: Path) -> None:
-    """A discrete-action env gets PPO, a continuous one SAC; both specs load and pass the pre-flight settings check
-    a run makes (the faster PPO settings tried in round 39 learned less: docs/performance.md)."""
+    """On an env no shipped spec trains, a discrete-action env gets PPO, a continuous one SAC (LunarLander's shipped
+    spec has continuous actions: another problem); both specs load and pass the pre-flight settings check a run
+    makes (the faster PPO settings tried in round 39 learned less: docs/performance.md)."""
     from rewardsmith.workers.backends import check_training_settings
 
-    for name, env_id, algo in (("discrete", "CartPole-v1", "PPO"), ("continuous", "Pendulum-v1", "SAC")):
+    for name, env_id, algo in (("discrete", "LunarLander-v3", "PPO"), ("continuous", "Swimmer-v5", "SAC")):
         code, out, err = cli("new-task", name, "--env", env_id, "--folder", tmp_path)
         assert code == 0, out + err
         spec = load_task(tmp_path / f"{name}.toml")
-        assert spec.train.algo == algo and spec.train.n_envs == 1
+        assert spec.train.algo == algo and spec.train.n_envs == 1 and "shipped spec" not in out
         check_training_settings(spec, 2048)
+
+
+@pytest.mark.parametrize(("env_id", "shipped"), [("Ant-v5", "ant-run"), ("Hopper-v5", "hopper-hop")])
+def test_new_task_takes_the_train_settings_of_a_shipped_spec_on_the_same_robot(cli, tmp_path, env_id, shipped):
+    """ant-run's [train] was tuned and calibrated on Ant-v5; a user's Ant task starts from it (a calibrated spec
+    first: not ant-spin's), comments kept. hopper-backflip trains a Hopper whose falls do not end the episode,
+    another problem: a Hopper task takes hopper-hop's."""
+    code, out, err = cli("new-task", "mine", "--env", env_id, "--folder", tmp_path)
+    assert code == 0, out + err
+    assert f"the shipped spec `{shipped}`" in out
+    assert load_task(tmp_path / "mine.toml").train == load_task(shipped).train
 
 
 def test_new_task_passes_constructor_kwargs_into_the_spec(cli, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -26,7 +27,13 @@ scorer = "{module}:{cls}"
 kwargs = {kwargs}
 # floor = "0 until the object moves: random, idle and held actions never touch it"  # only if `check-task` says so
 
-[train]
+{train}
+[search]
+iterations = 3
+samples = 4
+'''
+
+GENERIC_TRAIN = """[train]
 algo = "{algo}"
 timesteps = 100_000
 final_timesteps = 300_000
@@ -34,11 +41,42 @@ n_envs = 1
 eval_freq = 10_000
 eval_episodes = 5
 policy_kwargs = {{ net_arch = [256, 256], activation_fn = "relu" }}
+"""
+"""The `[train]` of an env no shipped spec uses: SAC for continuous actions, PPO for discrete ones."""
+_TABLE_HEADER = re.compile(r"^\[[\w.-]+\]\s*(#.*)?$")
 
-[search]
-iterations = 3
-samples = 4
-'''
+
+TASK_CHOOSING_KWARGS = ("env_name", "goal", "seed", "disable_env_checker")
+"""Constructor kwargs that pick a task or a draw on the same robot (Meta-World's env_name): two specs that differ
+only in these train the same robot, so one's [train] fits the other; any other kwarg (continuous actions, falls
+that end the episode) makes another problem."""
+
+
+def shipped_train(env_id: str, env_kwargs: dict[str, Any]) -> tuple[str, str] | None:
+    """(task, its `[train]` table as written, comments kept) of a shipped spec for the same env and the same
+    constructor kwargs (`TASK_CHOOSING_KWARGS` aside), a calibrated one first; None if there is none. Its settings
+    were tuned for this robot and its budget measured there, which a generic default's were not."""
+    from rewardsmith.task import ENVS_DIR, list_tasks
+
+    def robot(kwargs: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in kwargs.items() if k not in TASK_CHOOSING_KWARGS}
+
+    same = sorted(
+        (not (spec.calibration and spec.calibration.calibrated), spec.name, spec.source)
+        for spec in list_tasks(ENVS_DIR)
+        if spec.env == env_id and robot(spec.env_kwargs) == robot(env_kwargs) and spec.source is not None
+    )
+    for _, name, source in same:
+        lines, inside = [], False
+        for line in source.read_text(encoding="utf-8").splitlines():
+            if _TABLE_HEADER.match(line):
+                inside = line.split("]")[0] == "[train"
+            if inside:
+                lines.append(line)
+        if lines:
+            return name, "\n".join(lines).rstrip() + "\n"
+    return None
+
 
 SCORER = '''"""Trusted scorer for `{name}` ({env}): edit `step` and `result` to measure the task.
 
@@ -208,6 +246,11 @@ def new_task(
 
     output_folder(folder, "--folder")  # one line, exit 2, for a folder that cannot be made or written
     imports_line = f"imports = {list(imports)!r}\n".replace("'", '"') if imports else ""
+    tuned = shipped_train(env, env_kwargs)
+    if tuned is None:
+        train = GENERIC_TRAIN.format(algo=facts["algo"])
+    else:
+        train = f"# the [train] of the shipped spec `{tuned[0]}` (same env): settings tuned for it\n{tuned[1]}"
     spec_path.write_text(
         SPEC.format(
             name=name,
@@ -217,7 +260,7 @@ def new_task(
             module=module,
             cls=cls,
             kwargs=kwargs,
-            algo=facts["algo"],
+            train=train,
         )
     )
     scorer_path.write_text(
@@ -235,6 +278,10 @@ def new_task(
         )
     )
     console.print(f"wrote {spec_path} and {scorer_path}")
+    if tuned is not None:
+        console.print(
+            f"[train]: the shipped spec `{tuned[0]}`'s (same env), tuned for it", highlight=False, markup=False
+        )
     if facts["joints"]:
         console.print(f"joints: {', '.join(facts['joints'][:30])}", highlight=False)
     console.print(
