@@ -43,10 +43,15 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 
 def mean_pm(mean: float | None, std: float | None, n: int) -> str:
-    """A result with its uncertainty over `n` seeds: `0.8912 ± 0.16 std, n=3` (`-` when missing)."""
+    """A result with its uncertainty over `n` seeds: `0.8912 ± 0.16 std, n=3`; `0.8912, n=1` (one seed has no
+    spread to show: not `± 0`); `-` when missing."""
     if mean is None:
         return "-"
-    return f"{cell(float(mean))} ± {cell(float(std or 0.0), 2)} std, n={n}"
+    return f"{cell(float(mean))}{_spread(std, n)}, n={n}"
+
+
+def _spread(std: float | None, n: int) -> str:
+    return f" ± {cell(float(std or 0.0), 2)} std" if n > 1 else ""
 
 
 def se_suffix(se: float | None) -> str:
@@ -107,8 +112,8 @@ def result_line(final: Any, unit: str = "", random_fitness: Any = None) -> str |
     if not isinstance(final, dict) or final.get("fitness_mean") is None:
         return None
     seeds = [s for s in final.get("seeds") or [] if isinstance(s, dict) and s.get("fitness") is not None]
-    std = cell(float(final.get("fitness_std") or 0.0), 2)
-    text = f"fitness {cell(float(final['fitness_mean']))}{f' {unit}' if unit else ''} ± {std} std, n={len(seeds)}"
+    spread = _spread(final.get("fitness_std"), len(seeds))
+    text = f"fitness {cell(float(final['fitness_mean']))}{f' {unit}' if unit else ''}{spread}, n={len(seeds)}"
     if isinstance(random_fitness, (int, float)):
         text += f" (random policy {cell(float(random_fitness))})"
     counted = [s for s in seeds if s.get("success_rate") is not None and s.get("episodes")]
