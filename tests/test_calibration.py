@@ -319,9 +319,13 @@ def test_a_cut_short_row_resumes_training_by_training(tmp_path: Path) -> None:
                    "episodes": 5}
             done = {"key": key, "fitness_mean": value, "wall_s": 100.0}
             write_json_atomic(work / "t200000" / arm / f"seed_{seed}" / DONE_FILE, done)
-    report = calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",))
+    heard: list[str] = []  # each training as it ends: a search budget's row can take hours to print
+    report = calibrate(spec, good, work, NoTraining(), seeds=2, episodes=5, up_to=1.0, weak=("effort",),
+                       on_training=heard.append)
     row = report.row(200_000)
     assert row is not None and row.good == [1.0, 1.2] and row.weak == {"effort": [0.1, 0.0]}
+    assert any(line.startswith("200,000 steps: effort seed 0: fitness 0.1 (trained before this resume; ") for line in heard)
+    assert len(heard) == 4 and heard[-1].endswith("4 of 4)")
     assert 400.0 <= row.wall_s < 410.0  # the trainings' own wall time, measured by the process that ran them
     other = key | {"episodes": 10}  # a training measured with other settings is not taken for this one
     write_json_atomic(work / "t200000" / "effort" / "seed_1" / DONE_FILE, {"key": other, "fitness_mean": 0.0})

@@ -144,6 +144,7 @@ def calibrate_and_print(
             on_row=lambda row: console.print(
                 f"  {row.budget:,} steps: good leads by {se_words(row.margin)} ({row.wall_s:.0f} s)", highlight=False
             ),
+            on_training=lambda line: console.print(f"    {line}", highlight=False, markup=False, style="dim"),
         )
     finally:
         executor.shutdown()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -240,6 +241,7 @@ def calibrate(
     parallel: int = 1,
     backend: str | None = None,
     on_row: Callable[[BudgetRow], None] | None = None,
+    on_training: Callable[[str], None] | None = None,
 ) -> CalibrationReport:
     """Measure good vs weak vs random at each budget of the ladder (see the module docstring); rows already in
     `work/calibration.json` for the same reward, seeds, episodes and backend are kept, and so is each finished
@@ -247,7 +249,8 @@ def calibrate(
     Budgets above the search budget are measured only while no smaller budget was calibrated. `backend`: the
     trainings' backend (the job option, as `run --backend`; None: the spec's). Asked for `mjx`, an arm that had to
     train on the CPU backend instead (its reward does not trace, or MJX failed here) stops the calibration: its
-    numbers would describe another learner."""
+    numbers would describe another learner. `on_training` hears of each training as it ends (a budget's row can
+    take hours: its line comes only when all its trainings have)."""
     if spec.source is None:
         raise RewardsmithError(f"{spec.name}: the task spec was not read from a file")
     spec_file = spec.source
@@ -289,8 +292,11 @@ def calibrate(
             continue
         started = time.monotonic()
         jobs = [(arm, seed) for seed in range(seeds) for arm in sources]  # seed-major: a cut leaves whole seeds
+        progress = _RowProgress(steps, len(jobs), on_training)
 
-        def one(job: tuple[str, int], steps: int = steps) -> tuple[float, float, str]:
+        def one(
+            job: tuple[str, int], steps: int = steps, progress: _RowProgress = progress
+        ) -> tuple[float, float, str]:
             """(fitness, wall time of a training an earlier process measured, else 0, the backend it trained on)."""
             arm, seed = job
             folder = work / f"t{steps}" / arm / f"seed_{seed}"
@@ -305,6 +311,7 @@ def calibrate(
             if isinstance(done, dict) and done.get("key") == key and isinstance(done.get("fitness_mean"), float):
                 wall = done.get("wall_s")
                 used = str(done.get("backend") or "")
+                progress.ended(arm, seed, done["fitness_mean"], "trained before this resume")
                 return done["fitness_mean"], float(wall) if isinstance(wall, (int, float)) else 0.0, used
             folder.mkdir(parents=True, exist_ok=True)
             t0 = time.monotonic()
@@ -332,6 +339,7 @@ def calibrate(
             used = str(result.summary.get("backend") or "")
             done = {"key": key, "fitness_mean": fitness, "wall_s": wall, "backend": used}
             write_json_atomic(folder / DONE_FILE, done)
+            progress.ended(arm, seed, fitness, f"{wall:.0f} s")
             return fitness, 0.0, used
 
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
@@ -351,6 +359,23 @@ def calibrate(
         if on_row:
             on_row(row)
     return report
+
+
+class _RowProgress:
+    """A budget's trainings as each ends, counted (its row's line comes only when all have: hours, on a CPU)."""
+
+    def __init__(self, steps: int, total: int, hear: Callable[[str], None] | None) -> None:
+        self.steps, self.total, self.hear = steps, total, hear
+        self.count, self.lock = 0, threading.Lock()
+
+    def ended(self, arm: str, seed: int, fitness: float, how: str) -> None:
+        with self.lock:  # the row's trainings end on the pool's threads
+            self.count += 1
+            line = (
+                f"{self.steps:,} steps: {arm} seed {seed}: fitness {fitness:.4g} ({how}; {self.count} of {self.total})"
+            )
+        if self.hear:
+            self.hear(line)
 
 
 def random_fitness(spec: TaskSpec, folder: Path, executor: Executor, episodes: int) -> list[float]:
