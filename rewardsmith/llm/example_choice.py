@@ -166,7 +166,8 @@ def ranked(names: dict[str, Any], env: str, task: str) -> list[Example]:
     """The examples that can run on this env and share a task word group with `task` (its first line), closest
     first; the task's own example is left out, so is one on the other side of an `EXCLUSIVE_GROUPS` group, and so
     is one whose task names other target values than this task (`named_values`: each must name the same, or
-    neither any), and so is one whose mirror (`_mirrors`) is kept: the one going the task's way, else the closer."""
+    neither any); a mirrored pair (`_mirrors`) stands once, at its closer one's place, by the one going the task's
+    way, else the closer."""
     wanted, asked = groups(task), named_values(task)
     scored = []
     for ex in shipped_examples():
@@ -186,10 +187,10 @@ def ranked(names: dict[str, Any], env: str, task: str) -> list[Example]:
         scored.append((-score, len(ex.code), ex.task, ex))
     found = [ex for *_, ex in sorted(scored, key=lambda s: s[:3])]
     kept: list[Example] = []
-    for ex in found:  # of a mirrored pair, the one already going the task's way, else the closer one
-        twins = [other for other in found if _mirrors(ex, other)]
-        if not any(direction(t.text) == direction(task) or t in kept for t in twins):
-            kept.append(ex)
+    for ex in found:  # a mirrored pair once, at its closer one's place: the one going the task's way, else that one
+        pair = [ex, *(other for other in found if _mirrors(ex, other))]
+        if not any(one in kept for one in pair):
+            kept.append(next((one for one in pair if direction(one.text) == direction(task)), ex))
     return kept
 
 
