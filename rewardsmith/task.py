@@ -353,6 +353,20 @@ def _format_validation_error(path: Path, err: ValidationError) -> str:
     return f"{path}: invalid task spec: field '{where}': {kind}"
 
 
+TABLE_HEADER = re.compile(r"^\s*\[([\w.-]+)\]\s*(#.*)?$")
+"""A TOML table's header line in a spec file, `[train]` (a comment after it allowed)."""
+
+
+def table_span(lines: list[str], table: str) -> tuple[int, int] | None:
+    """(header, end) line indices of `[table]` in a spec file's lines: from its header up to the next table's (or
+    the end); None if it has none."""
+    start = next((i for i, line in enumerate(lines) if (m := TABLE_HEADER.match(line)) and m.group(1) == table), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if TABLE_HEADER.match(lines[i])), len(lines))
+    return start, end
+
+
 def read_task(path: Path) -> TaskSpec:
     """Read and validate one TOML task spec; raises TaskSpecError naming the file (and line)."""
     path = Path(path)

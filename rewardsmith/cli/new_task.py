@@ -43,7 +43,6 @@ eval_episodes = 5
 policy_kwargs = {{ net_arch = [256, 256], activation_fn = "relu" }}
 """
 """The `[train]` of an env no shipped spec uses: SAC for continuous actions, PPO for discrete ones."""
-_TABLE_HEADER = re.compile(r"^\[[\w.-]+\]\s*(#.*)?$")
 
 
 TASK_CHOOSING_KWARGS = ("env_name", "goal", "seed", "disable_env_checker")
@@ -56,7 +55,7 @@ def shipped_train(env_id: str, env_kwargs: dict[str, Any]) -> tuple[str, str] | 
     """(task, its `[train]` table as written, comments kept) of a shipped spec for the same env and the same
     constructor kwargs (`TASK_CHOOSING_KWARGS` aside), a calibrated one first; None if there is none. Its settings
     were tuned for this robot and its budget measured there, which a generic default's were not."""
-    from rewardsmith.task import ENVS_DIR, list_tasks
+    from rewardsmith.task import ENVS_DIR, list_tasks, table_span
 
     def robot(kwargs: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in kwargs.items() if k not in TASK_CHOOSING_KWARGS}
@@ -67,14 +66,9 @@ def shipped_train(env_id: str, env_kwargs: dict[str, Any]) -> tuple[str, str] | 
         if spec.env == env_id and robot(spec.env_kwargs) == robot(env_kwargs) and spec.source is not None
     )
     for _, name, source in same:
-        lines, inside = [], False
-        for line in source.read_text(encoding="utf-8").splitlines():
-            if _TABLE_HEADER.match(line):
-                inside = line.split("]")[0] == "[train"
-            if inside:
-                lines.append(line)
-        if lines:
-            return name, "\n".join(lines).rstrip() + "\n"
+        lines = source.read_text(encoding="utf-8").splitlines()
+        if span := table_span(lines, "train"):
+            return name, "\n".join(lines[span[0] : span[1]]).rstrip() + "\n"
     return None
 
 

@@ -49,7 +49,7 @@ from rewardsmith.search.halving import first_rung_minimum, rung_budgets
 from rewardsmith.search.selection import estimate, standard_error
 from rewardsmith.search.training import evaluate_policy, fallback_line, train_and_evaluate
 from rewardsmith.stats import gap_in_se, mean_se
-from rewardsmith.task import Calibration, TaskSpec, make_env
+from rewardsmith.task import Calibration, TaskSpec, make_env, table_span
 from rewardsmith.workers.executor import Executor
 
 MARGIN_SE = 2.0
@@ -391,10 +391,8 @@ def write_spec_calibration(path: Path, record: Calibration) -> None:
     """Replace (or add) the `[calibration]` table at the end of a TOML spec file; the rest of the file is kept."""
     text = Path(path).read_text(encoding="utf-8")
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == "[calibration]"), None)
-    if start is not None:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
-        lines = lines[:start] + lines[end:]
+    if span := table_span(lines, "calibration"):
+        lines = lines[: span[0]] + lines[span[1] :]
     while lines and not lines[-1].strip():
         lines.pop()
     table = ["", "[calibration]", "# measured by `rewardsmith calibrate` (see envs/README.md); do not edit by hand"]
