@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rewardsmith.errors import RewardsmithError, SandboxError
+from rewardsmith.once import say_once
 from rewardsmith.sandbox.probe import DEFAULT_MINIMUM, LAYERS
 
 
@@ -108,16 +109,15 @@ def require_sandbox(override: list[str] | None = None) -> None:
     minimum, status = sandbox_minimum(override), _probe()
     if "uid-drop" in minimum and not status["uid-drop"].ok and allow_uid0():
         minimum = [name for name in minimum if name != "uid-drop"]
-        _announce_uid0(status["uid-drop"].detail)
+        detail = status["uid-drop"].detail
+        say_once(
+            f"WARNING: sandboxed workers keep uid 0 on this machine (allowed by allow_uid0 / {ALLOW_UID0_ENV}): {detail}",
+            _stderr,
+        )
     require_minimum(minimum, status)
 
 
-@functools.cache
-def _announce_uid0(detail: str) -> None:
+def _stderr(text: str) -> None:
     import sys
 
-    print(
-        f"WARNING: sandboxed workers keep uid 0 on this machine (allowed by allow_uid0 / {ALLOW_UID0_ENV}): {detail}",
-        file=sys.stderr,
-        flush=True,
-    )
+    print(text, file=sys.stderr, flush=True)

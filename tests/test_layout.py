@@ -17,7 +17,7 @@ LAYERS = [
     {"run_folder"},
     {"reward", "config", "settings", "cost", "testing"},
     {"sandbox", "llm", "task"},
-    {"errors", "files", "formatting", "stats"},
+    {"errors", "files", "formatting", "once", "stats"},
 ]
 """Top to bottom; a module may import its own layer and the ones below it. `fitness` and `state` at the top
 level are re-export shims for scorers in older run folders, and `__init__` is the lazy public API."""

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from rewardsmith import once
 from rewardsmith.errors import LLMError, ScriptExhaustedError
-from rewardsmith.llm import LLMResponse, Model, choose, default_model_name, get_model
+from rewardsmith.llm import LLMResponse, Model, default_model_name, get_model
 from rewardsmith.llm.choose import DEFAULT_MODELS, MODEL_ENV, require_model_ready
 from rewardsmith.task import ENVS_DIR
 from rewardsmith.testing import serve_scripted
@@ -267,7 +268,7 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_default_model_is_local_with_a_warning(no_keys: None, capsys: pytest.CaptureFixture[str]) -> None:
-    choose._announce_local.cache_clear()
+    once.forget()  # a new process
     model = get_model(None, use_cache=False)
     assert (model.name, model.kind) == ("local", "local")
     err = capsys.readouterr().err

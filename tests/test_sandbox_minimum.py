@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rewardsmith import settings
+from rewardsmith import once, settings
 from rewardsmith.sandbox.probe import LayerStatus, probe_layers
 
 
@@ -67,7 +67,7 @@ def test_uid0_worker_refused_by_default_and_allowed_loudly_with_the_opt_in(monke
         else:
             raise AssertionError("a worker keeping uid 0 was accepted without the opt-in")
         monkeypatch.setenv("REWARDSMITH_ALLOW_UID0", "1")
-        settings._announce_uid0.cache_clear()
+        once.forget()  # a new process
         settings.require_sandbox()
         assert "WARNING: sandboxed workers keep uid 0" in capsys.readouterr().err
         settings.require_sandbox()  # a batch checks before each task: said once
@@ -75,7 +75,7 @@ def test_uid0_worker_refused_by_default_and_allowed_loudly_with_the_opt_in(monke
         monkeypatch.delenv("REWARDSMITH_ALLOW_UID0")
         (tmp_path / "rewardsmith.toml").write_text("[sandbox]\nallow_uid0 = true\n")
         settings.user_config.cache_clear()
-        settings._announce_uid0.cache_clear()  # a new process, opted in by its settings file
+        once.forget()  # a new process, opted in by its settings file
         settings.require_sandbox()
         assert "allow_uid0" in capsys.readouterr().err
     finally:

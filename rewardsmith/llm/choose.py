@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
-from functools import cache
 from pathlib import Path
 
 from rich.console import Console
@@ -14,6 +12,7 @@ from rewardsmith.llm.base import Model
 from rewardsmith.llm.litellm_model import LiteLLMModel, require_credentials
 from rewardsmith.llm.local import LocalModel
 from rewardsmith.llm.scripted import ScriptedModel, read_script
+from rewardsmith.once import say_once
 
 MODEL_ENV = "REWARDSMITH_MODEL"
 DEFAULT_MODELS = {
@@ -38,18 +37,8 @@ def default_model_name() -> str:
     for key, name in DEFAULT_MODELS.items():
         if os.environ.get(key, "").strip():
             return name
-    with _ANNOUNCING:  # a batch's tasks pick their model at once, each on its own thread
-        _announce_local()
+    say_once(LOCAL_WARNING.format(env=MODEL_ENV, keys=", ".join(DEFAULT_MODELS)), Console(stderr=True).print)
     return "local"
-
-
-_ANNOUNCING = threading.Lock()
-
-
-@cache
-def _announce_local() -> None:
-    """The local model's warning, once per process (a batch picks the model for each task)."""
-    Console(stderr=True).print(LOCAL_WARNING.format(env=MODEL_ENV, keys=", ".join(DEFAULT_MODELS)))
 
 
 def require_model_ready(name: str | None, api_base: str | None = None) -> None:
