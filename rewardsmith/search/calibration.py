@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field
 
 from rewardsmith.errors import RewardsmithError
 from rewardsmith.files import read_json, write_json_atomic
-from rewardsmith.formatting import se_words
+from rewardsmith.formatting import cell, se_words
 from rewardsmith.reward.wrappers import neutral_action
 from rewardsmith.run_folder.records import CandidateRecord, Evaluation
 from rewardsmith.search import rung_evidence
@@ -371,9 +371,7 @@ class _RowProgress:
     def ended(self, arm: str, seed: int, fitness: float, how: str) -> None:
         with self.lock:  # the row's trainings end on the pool's threads
             self.count += 1
-            line = (
-                f"{self.steps:,} steps: {arm} seed {seed}: fitness {fitness:.4g} ({how}; {self.count} of {self.total})"
-            )
+            line = f"{self.steps:,} steps: {arm} seed {seed}: fitness {cell(fitness)} ({how}; {self.count} of {self.total})"
         if self.hear:
             self.hear(line)
 
