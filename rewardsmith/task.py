@@ -434,7 +434,8 @@ def import_registrations(spec: TaskSpec) -> None:
         _quiet_notices()
     for module in spec.imports:
         try:
-            importlib.import_module(module)
+            with _IMPORT_LOCK:
+                importlib.import_module(module)
         except ImportError as e:
             hint = extra_hint(module) if module.split(".")[0] == (e.name or "").split(".")[0] else None
             raise TaskSpecError(
@@ -445,6 +446,10 @@ def import_registrations(spec: TaskSpec) -> None:
 
 
 _IMPORT_LOCK = threading.RLock()
+"""Held while a module a spec names is first imported (its scorer, its `imports`, its env's entry point): a batch's
+tasks do that on threads of one process, and two threads importing one package and its submodule at once can each
+get it half-initialized (two classic-control tasks failed so: `cannot import name 'PendulumEnv' from partially
+initialized module`)."""
 
 
 MOVED_MODULES = {"rewardsmith.fitness": "rewardsmith.reward.fitness", "rewardsmith.state": "rewardsmith.reward.state"}
@@ -513,6 +518,10 @@ def make_env(spec: TaskSpec, *, render_mode: str | None = None, **overrides: Any
             env_cls = import_from_folder(spec.folder, spec.env)
             limit = kwargs.pop("max_episode_steps", None) or 1000
             return gym.wrappers.TimeLimit(env_cls(**kwargs), max_episode_steps=limit)
+        entry = gym.spec(spec.env).entry_point
+        if isinstance(entry, str) and ":" in entry:
+            with _IMPORT_LOCK:
+                importlib.import_module(entry.split(":")[0])
         env = gym.make(spec.env, **kwargs)
     except gym.error.Error as e:
         raise TaskSpecError(f"{where}: cannot make env '{spec.env}': {e}") from None

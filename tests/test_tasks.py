@@ -242,3 +242,52 @@ def test_an_action_held_a_whole_episode_shows_what_random_jitter_does_not() -> N
         patch.setattr(task_check, "_episode", recorded)
         assert not any("may not depend" in w for w in task_check.validate_task(spec))
     assert tried[:3] == ["random", "random", "zero"] and "low held" in tried
+
+
+def test_an_envs_module_is_first_imported_under_the_import_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch's tasks build their envs on threads of one process: two classic-control tasks at once failed with
+    `cannot import name 'PendulumEnv' from partially initialized module` (2 runs in 6 of `make_env` on two threads).
+    The env's entry-point module (and a spec's `imports`) is imported holding `task._IMPORT_LOCK`."""
+    from rewardsmith import task
+
+    real, held = task.importlib.import_module, {}
+
+    def recording(name: str, *args):
+        held.setdefault(name, task._IMPORT_LOCK._is_owned())  # the first import; gym.make's own finds it loaded
+        return real(name, *args)
+
+    monkeypatch.setattr(task.importlib, "import_module", recording)
+    make_env(load_task("pendulum-spin")).close()
+    make_env(load_task("fetch-reach")).close()  # a spec with `imports` (gymnasium_robotics)
+    assert held == {
+        "gymnasium.envs.classic_control.pendulum": True,
+        "gymnasium_robotics": True,
+        "gymnasium_robotics.envs.fetch.reach": True,
+    }, held
+
+
+@pytest.mark.slow
+def test_two_threads_build_classic_control_envs_in_a_fresh_process() -> None:
+    """The race itself, in fresh processes (the modules must not be imported yet): before the lock, 2 runs in 6
+    failed."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading\n"
+        "from rewardsmith.task import load_task, make_env\n"
+        "specs = [load_task('pendulum-spin'), load_task('cartpole-hold-right')]\n"
+        "barrier, errors = threading.Barrier(2), []\n"
+        "def build(spec):\n"
+        "    barrier.wait()\n"
+        "    try:\n"
+        "        make_env(spec).close()\n"
+        "    except Exception as e:\n"
+        "        errors.append(repr(e))\n"
+        "threads = [threading.Thread(target=build, args=(s,)) for s in specs]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(errors)\n"
+    )
+    for _ in range(8):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr[-2000:]
